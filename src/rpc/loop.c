@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event loop thread: accepting, reading, the round-robin scheduler
+ * and flushing. See svc.h for the model.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc/svc_internal.h"
+#include "util/log.h"
+
+#define EVENTS_MAX 128
+#define RUN_BUDGET 256          /* calls per pass before polling again */
+#define FLUSH_AT (64u << 10)    /* unsent bytes that trigger a send */
+#define ACCEPTS_PER_EVENT 32
+#define TAG_WAKE 63u            /* epoll data below 64: not a pointer */
+
+uint64_t rpc__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct rpc_req *rpc__req_get(struct rpc_loop *loop)
+{
+	struct rpc_req *r = loop->free_reqs;
+
+	if (r) {
+		loop->free_reqs = r->next;
+		return r;
+	}
+	if (loop->nreqs >= loop->srv->cfg.max_requests)
+		return NULL;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return NULL;
+	loop->nreqs++;
+	r->rec = r->rec_inline;
+	r->reply = r->reply_inline;
+	r->reply_cap = sizeof(r->reply_inline);
+	return r;
+}
+
+void rpc__req_put(struct rpc_loop *loop, struct rpc_req *req)
+{
+	rpc_req_release(req);
+	req->conn = NULL;
+	req->next = loop->free_reqs;
+	loop->free_reqs = req;
+}
+
+void rpc__mark_ready(struct rpc_conn *c)
+{
+	struct rpc_loop *loop = c->loop;
+
+	if (c->in_ready)
+		return;
+	c->in_ready = true;
+	c->ready_next = NULL;
+	if (loop->ready_tail)
+		loop->ready_tail->ready_next = c;
+	else
+		loop->ready_head = c;
+	loop->ready_tail = c;
+}
+
+void rpc__mark_dirty(struct rpc_conn *c)
+{
+	if (c->in_dirty)
+		return;
+	c->in_dirty = true;
+	c->dirty_next = c->loop->dirty;
+	c->loop->dirty = c;
+}
+
+void rpc__mark_starved(struct rpc_conn *c)
+{
+	if (c->in_starved)
+		return;
+	c->in_starved = true;
+	c->starved_next = c->loop->starved;
+	c->loop->starved = c;
+}
+
+static struct rpc_conn *pop_ready(struct rpc_loop *loop)
+{
+	struct rpc_conn *c = loop->ready_head;
+
+	if (!c)
+		return NULL;
+	loop->ready_head = c->ready_next;
+	if (!loop->ready_head)
+		loop->ready_tail = NULL;
+	c->in_ready = false;
+	return c;
+}
+
+/* Run one call of @c; queue its reply. */
+static void run_one(struct rpc_loop *loop, struct rpc_conn *c)
+{
+	struct rpc_req *req = c->pend_head;
+
+	c->pend_head = req->next;
+	if (!c->pend_head)
+		c->pend_tail = NULL;
+	req->next = NULL;
+	if (!rpc_dispatch(loop->srv->reg, loop->srv->drc, req)) {
+		c->inflight--;
+		rpc__req_put(loop, req);
+		return;
+	}
+	rpc_req_finish(req);
+	if (c->tx_tail)
+		c->tx_tail->next = req;
+	else
+		c->tx_head = req;
+	c->tx_tail = req;
+	c->tx_bytes += req->tx_len;
+	rpc__mark_dirty(c);
+}
+
+/*
+ * Round-robin over the connections with calls waiting, one call per
+ * turn. A connection whose queue empties is flushed at once, so a
+ * client with one call outstanding gets its reply without waiting for
+ * the busy ones.
+ */
+static void run_ready(struct rpc_loop *loop)
+{
+	int budget = RUN_BUDGET;
+	struct rpc_conn *c;
+
+	while (budget-- > 0 && (c = pop_ready(loop))) {
+		if (c->closed || !c->pend_head)
+			continue;
+		run_one(loop, c);
+		if (c->pend_head)
+			rpc__mark_ready(c);
+		if (!c->pend_head || c->tx_bytes >= FLUSH_AT)
+			rpc__conn_flush(c);
+	}
+}
+
+static void flush_dirty(struct rpc_loop *loop)
+{
+	while (loop->dirty) {
+		struct rpc_conn *c = loop->dirty;
+
+		loop->dirty = c->dirty_next;
+		c->in_dirty = false;
+		if (!c->closed && c->tx_head)
+			rpc__conn_flush(c);
+	}
+}
+
+/* Connections that waited for a free request may go on reading. */
+static void feed_starved(struct rpc_loop *loop)
+{
+	while (loop->starved && loop->free_reqs) {
+		struct rpc_conn *c = loop->starved;
+
+		loop->starved = c->starved_next;
+		c->in_starved = false;
+		if (c->closed)
+			continue;
+		rpc__conn_parse(c);
+		if (!c->closed && !c->in_starved)
+			rpc__conn_readable(c);
+	}
+}
+
+/* Drop closed connections from the ready list and free them. */
+static void bury(struct rpc_loop *loop)
+{
+	struct rpc_conn **pp, *c;
+
+	if (!loop->graveyard)
+		return;
+	loop->ready_tail = NULL;
+	for (pp = &loop->ready_head; (c = *pp);) {
+		if (c->closed) {
+			*pp = c->ready_next;
+		} else {
+			loop->ready_tail = c;
+			pp = &c->ready_next;
+		}
+	}
+	for (pp = &loop->starved; (c = *pp);) {
+		if (c->closed)
+			*pp = c->starved_next;
+		else
+			pp = &c->starved_next;
+	}
+	while (loop->graveyard) {
+		c = loop->graveyard;
+		loop->graveyard = c->all_next;
+		rpc__conn_free(c);
+	}
+}
+
+static void accept_conns(struct rpc_loop *loop, int lfd)
+{
+	struct rpc_server *srv = loop->srv;
+	int i;
+
+	for (i = 0; i < ACCEPTS_PER_EVENT; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int one = 1, fd;
+
+		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    loop->reserve_fd >= 0) {
+				/* Take the connection and refuse it, or the
+				 * listener stays readable and the loop spins. */
+				close(loop->reserve_fd);
+				fd = accept(lfd, NULL, NULL);
+				if (fd >= 0)
+					close(fd);
+				loop->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+				log_warn("out of file descriptors: connection refused");
+			}
+			return;
+		}
+		if (atomic_fetch_add(&srv->nconns, 1) >= srv->cfg.max_conns) {
+			atomic_fetch_sub(&srv->nconns, 1);
+			log_warn("connection limit (%u) reached: connection refused",
+				 srv->cfg.max_conns);
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (!rpc__conn_new(loop, fd, &ss)) {
+			atomic_fetch_sub(&srv->nconns, 1);
+			close(fd);
+		}
+	}
+}
+
+static void begin_stop(struct rpc_loop *loop)
+{
+	struct rpc_conn *c;
+	unsigned int i;
+
+	loop->stopping = true;
+	for (i = 0; i < loop->srv->nlisteners; i++)
+		epoll_ctl(loop->epfd, EPOLL_CTL_DEL, loop->srv->listeners[i], NULL);
+	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
+		rpc__conn_set_events(c, c->events & EPOLLOUT);
+}
+
+static bool loop_idle(struct rpc_loop *loop)
+{
+	struct rpc_conn *c;
+
+	if (loop->ready_head)
+		return false;
+	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
+		if (c->tx_head)
+			return false;
+	return true;
+}
+
+static void *loop_main(void *arg)
+{
+	struct rpc_loop *loop = arg;
+	struct epoll_event evs[EVENTS_MAX];
+	uint64_t deadline = 0;
+
+	for (;;) {
+		int i, n, timeout = -1;
+
+		if (loop->ready_head || (loop->starved && loop->free_reqs))
+			timeout = 0;
+		else if (loop->stopping)
+			timeout = 50;
+		n = epoll_wait(loop->epfd, evs, EVENTS_MAX, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_error("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+			struct rpc_conn *c;
+
+			if (tag == TAG_WAKE) {
+				uint64_t v;
+
+				if (read(loop->wakefd, &v, sizeof(v)) < 0)
+					v = 0;
+				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
+					begin_stop(loop);
+					deadline = rpc__now_ns() +
+						   (uint64_t)loop->srv->grace_ms * 1000000u;
+				}
+				continue;
+			}
+			if (tag < TAG_WAKE) {
+				if (!loop->stopping)
+					accept_conns(loop, loop->srv->listeners[tag]);
+				continue;
+			}
+			c = evs[i].data.ptr;
+			if (c->closed)
+				continue;
+			if (evs[i].events & (EPOLLERR | EPOLLHUP)) {
+				if (!(evs[i].events & EPOLLIN)) {
+					rpc__conn_close(c, "socket error or hang-up");
+					continue;
+				}
+			}
+			if (evs[i].events & EPOLLOUT)
+				rpc__conn_flush(c);
+			if (!c->closed && (evs[i].events & (EPOLLIN | EPOLLHUP)))
+				rpc__conn_readable(c);
+		}
+		run_ready(loop);
+		flush_dirty(loop);
+		feed_starved(loop);
+		bury(loop);
+		if (loop->stopping && (loop_idle(loop) || rpc__now_ns() > deadline))
+			break;
+	}
+	while (loop->all.all_next != &loop->all)
+		rpc__conn_close(loop->all.all_next, "server stopping");
+	bury(loop);
+	return NULL;
+}
+
+int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_WAKE };
+	unsigned int i;
+
+	memset(loop, 0, sizeof(*loop));
+	loop->srv = srv;
+	loop->epfd = loop->wakefd = loop->reserve_fd = -1;
+	loop->all.all_next = loop->all.all_prev = &loop->all;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	loop->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (loop->epfd < 0 || loop->wakefd < 0 ||
+	    epoll_ctl(loop->epfd, EPOLL_CTL_ADD, loop->wakefd, &ev) < 0)
+		return -1;
+	for (i = 0; i < srv->nlisteners; i++) {
+		struct epoll_event lev = { .events = EPOLLIN | EPOLLEXCLUSIVE,
+					   .data.u64 = i };
+
+		if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, srv->listeners[i], &lev) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int rpc__loop_start(struct rpc_loop *loop)
+{
+	errno = pthread_create(&loop->thread, NULL, loop_main, loop);
+	return errno ? -1 : 0;
+}
+
+void rpc__loop_fini(struct rpc_loop *loop)
+{
+	while (loop->free_reqs) {
+		struct rpc_req *r = loop->free_reqs;
+
+		loop->free_reqs = r->next;
+		free(r);
+	}
+	while (loop->free_rbufs) {
+		uint8_t *b = loop->free_rbufs;
+
+		loop->free_rbufs = *(uint8_t **)(void *)b;
+		free(b);
+	}
+	if (loop->epfd >= 0)
+		close(loop->epfd);
+	if (loop->wakefd >= 0)
+		close(loop->wakefd);
+	if (loop->reserve_fd >= 0)
+		close(loop->reserve_fd);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* Program registry and call dispatch: see program.h. */
+#include "rpc/program.h"
+
+#include "rpc/drc.h"
+#include "rpc/req.h"
+
+int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p)
+{
+	if (reg->n >= RPC_MAX_PROGRAMS || rpc_registry_find(reg, p->prog))
+		return -1;
+	reg->progs[reg->n++] = p;
+	return 0;
+}
+
+const struct rpc_program *rpc_registry_find(const struct rpc_registry *reg,
+					    uint32_t prog)
+{
+	unsigned int i;
+
+	for (i = 0; i < reg->n; i++)
+		if (reg->progs[i]->prog == prog)
+			return reg->progs[i];
+	return NULL;
+}
+
+enum rpc_accept_stat rpc_proc_null(struct rpc_req *req)
+{
+	return xdr_dec_left(&req->args) ? RPC_GARBAGE_ARGS : RPC_SUCCESS;
+}
+
+static const struct rpc_version *find_version(const struct rpc_program *p,
+					      uint32_t vers)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nvers; i++)
+		if (p->versions[i].vers == vers)
+			return &p->versions[i];
+	return NULL;
+}
+
+static void drc_copy(void *arg, const uint8_t *reply, size_t len)
+{
+	struct rpc_req *req = arg;
+
+	if (rpc_req_reply_reserve(req, len) == 0) {
+		req->enc.p = req->enc.start;
+		memcpy(req->enc.p, reply, len);
+		req->enc.p += len;
+	}
+}
+
+/* Run the handler; leaves req->enc holding the whole reply. */
+static void run_proc(struct rpc_req *req, const struct rpc_proc *proc)
+{
+	uint32_t xid = req->call.xid;
+	enum rpc_accept_stat stat;
+
+	if (proc->max_reply + RPC_ACCEPTED_HDR_LEN >
+	    req->reply_cap - 4 - xdr_enc_len(&req->enc) &&
+	    rpc_req_reply_reserve(req, proc->max_reply +
+				  RPC_ACCEPTED_HDR_LEN) < 0) {
+		rpc_encode_accepted(&req->enc, xid, RPC_SYSTEM_ERR);
+		return;
+	}
+	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
+	stat = proc->handler(req);
+	if (stat != RPC_SUCCESS) {
+		req->enc.p = req->enc.start;
+		rpc_encode_accepted(&req->enc, xid, stat);
+	}
+}
+
+bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
+		  struct rpc_req *req)
+{
+	enum rpc_auth_stat auth = RPC_AUTH_OK;
+	const struct rpc_program *prog;
+	const struct rpc_version *ver;
+	const struct rpc_proc *proc;
+	struct rpc_drc_key key;
+	struct xdr_enc *e = &req->enc;
+
+	switch (rpc_decode_call(&req->args, &req->call, &auth)) {
+	case RPC_HDR_OK:
+		break;
+	case RPC_HDR_DROP:
+		return false;
+	case RPC_HDR_MISMATCH:
+		return rpc_encode_rpc_mismatch(e, req->call.xid);
+	case RPC_HDR_AUTHERR:
+		return rpc_encode_auth_error(e, req->call.xid, auth);
+	}
+
+	prog = rpc_registry_find(reg, req->call.prog);
+	if (!prog)
+		return rpc_encode_accepted(e, req->call.xid, RPC_PROG_UNAVAIL);
+	ver = find_version(prog, req->call.vers);
+	if (!ver)
+		return rpc_encode_prog_mismatch(e, req->call.xid,
+						prog->versions[0].vers,
+						prog->versions[prog->nvers - 1].vers);
+	if (req->call.proc >= ver->nprocs || !ver->procs[req->call.proc].handler)
+		return rpc_encode_accepted(e, req->call.xid, RPC_PROC_UNAVAIL);
+	proc = &ver->procs[req->call.proc];
+
+	if (!(proc->flags & RPC_PROC_NONIDEMPOTENT) || !drc) {
+		run_proc(req, proc);
+		return true;
+	}
+	rpc_drc_make_key(&key, req->call.xid, req->call.prog, req->call.vers,
+			 req->call.proc, req->peer, req->args.p,
+			 xdr_dec_left(&req->args));
+	switch (rpc_drc_lookup(drc, &key, drc_copy, req)) {
+	case RPC_DRC_HIT:
+		return xdr_enc_len(e) != 0;
+	case RPC_DRC_IN_PROGRESS:
+		return false;
+	case RPC_DRC_MISS:
+		break;
+	}
+	run_proc(req, proc);
+	rpc_drc_store(drc, &key, e->start, xdr_enc_len(e));
+	return true;
+}

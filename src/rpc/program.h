@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RPC program table and dispatch.
+ *
+ * DESIGN
+ * Each program is a static const table of versions, each version a
+ * table of procedures (like nfsd_procedures3): handler, flags, the
+ * worst-case reply size and the name. Dispatch reads only these tables,
+ * so the registry is built once at start-up and is read-only after, and
+ * every event-loop thread reads it without locks.
+ */
+#ifndef NFSX_RPC_PROGRAM_H
+#define NFSX_RPC_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rpc/msg.h"
+
+struct rpc_req;
+
+/* The procedure changes state: a retransmission must not run it twice. */
+#define RPC_PROC_NONIDEMPOTENT 0x1u
+
+/*
+ * A handler decodes its arguments from req->args, and on success
+ * encodes its results at req->reply (after the accepted header, which
+ * dispatch has written).
+ * Return values: %RPC_SUCCESS, or %RPC_GARBAGE_ARGS / %RPC_SYSTEM_ERR,
+ * in which case dispatch discards whatever was encoded.
+ */
+typedef enum rpc_accept_stat rpc_handler_fn(struct rpc_req *req);
+
+struct rpc_proc {
+	const char *name;
+	rpc_handler_fn *handler;
+	uint32_t flags;
+	uint32_t max_reply; /* results, bytes, not counting the header */
+};
+
+struct rpc_version {
+	uint32_t vers;
+	uint32_t nprocs;
+	const struct rpc_proc *procs;
+};
+
+struct rpc_program {
+	uint32_t prog;
+	const char *name;
+	uint32_t nvers;
+	const struct rpc_version *versions; /* sorted by vers */
+};
+
+#define RPC_MAX_PROGRAMS 16
+
+struct rpc_registry {
+	unsigned int n;
+	const struct rpc_program *progs[RPC_MAX_PROGRAMS];
+};
+
+/* Return values: 0, or -1 when the table is full or @p is there already. */
+int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p);
+const struct rpc_program *rpc_registry_find(const struct rpc_registry *reg,
+					    uint32_t prog);
+
+/* The NULL procedure, the same for every program: no arguments, no results. */
+enum rpc_accept_stat rpc_proc_null(struct rpc_req *req);
+
+struct rpc_drc;
+
+/*
+ * rpc_dispatch - turn the call in @req into a reply in @req.
+ * Return values: true when req holds a reply to send; false when the
+ * call is dropped (undecodable header, or a retransmission whose
+ * original is still being executed).
+ */
+bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
+		  struct rpc_req *req);
+
+#endif

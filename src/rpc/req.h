@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One RPC request from record to reply.
+ *
+ * DESIGN
+ * A request owns its call record, a small arena for decoded arguments
+ * and its reply buffer; all three are inline for the common small call
+ * and the whole request is recycled through a per-loop free list, so
+ * the hot path does not allocate. A record or reply too big for the
+ * inline space gets a heap buffer that is freed with the request.
+ */
+#ifndef NFSX_RPC_REQ_H
+#define NFSX_RPC_REQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "rpc/msg.h"
+#include "xdr/xdr.h"
+
+#define RPC_REQ_INLINE_REC 1024u
+#define RPC_REQ_INLINE_REPLY 1024u
+#define RPC_REQ_ARENA 2048u
+
+struct rpc_conn;
+
+struct rpc_req {
+	struct rpc_req *next;          /* queue link (pending or tx) */
+	struct rpc_conn *conn;
+	const struct sockaddr_storage *peer;
+
+	uint8_t *rec;                  /* the call record */
+	size_t rec_len;
+	struct rpc_call call;
+	struct xdr_dec args;           /* positioned at the arguments */
+	struct xdr_arena arena;
+
+	uint8_t *reply;                /* 4-byte marker, then the reply */
+	size_t reply_cap;
+	struct xdr_enc enc;            /* writes the reply after the marker */
+	size_t tx_len;                 /* marker + reply bytes to send */
+	size_t tx_done;                /* bytes of it already sent */
+
+	uint64_t t_arrive;             /* ns, record complete */
+
+	uint8_t rec_inline[RPC_REQ_INLINE_REC];
+	uint8_t reply_inline[RPC_REQ_INLINE_REPLY];
+	uint64_t arena_mem[RPC_REQ_ARENA / 8];
+};
+
+/* Prepare @req for the record @rec (already in req->rec). */
+void rpc_req_reset(struct rpc_req *req);
+
+/*
+ * Make sure the reply buffer can hold @len bytes of reply (marker not
+ * included), keeping what was encoded so far.
+ * Return values: 0, or -1 when memory is short.
+ */
+int rpc_req_reply_reserve(struct rpc_req *req, size_t len);
+
+/* Release heap buffers so the request can go back to a free list. */
+void rpc_req_release(struct rpc_req *req);
+
+/* Local address of the connection the call came on. Return values: 0 or -1. */
+int rpc_req_local_addr(const struct rpc_req *req, struct sockaddr_storage *ss);
+
+/* Write the record marker before the reply; the reply is complete. */
+void rpc_req_finish(struct rpc_req *req);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RPC server: listeners, event loops, limits.
+ *
+ * DESIGN (docs/architecture.md has the longer version)
+ * - One event loop per core, each a thread with its own epoll set. Every
+ *   loop waits on every listener (EPOLLEXCLUSIVE, so one loop wakes per
+ *   connection) and owns the connections it accepts for their lifetime:
+ *   no connection state is shared between threads.
+ * - A connection's complete records become requests in its own pending
+ *   queue. The loop's scheduler serves connections round-robin, one
+ *   request per turn, so a client with 1024 calls queued delays another
+ *   client's single call by at most one call, not 1024.
+ * - Replies go to the connection's transmit queue and leave in as few
+ *   sendmsg(2) calls as possible, each reply's record marker in the same
+ *   buffer as the reply. A connection that reaches its limit of requests
+ *   in flight or unsent reply bytes is not read until it drains, so
+ *   memory stays bounded whatever a client does.
+ */
+#ifndef NFSX_RPC_SVC_H
+#define NFSX_RPC_SVC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpc/program.h"
+
+struct rpc_server;
+struct rpc_drc;
+
+struct rpc_server_config {
+	unsigned int threads;       /* event loops; 0: one per online CPU */
+	uint32_t max_record;        /* bytes of one call record */
+	unsigned int max_inflight;  /* requests per connection */
+	size_t max_unsent;          /* reply bytes per connection */
+	unsigned int max_requests;  /* requests per loop, all connections */
+	unsigned int max_conns;     /* connections, all loops */
+};
+
+#define RPC_DEFAULT_MAX_RECORD (1048576u + 4096u)
+#define RPC_DEFAULT_MAX_INFLIGHT 256u
+#define RPC_DEFAULT_MAX_UNSENT (4u << 20)
+#define RPC_DEFAULT_MAX_REQUESTS 16384u
+#define RPC_DEFAULT_MAX_CONNS 4096u
+
+void rpc_server_config_defaults(struct rpc_server_config *cfg);
+
+/* Return values: the server, or NULL (errno set). */
+struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
+				     const struct rpc_registry *reg,
+				     struct rpc_drc *drc);
+
+/*
+ * rpc_listen_tcp - open a listening TCP socket on @addr:@port.
+ * Return values: the fd, or -1 with errno set (EADDRINUSE when taken).
+ */
+int rpc_listen_tcp(const char *addr, uint16_t port);
+
+/* Serve @fd (a listening socket; the server closes it at the end). */
+int rpc_server_add_listener(struct rpc_server *srv, int fd);
+
+/* Start the loops. Return values: 0, or -1 with errno set. */
+int rpc_server_start(struct rpc_server *srv);
+
+/*
+ * Stop accepting and reading, finish the requests already received,
+ * send their replies (for at most @grace_ms), close every connection
+ * and join the loops. Safe to call once, from a thread that is not a
+ * loop.
+ */
+void rpc_server_stop(struct rpc_server *srv, int grace_ms);
+
+void rpc_server_destroy(struct rpc_server *srv);
+
+#endif

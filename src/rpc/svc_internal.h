@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Connection and loop internals shared by conn.c and loop.c only. */
+#ifndef NFSX_RPC_SVC_INTERNAL_H
+#define NFSX_RPC_SVC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "rpc/record.h"
+#include "rpc/req.h"
+#include "rpc/svc.h"
+
+#define RPC_RBUF_SIZE (64u << 10)
+#define RPC_MAX_LISTENERS 8
+
+struct rpc_loop;
+
+struct rpc_conn {
+	int fd;
+	struct rpc_loop *loop;
+	struct sockaddr_storage peer;
+
+	uint8_t *rbuf;
+	size_t rcap, rlen;
+	struct rpc_record rec;
+
+	struct rpc_req *pend_head, *pend_tail; /* records not yet run */
+	struct rpc_req *tx_head, *tx_tail;     /* replies not yet sent */
+	size_t tx_bytes;
+	unsigned int inflight;                 /* from record to reply sent */
+
+	uint32_t events;                       /* epoll interest now */
+	bool in_ready, in_dirty, in_starved, closed;
+	struct rpc_conn *ready_next, *dirty_next, *starved_next;
+	struct rpc_conn *all_prev, *all_next;
+};
+
+struct rpc_loop {
+	struct rpc_server *srv;
+	pthread_t thread;
+	int epfd;
+	int wakefd;                     /* eventfd: stop requests */
+
+	struct rpc_conn *ready_head, *ready_tail; /* conns with pending calls */
+	struct rpc_conn *dirty;          /* conns with unflushed replies */
+	struct rpc_conn *starved;        /* waiting for a free request */
+	struct rpc_conn all;             /* list head of every conn */
+	struct rpc_conn *graveyard;      /* closed, freed after the pass */
+
+	struct rpc_req *free_reqs;
+	unsigned int nreqs;              /* allocated, free or in use */
+	uint8_t *free_rbufs;             /* pool of RPC_RBUF_SIZE buffers */
+	unsigned int nfree_rbufs;
+	int reserve_fd;                  /* dropped to accept past EMFILE */
+	bool stopping;
+};
+
+struct rpc_server {
+	struct rpc_server_config cfg;
+	const struct rpc_registry *reg;
+	struct rpc_drc *drc;
+	int listeners[RPC_MAX_LISTENERS];
+	unsigned int nlisteners;
+	unsigned int nloops;             /* initialised */
+	unsigned int nstarted;           /* threads running */
+	struct rpc_loop *loops;
+	atomic_uint nconns;
+	atomic_bool stop;
+	int grace_ms;
+};
+
+/* conn.c */
+struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
+			       const struct sockaddr_storage *peer);
+void rpc__conn_readable(struct rpc_conn *c);
+void rpc__conn_parse(struct rpc_conn *c);
+void rpc__conn_flush(struct rpc_conn *c);
+void rpc__conn_close(struct rpc_conn *c, const char *why);
+void rpc__conn_free(struct rpc_conn *c);
+void rpc__conn_set_events(struct rpc_conn *c, uint32_t events);
+
+/* loop.c */
+struct rpc_req *rpc__req_get(struct rpc_loop *loop);
+void rpc__req_put(struct rpc_loop *loop, struct rpc_req *req);
+void rpc__mark_ready(struct rpc_conn *c);
+void rpc__mark_dirty(struct rpc_conn *c);
+void rpc__mark_starved(struct rpc_conn *c);
+uint64_t rpc__now_ns(void);
+int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv);
+int rpc__loop_start(struct rpc_loop *loop);
+void rpc__loop_fini(struct rpc_loop *loop);
+
+#endif
