@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The embedded portmapper / rpcbind (RFC 1833): PMAP version 2 and
+ * RPCBIND versions 3 and 4 over TCP, answered from the table in map.h.
+ * SET and UNSET are taken only from loopback peers.
+ */
+#ifndef NFSX_RPCBIND_SERVICE_H
+#define NFSX_RPCBIND_SERVICE_H
+
+#include "rpc/program.h"
+
+#define RPCB_PROG 100000u
+#define RPCB_PORT 111u
+
+extern const struct rpc_program rpcb_program;
+
+#endif
