@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nfsxd: start-up, rpcbind mode, daemonising, signals, orderly stop.
+ *
+ * Signals are blocked in every thread and taken by the main thread with
+ * sigwaitinfo(), so handlers never run inside the event loops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfs3/programs.h"
+#include "rpc/drc.h"
+#include "rpc/svc.h"
+#include "rpcbind/client.h"
+#include "rpcbind/map.h"
+#include "rpcbind/service.h"
+#include "server/options.h"
+#include "util/log.h"
+
+#define STOP_GRACE_MS 5000
+
+enum rpcb_mode { RPCB_NONE, RPCB_EMBEDDED, RPCB_REGISTERED };
+
+static int ensure_state_dir(const char *dir)
+{
+	char path[4096];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(path)) {
+		log_error("--state-dir: bad path");
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	/* mkdir -p, the last component 0700 */
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != 0)
+			continue;
+		path[i] = 0;
+		if (mkdir(path, i == n ? 0700 : 0755) < 0 && errno != EEXIST) {
+			log_error("cannot create state directory %s: %s", path,
+				  strerror(errno));
+			return -1;
+		}
+		path[i] = i == n ? 0 : '/';
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		log_error("state directory %s is not writable: %s (use --state-dir)",
+			  dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int check_exports(const struct nfsxd_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nexports; i++) {
+		char dir[4096];
+		const char *colon = strchr(o->exports[i], ':');
+		size_t n = colon ? (size_t)(colon - o->exports[i]) : strlen(o->exports[i]);
+		struct stat st;
+
+		if (n == 0 || n >= sizeof(dir) || o->exports[i][0] != '/') {
+			log_error("--export %s: the directory must be an absolute path",
+				  o->exports[i]);
+			return -1;
+		}
+		memcpy(dir, o->exports[i], n);
+		dir[n] = 0;
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			log_error("--export %s: %s is not a directory", o->exports[i], dir);
+			return -1;
+		}
+	}
+	if (o->exports_file && access(o->exports_file, R_OK) < 0) {
+		log_error("--exports-file %s: %s", o->exports_file, strerror(errno));
+		return -1;
+	}
+	if (o->nexports || o->exports_file)
+		log_warn("exports are checked but not served yet: only NULL is implemented");
+	return 0;
+}
+
+static const char *netid_of(const char *addr)
+{
+	return strchr(addr, ':') ? "tcp6" : "tcp";
+}
+
+/* The embedded rpcbind's own table: our programs and itself. */
+static void map_own(const struct rpc_registry *reg, const struct nfsxd_opts *o)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < reg->n; i++) {
+		const struct rpc_program *p = reg->progs[i];
+		uint16_t port = p->prog == RPCB_PROG ? o->rpcbind_port : o->port;
+
+		for (j = 0; j < p->nvers; j++) {
+			struct rpcb_mapping m = { .prog = p->prog,
+						  .vers = p->versions[j].vers };
+
+			snprintf(m.netid, sizeof(m.netid), "%s", netid_of(o->bind));
+			uaddr_make(o->bind, port, m.uaddr, sizeof(m.uaddr));
+			snprintf(m.owner, sizeof(m.owner), "superuser");
+			rpcb_map_set(&m);
+		}
+	}
+}
+
+/* Registrations nfsxd made, so that it removes only its own at exit. */
+#define MAX_VERS 8
+static bool registered[RPC_MAX_PROGRAMS][MAX_VERS];
+
+/* An external rpcbind answers on the rpcbind port: (un)register there. */
+static int register_remote(const struct rpc_registry *reg,
+			   const struct nfsxd_opts *o, bool unset)
+{
+	const char *rpcb_ip = strchr(o->bind, ':') ? "::1" : "127.0.0.1";
+	unsigned int i, j;
+	int failures = 0;
+
+	for (i = 0; i < reg->n; i++) {
+		const struct rpc_program *p = reg->progs[i];
+
+		for (j = 0; j < p->nvers && j < MAX_VERS; j++) {
+			char err[160];
+			int r;
+
+			if (unset && !registered[i][j])
+				continue;
+			r = rpcb_client_set(rpcb_ip, o->rpcbind_port, p->prog,
+					    p->versions[j].vers, o->bind, o->port,
+					    unset, err, sizeof(err));
+			if (unset)
+				continue;
+			if (r == 1) {
+				registered[i][j] = true;
+				log_info("registered %s version %u (program %u) with rpcbind on port %u",
+					 p->name, p->versions[j].vers, p->prog,
+					 o->rpcbind_port);
+			} else if (r == 0) {
+				failures++;
+				log_error("rpcbind on port %u refused to register %s version %u (program %u): another server has it registered; clients must name port %u",
+					  o->rpcbind_port, p->name,
+					  p->versions[j].vers, p->prog, o->port);
+			} else {
+				failures++;
+				log_error("cannot register %s version %u with rpcbind on port %u: %s",
+					  p->name, p->versions[j].vers,
+					  o->rpcbind_port, err);
+			}
+		}
+	}
+	return failures ? -1 : 0;
+}
+
+static int listen_or_explain(const char *addr, uint16_t port, const char *what)
+{
+	int fd = rpc_listen_tcp(addr, port);
+
+	if (fd < 0) {
+		if (errno == EINVAL)
+			log_error("--bind %s: not an IPv4 or IPv6 address", addr);
+		else
+			log_error("cannot listen for %s on %s port %u: %s%s", what,
+				  addr, port, strerror(errno),
+				  errno == EADDRINUSE ? " (another server runs there? use --port)" : "");
+	}
+	return fd;
+}
+
+/*
+ * Detach; the parent exits only once the child reports it is serving,
+ * so a failure after the fork still reaches the caller's exit status.
+ */
+static int daemonize(int *ready_fd)
+{
+	int pfd[2], null;
+	pid_t pid;
+	char c;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) == 1 && c == 0 ? 0 : 1);
+	}
+	close(pfd[0]);
+	setsid();
+	if (chdir("/") < 0)
+		return -1;
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	nfsx_log_use_syslog();
+	*ready_fd = pfd[1];
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rpc_registry reg = { 0 };
+	struct rpc_server_config cfg;
+	struct rpc_server *srv = NULL;
+	struct rpc_drc *drc = NULL;
+	enum rpcb_mode mode = RPCB_NONE;
+	struct nfsxd_opts o;
+	int lfd, rpcb_fd = -1, ready_fd = -1, r;
+	sigset_t sigs;
+
+	r = nfsxd_parse_options(argc, argv, &o);
+	if (r)
+		return r > 0 ? 0 : 2;
+	nfsx_log_threshold = o.log_level;
+	if (check_exports(&o) < 0 || ensure_state_dir(o.state_dir) < 0)
+		return 1;
+
+	/* Before any thread exists, so that every thread inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rpc_registry_add(&reg, &nfs3_program);
+	rpc_registry_add(&reg, &mount3_program);
+
+	lfd = listen_or_explain(o.bind, o.port, "NFS");
+	if (lfd < 0)
+		return 1;
+	if (!o.no_rpcbind) {
+		rpcb_fd = rpc_listen_tcp(o.bind, o.rpcbind_port);
+		if (rpcb_fd >= 0) {
+			mode = RPCB_EMBEDDED;
+			rpc_registry_add(&reg, &rpcb_program);
+			map_own(&reg, &o);
+		} else if (errno == EADDRINUSE) {
+			mode = RPCB_REGISTERED;
+		} else {
+			log_warn("cannot serve rpcbind on %s port %u: %s; running without rpcbind, clients must name port %u",
+				 o.bind, o.rpcbind_port, strerror(errno), o.port);
+		}
+	}
+
+	drc = rpc_drc_create(o.drc_size);
+	rpc_server_config_defaults(&cfg);
+	cfg.threads = o.threads;
+	cfg.max_record = o.max_record;
+	cfg.max_inflight = o.max_inflight;
+	cfg.max_unsent = o.max_unsent;
+	cfg.max_conns = o.max_conns;
+	srv = drc ? rpc_server_create(&cfg, &reg, drc) : NULL;
+	if (!srv || rpc_server_add_listener(srv, lfd) < 0 ||
+	    (rpcb_fd >= 0 && rpc_server_add_listener(srv, rpcb_fd) < 0)) {
+		log_error("out of memory");
+		return 1;
+	}
+	if (!o.foreground && daemonize(&ready_fd) < 0) {
+		log_error("cannot detach: %s", strerror(errno));
+		return 1;
+	}
+	if (rpc_server_start(srv) < 0) {
+		log_error("cannot start event loops: %s", strerror(errno));
+		return 1;
+	}
+	if (mode == RPCB_REGISTERED)
+		register_remote(&reg, &o, false);
+
+	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3: NULL only so far), rpcbind: %s",
+		 NFSX_VERSION, o.bind, o.port,
+		 mode == RPCB_EMBEDDED ? "embedded" :
+		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" : "none");
+	if (ready_fd >= 0) {
+		char ok = 0;
+
+		if (write(ready_fd, &ok, 1) < 0)
+			log_warn("cannot signal readiness to the parent");
+		close(ready_fd);
+	}
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&sigs, &si);
+
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: no exports are served yet, nothing to reload");
+			continue;
+		}
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_info("%s: finishing calls in progress and stopping",
+				 sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			break;
+		}
+	}
+	if (mode == RPCB_REGISTERED)
+		register_remote(&reg, &o, true);
+	rpc_server_stop(srv, STOP_GRACE_MS);
+	rpc_server_destroy(srv);
+	rpc_drc_destroy(drc);
+	rpcb_map_clear();
+	log_info("stopped");
+	return 0;
+}

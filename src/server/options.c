@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* nfsxd command-line parsing: strict numbers, clear messages. */
+#include "server/options.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpc/svc.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/nfsx"
+#define DEFAULT_DRC_SIZE (32u << 20)
+
+static const char usage[] =
+"Usage: nfsxd [OPTION]...\n"
+"A user-space NFS server: ONC RPC over TCP with an embedded rpcbind.\n"
+"Status: the RPC core answers NULL for NFS 3 (100003) and MOUNT 3 (100005);\n"
+"the NFS and MOUNT procedures themselves are not implemented yet, so exports\n"
+"are accepted and checked but not served.\n"
+"\n"
+"  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
+"  -b, --bind ADDR         address to listen on (default 127.0.0.1)\n"
+"      --no-rpcbind        run no portmapper and register with none; clients\n"
+"                          must name the port (libnfs ?nfsport=N&mountport=N,\n"
+"                          the kernel's port=N,mountport=N)\n"
+"      --rpcbind-port N    rpcbind port (default 111): served by nfsxd when\n"
+"                          free, else nfsxd registers with the rpcbind there\n"
+"  -e, --export DIR[:OPTS] export DIR (may be repeated); OPTS as in\n"
+"                          /etc/exports, e.g. /srv/nfs:rw,no_root_squash\n"
+"      --exports-file FILE exports in /etc/exports syntax\n"
+"      --state-dir DIR     server state (default " DEFAULT_STATE_DIR "),\n"
+"                          created with mode 0700\n"
+"  -f, --foreground        stay in the foreground, log to stderr (default:\n"
+"                          detach and log to syslog)\n"
+"      --log-level L       error, warn, info (default) or debug\n"
+"      --threads N         event loops (default: one per online CPU)\n"
+"      --max-record BYTES  largest call record accepted (default 1052672)\n"
+"      --max-inflight N    calls in flight per connection before nfsxd stops\n"
+"                          reading it (default 256)\n"
+"      --max-unsent BYTES  unsent reply bytes per connection before nfsxd\n"
+"                          stops reading it (default 4194304)\n"
+"      --max-conns N       connections at once (default 4096)\n"
+"      --drc-size BYTES    duplicate request cache bound (default 33554432)\n"
+"  -h, --help              this text\n"
+"  -V, --version           version\n"
+"\n"
+"Signals: SIGTERM/SIGINT finish the calls already received and exit;\n"
+"SIGHUP reloads the exports (once exports are served).\n";
+
+enum {
+	OPT_NO_RPCBIND = 256,
+	OPT_RPCBIND_PORT,
+	OPT_EXPORTS_FILE,
+	OPT_STATE_DIR,
+	OPT_LOG_LEVEL,
+	OPT_THREADS,
+	OPT_MAX_RECORD,
+	OPT_MAX_INFLIGHT,
+	OPT_MAX_UNSENT,
+	OPT_MAX_CONNS,
+	OPT_DRC_SIZE,
+};
+
+static const struct option longopts[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "bind", required_argument, NULL, 'b' },
+	{ "no-rpcbind", no_argument, NULL, OPT_NO_RPCBIND },
+	{ "rpcbind-port", required_argument, NULL, OPT_RPCBIND_PORT },
+	{ "export", required_argument, NULL, 'e' },
+	{ "exports-file", required_argument, NULL, OPT_EXPORTS_FILE },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
+	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
+	{ "max-unsent", required_argument, NULL, OPT_MAX_UNSENT },
+	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "drc-size", required_argument, NULL, OPT_DRC_SIZE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Whole-string decimal in [lo, hi]; anything else is an error. */
+static int number(const char *opt, const char *s, unsigned long long lo,
+		  unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		goto bad;
+	*out = strtoull(s, &end, 10);
+	if (errno || *end || *out < lo || *out > hi)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "nfsxd: --%s: '%s' is not a number from %llu to %llu\n",
+		opt, s, lo, hi);
+	return -1;
+}
+
+int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
+{
+	unsigned long long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 2049;
+	o->bind = "127.0.0.1";
+	o->rpcbind_port = 111;
+	o->state_dir = DEFAULT_STATE_DIR;
+	o->log_level = NFSX_LOG_INFO;
+	o->max_record = RPC_DEFAULT_MAX_RECORD;
+	o->max_inflight = RPC_DEFAULT_MAX_INFLIGHT;
+	o->max_unsent = RPC_DEFAULT_MAX_UNSENT;
+	o->max_conns = RPC_DEFAULT_MAX_CONNS;
+	o->drc_size = DEFAULT_DRC_SIZE;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (number("port", optarg, 1, 65535, &v))
+				return -1;
+			o->port = (uint16_t)v;
+			break;
+		case 'b': {
+			struct in6_addr a;
+
+			if (inet_pton(AF_INET, optarg, &a) != 1 &&
+			    inet_pton(AF_INET6, optarg, &a) != 1) {
+				fprintf(stderr, "nfsxd: --bind: '%s' is not an IPv4 or IPv6 address\n",
+					optarg);
+				return -1;
+			}
+			o->bind = optarg;
+			break;
+		}
+		case OPT_NO_RPCBIND:
+			o->no_rpcbind = true;
+			break;
+		case OPT_RPCBIND_PORT:
+			if (number("rpcbind-port", optarg, 1, 65535, &v))
+				return -1;
+			o->rpcbind_port = (uint16_t)v;
+			break;
+		case 'e':
+			if (o->nexports >= NFSXD_MAX_EXPORTS) {
+				fprintf(stderr, "nfsxd: at most %d --export options\n",
+					NFSXD_MAX_EXPORTS);
+				return -1;
+			}
+			o->exports[o->nexports++] = optarg;
+			break;
+		case OPT_EXPORTS_FILE:
+			o->exports_file = optarg;
+			break;
+		case OPT_STATE_DIR:
+			o->state_dir = optarg;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case OPT_LOG_LEVEL:
+			if (nfsx_log_parse_level(optarg, &o->log_level)) {
+				fprintf(stderr, "nfsxd: --log-level: '%s' is not one of error, warn, info, debug\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_THREADS:
+			if (number("threads", optarg, 1, 256, &v))
+				return -1;
+			o->threads = (unsigned int)v;
+			break;
+		case OPT_MAX_RECORD:
+			if (number("max-record", optarg, 1024, 64u << 20, &v))
+				return -1;
+			o->max_record = (uint32_t)v;
+			break;
+		case OPT_MAX_INFLIGHT:
+			if (number("max-inflight", optarg, 1, 65536, &v))
+				return -1;
+			o->max_inflight = (unsigned int)v;
+			break;
+		case OPT_MAX_UNSENT:
+			if (number("max-unsent", optarg, 4096, 1ull << 30, &v))
+				return -1;
+			o->max_unsent = (size_t)v;
+			break;
+		case OPT_MAX_CONNS:
+			if (number("max-conns", optarg, 1, 1000000, &v))
+				return -1;
+			o->max_conns = (unsigned int)v;
+			break;
+		case OPT_DRC_SIZE:
+			if (number("drc-size", optarg, 0, 1ull << 34, &v))
+				return -1;
+			o->drc_size = (size_t)v;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case 'V':
+			printf("nfsxd %s\n", NFSX_VERSION);
+			return 1;
+		case ':':
+			fprintf(stderr, "nfsxd: option '%s' needs a value\n",
+				argv[optind - 1]);
+			fprintf(stderr, "Try 'nfsxd --help'.\n");
+			return -1;
+		default:
+			fprintf(stderr, "nfsxd: unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "Try 'nfsxd --help'.\n");
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nfsxd: unexpected argument '%s'\nTry 'nfsxd --help'.\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}

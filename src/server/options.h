@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* nfsxd command line. */
+#ifndef NFSX_SERVER_OPTIONS_H
+#define NFSX_SERVER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/log.h"
+
+#define NFSXD_MAX_EXPORTS 64
+
+struct nfsxd_opts {
+	uint16_t port;
+	const char *bind;
+	bool no_rpcbind;
+	uint16_t rpcbind_port;
+	const char *exports[NFSXD_MAX_EXPORTS]; /* DIR[:OPTIONS] as given */
+	unsigned int nexports;
+	const char *exports_file;
+	const char *state_dir;
+	bool foreground;
+	enum nfsx_log_level log_level;
+	unsigned int threads;
+	uint32_t max_record;
+	unsigned int max_inflight;
+	size_t max_unsent;
+	size_t drc_size;
+	unsigned int max_conns;
+};
+
+/*
+ * nfsxd_parse_options - fill @o from argv.
+ * Return values: 0 to run; 1 when --help or --version was answered
+ * (exit 0); -1 on a bad option, already reported on stderr (exit 2).
+ */
+int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o);
+
+#endif
