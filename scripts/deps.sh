@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages nfsx needs that are not installed yet.
+#   scripts/deps.sh build   what building nfsxd needs
+#   scripts/deps.sh test    that plus what the test suite needs
+# Runs apt-get only when something is missing; needs root then.
+set -euo pipefail
+
+build_pkgs=(gcc meson ninja-build pkg-config python3)
+# clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
+# client the integration tests use; procps: ps/pkill in test scripts;
+# iproute2: ss.
+test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2)
+
+want=("${build_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "nfsx: missing packages: ${missing[*]}" >&2
+	echo "nfsx: run as root, or: sudo apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+echo "nfsx: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# policy-rc.d keeps Debian from starting rpcbind as a service here: the
+# tests need port 111 free for nfsxd's embedded rpcbind.
+had_policy=0
+[ -e /usr/sbin/policy-rc.d ] && had_policy=1
+if [ $had_policy -eq 0 ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod +x /usr/sbin/policy-rc.d
+fi
+apt-get install -y -q --no-install-recommends "${missing[@]}"
+[ $had_policy -eq 0 ] && rm -f /usr/sbin/policy-rc.d
+exit 0

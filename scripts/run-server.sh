@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install what is missing, build, and run nfsxd in the foreground on
+# 127.0.0.1:2049 with the default export /srv/nfsx (Ctrl-C stops it).
+# Extra arguments go to nfsxd, e.g. scripts/run-server.sh --log-level debug
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh build
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized
+ninja -C build
+export_dir=${NFSX_EXPORT:-/srv/nfsx}
+mkdir -p "$export_dir"
+state_dir=/var/lib/nfsx
+[ "$(id -u)" -eq 0 ] || state_dir=${XDG_STATE_HOME:-$HOME/.local/state}/nfsx
+exec build/src/server/nfsxd --foreground --bind 127.0.0.1 --port 2049 \
+	--export "$export_dir" --state-dir "$state_dir" "$@"
