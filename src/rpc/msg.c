@@ -2,6 +2,31 @@
 /* ONC RPC call header decoding and reply header encoding: see msg.h. */
 #include "rpc/msg.h"
 
+#include "xdr/gen/rpc.h"
+
+/* msg.h names the wire values with a prefix; they must be proto/rpc.x's. */
+_Static_assert((int)RPC_VERSION == (int)RPC_MSG_VERSION, "rpc version");
+_Static_assert((int)RPC_AUTH_MAX == (int)MAX_AUTH_BYTES, "auth body bound");
+_Static_assert((int)RPC_AUTHSYS_MACHINE_MAX == (int)AUTHSYS_MAX_MACHINENAME, "machine");
+_Static_assert((int)RPC_AUTHSYS_NGROUPS == (int)AUTHSYS_MAX_GIDS, "gids");
+_Static_assert((int)RPC_MSG_CALL == (int)CALL && (int)RPC_MSG_REPLY == (int)REPLY, "msg_type");
+_Static_assert((int)RPC_REPLY_ACCEPTED == (int)MSG_ACCEPTED &&
+	       (int)RPC_REPLY_DENIED == (int)MSG_DENIED, "reply_stat");
+_Static_assert((int)RPC_DENIED_MISMATCH == (int)RPC_MISMATCH &&
+	       (int)RPC_DENIED_AUTH == (int)AUTH_ERROR, "reject_stat");
+_Static_assert((int)RPC_SUCCESS == (int)SUCCESS && (int)RPC_PROG_UNAVAIL == (int)PROG_UNAVAIL &&
+	       (int)RPC_PROG_MISMATCH == (int)PROG_MISMATCH &&
+	       (int)RPC_PROC_UNAVAIL == (int)PROC_UNAVAIL &&
+	       (int)RPC_GARBAGE_ARGS == (int)GARBAGE_ARGS && (int)RPC_SYSTEM_ERR == (int)SYSTEM_ERR,
+	       "accept_stat");
+_Static_assert((int)RPC_AUTH_BADCRED == (int)AUTH_BADCRED &&
+	       (int)RPC_AUTH_REJECTEDCRED == (int)AUTH_REJECTEDCRED &&
+	       (int)RPC_AUTH_BADVERF == (int)AUTH_BADVERF &&
+	       (int)RPC_AUTH_REJECTEDVERF == (int)AUTH_REJECTEDVERF &&
+	       (int)RPC_AUTH_TOOWEAK == (int)AUTH_TOOWEAK, "auth_stat");
+_Static_assert((int)RPC_AUTH_NONE == (int)AUTH_NONE && (int)RPC_AUTH_SYS == (int)AUTH_SYS,
+	       "auth_flavor");
+
 bool rpc_decode_authsys(const uint8_t *body, uint32_t len,
 			struct rpc_cred *cred)
 {

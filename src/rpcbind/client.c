@@ -17,6 +17,7 @@
 #include "rpc/record.h"
 #include "rpcbind/service.h"
 #include "rpcbind/uaddr.h"
+#include "xdr/gen/rpcbind.h"
 #include "xdr/xdr.h"
 
 #define TIMEOUT_MS 3000
@@ -127,34 +128,42 @@ int rpcb_client_set(const char *rpcb_ip, uint16_t rpcb_port, uint32_t prog,
 		    char *err, size_t errlen)
 {
 	char uaddr[UADDR_MAX], owner[32];
+	struct rpcb r = { .r_prog = prog, .r_vers = vers };
 	uint8_t args[256];
 	struct xdr_enc e;
 	bool result = false;
 	int fd, st;
 
+	if (geteuid() == 0)
+		snprintf(owner, sizeof(owner), "superuser");
+	else
+		snprintf(owner, sizeof(owner), "%u", (unsigned int)geteuid());
+	if (uaddr_make(ip, port, uaddr, sizeof(uaddr)) < 0) {
+		snprintf(err, errlen, "bad address %s", ip);
+		return -1;
+	}
+	r.r_netid = (struct xdr_bytes){ (const uint8_t *)"tcp", 3 };
+	r.r_addr = (struct xdr_bytes){ (const uint8_t *)uaddr, (uint32_t)strlen(uaddr) };
+	r.r_owner = (struct xdr_bytes){ (const uint8_t *)owner, (uint32_t)strlen(owner) };
+	xdr_enc_init(&e, args, sizeof(args));
+	if (!xdr_enc_rpcb(&e, &r)) {
+		snprintf(err, errlen, "cannot encode the registration");
+		return -1;
+	}
 	fd = connect_to(rpcb_ip, rpcb_port, err, errlen);
 	if (fd < 0)
 		return -1;
-	snprintf(owner, sizeof(owner), "%u", (unsigned int)geteuid());
-	if (geteuid() == 0)
-		snprintf(owner, sizeof(owner), "superuser");
-	uaddr_make(ip, port, uaddr, sizeof(uaddr));
-	xdr_enc_init(&e, args, sizeof(args));
-	xdr_enc_u32(&e, prog);
-	xdr_enc_u32(&e, vers);
-	xdr_enc_bytes(&e, "tcp", 3, 255);
-	xdr_enc_bytes(&e, uaddr, (uint32_t)strlen(uaddr), 255);
-	xdr_enc_bytes(&e, owner, (uint32_t)strlen(owner), 255);
-	st = call(fd, 4, unset ? 2 : 1, args, xdr_enc_len(&e), &result);
+	st = call(fd, RPCBVERS4, unset ? RPCBPROC4_UNSET : RPCBPROC4_SET, args,
+		  xdr_enc_len(&e), &result);
 	if (st == RPC_PROG_MISMATCH || st == RPC_PROG_UNAVAIL ||
 	    st == RPC_PROC_UNAVAIL) {
 		/* A version 2 portmapper: mapping = prog, vers, prot, port. */
+		struct mapping m = { prog, vers, PMAP_IPPROTO_TCP, port };
+
 		xdr_enc_init(&e, args, sizeof(args));
-		xdr_enc_u32(&e, prog);
-		xdr_enc_u32(&e, vers);
-		xdr_enc_u32(&e, IPPROTO_TCP);
-		xdr_enc_u32(&e, port);
-		st = call(fd, 2, unset ? 2 : 1, args, xdr_enc_len(&e), &result);
+		xdr_enc_mapping(&e, &m);
+		st = call(fd, PMAP_VERS, unset ? PMAPPROC_UNSET : PMAPPROC_SET,
+			  args, xdr_enc_len(&e), &result);
 	}
 	close(fd);
 	if (st != RPC_SUCCESS) {

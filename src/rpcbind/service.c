@@ -15,11 +15,10 @@
 
 #include "rpc/req.h"
 #include "rpcbind/map.h"
+#include "xdr/gen/rpcbind.h"
 
-#define IPPROTO_TCP_NUM 6u
-#define IPPROTO_UDP_NUM 17u
-#define NC_TPI_CLTS 1u
-#define NC_TPI_COTS_ORD 3u
+#define IPPROTO_TCP_NUM PMAP_IPPROTO_TCP
+#define IPPROTO_UDP_NUM PMAP_IPPROTO_UDP
 #define RPCB_STRING_MAX 255u
 
 /* A consistent copy of the table for the list procedures. */
@@ -70,33 +69,41 @@ static const char *prot_netid(uint32_t prot)
 	return NULL;
 }
 
-/* A string<> argument into a C string; too long or holding NUL fails. */
-static bool dec_cstr(struct xdr_dec *d, char *out, size_t size)
+/* A string<> view into a C string; too long or holding NUL fails. */
+static bool cstr(const struct xdr_bytes *b, char *out, size_t size)
 {
-	struct xdr_bytes b;
-
-	if (!xdr_dec_bytes(d, &b, RPCB_STRING_MAX) || b.len >= size ||
-	    memchr(b.data, 0, b.len))
+	if (b->len >= size || memchr(b->data, 0, b->len))
 		return false;
-	memcpy(out, b.data, b.len);
-	out[b.len] = 0;
+	memcpy(out, b->data, b->len);
+	out[b->len] = 0;
 	return true;
 }
 
+/* Arguments decode with the generated codecs and must be consumed exactly. */
 static bool dec_mapping(struct xdr_dec *d, uint32_t m[4])
 {
-	return xdr_dec_u32(d, &m[0]) && xdr_dec_u32(d, &m[1]) &&
-	       xdr_dec_u32(d, &m[2]) && xdr_dec_u32(d, &m[3]) &&
-	       xdr_dec_left(d) == 0;
+	struct mapping map;
+
+	if (!xdr_dec_mapping(d, &map) || xdr_dec_left(d) != 0)
+		return false;
+	m[0] = map.prog;
+	m[1] = map.vers;
+	m[2] = map.prot;
+	m[3] = map.port;
+	return true;
 }
 
 static bool dec_rpcb(struct xdr_dec *d, struct rpcb_args *a)
 {
-	return xdr_dec_u32(d, &a->prog) && xdr_dec_u32(d, &a->vers) &&
-	       dec_cstr(d, a->netid, sizeof(a->netid)) &&
-	       dec_cstr(d, a->addr, sizeof(a->addr)) &&
-	       dec_cstr(d, a->owner, sizeof(a->owner)) &&
-	       xdr_dec_left(d) == 0;
+	struct rpcb r;
+
+	if (!xdr_dec_rpcb(d, &r) || xdr_dec_left(d) != 0)
+		return false;
+	a->prog = r.r_prog;
+	a->vers = r.r_vers;
+	return cstr(&r.r_netid, a->netid, sizeof(a->netid)) &&
+	       cstr(&r.r_addr, a->addr, sizeof(a->addr)) &&
+	       cstr(&r.r_owner, a->owner, sizeof(a->owner));
 }
 
 static bool enc_str(struct xdr_enc *e, const char *s)

@@ -8,9 +8,9 @@
 #define NFSX_RPCBIND_SERVICE_H
 
 #include "rpc/program.h"
+#include "xdr/gen/rpcbind.h"
 
-#define RPCB_PROG 100000u
-#define RPCB_PORT 111u
+#define RPCB_PROG RPCBPROG
 
 extern const struct rpc_program rpcb_program;
 

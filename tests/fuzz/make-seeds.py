@@ -81,3 +81,34 @@ for name, stream in seeds.items():
         with open(os.path.join(out, f"{name}-{step}"), "wb") as f:
             f.write(bytes([step - 1]) + stream)
 print(f"wrote {2 * len(seeds)} seeds to {out}")
+
+# xdr-gen: the first byte picks the codec (order of codecs[] in
+# fuzz_xdr_gen.c), the rest is that type's encoding.
+xout = os.path.join(os.path.dirname(out), "xdr-gen")
+entry = rpcb(100003, 3, b"tcp", b"127.0.0.1.8.1", b"superuser")
+xseeds = {
+    "rpc-msg-call": (0, call(1, 100003, 3, 0, cred=authsys())),
+    "rpc-msg-reply": (0, u32(1, 1, 0, 0, 0, 0)),
+    "rpc-msg-denied": (0, u32(1, 1, 1, 1, 3)),
+    "call-body": (1, u32(2, 100005, 3, 1) + NONE + NONE),
+    "opaque-auth": (2, authsys()),
+    "authsys": (3, authsys()[8:]),
+    "accepted-mismatch": (4, u32(0, 0, 2, 3, 3)),
+    "rejected-mismatch": (5, u32(0, 2, 2)),
+    "mapping": (6, u32(100003, 3, 6, 2049)),
+    "pmaplist": (7, u32(1, 100003, 3, 6, 2049, 1, 100005, 3, 6, 2049, 0)),
+    "call-args": (8, u32(100003, 3, 0) + opaque(b"")),
+    "call-result": (9, u32(2049) + opaque(b"abc")),
+    "rpcb": (10, entry),
+    "rpcblist": (11, u32(1) + entry + u32(1) + entry + u32(0)),
+    "rpcb-entry-list": (12, u32(1) + opaque(b"127.0.0.1.8.1") + opaque(b"tcp") + u32(3)
+                        + opaque(b"inet") + opaque(b"tcp") + u32(0)),
+    "rmtcallargs": (13, u32(100003, 3, 0) + opaque(b"")),
+    "rmtcallres": (14, opaque(b"127.0.0.1.8.1") + opaque(b"x")),
+    "netbuf": (16, u32(16) + opaque(b"\x02\x00\x08\x01" + b"\x7f\0\0\x01" + b"\0" * 8)),
+}
+os.makedirs(xout, exist_ok=True)
+for name, (idx, body) in xseeds.items():
+    with open(os.path.join(xout, name), "wb") as f:
+        f.write(bytes([idx]) + body)
+print(f"wrote {len(xseeds)} seeds to {xout}")
