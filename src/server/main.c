@@ -25,7 +25,12 @@
 
 #define STOP_GRACE_MS 5000
 
-enum rpcb_mode { RPCB_NONE, RPCB_EMBEDDED, RPCB_REGISTERED };
+enum rpcb_mode {
+	RPCB_NONE,
+	RPCB_EMBEDDED,
+	RPCB_REGISTERED,
+	RPCB_FAILED,	/* some registrations refused: remove those that took */
+};
 
 static int ensure_state_dir(const char *dir)
 {
@@ -279,13 +284,15 @@ int main(int argc, char **argv)
 		log_error("cannot start event loops: %s", strerror(errno));
 		return 1;
 	}
-	if (mode == RPCB_REGISTERED)
-		register_remote(&reg, &o, false);
+	if (mode == RPCB_REGISTERED && register_remote(&reg, &o, false) < 0)
+		mode = RPCB_FAILED;
 
 	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3: NULL only so far), rpcbind: %s",
 		 NFSX_VERSION, o.bind, o.port,
 		 mode == RPCB_EMBEDDED ? "embedded" :
-		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" : "none");
+		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :
+		 mode == RPCB_FAILED ? "registration with the system rpcbind failed (see above)" :
+		 "none");
 	if (ready_fd >= 0) {
 		char ok = 0;
 
@@ -308,7 +315,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (mode == RPCB_REGISTERED)
+	if (mode == RPCB_REGISTERED || mode == RPCB_FAILED)
 		register_remote(&reg, &o, true);
 	rpc_server_stop(srv, STOP_GRACE_MS);
 	rpc_server_destroy(srv);
