@@ -19,7 +19,8 @@
 #include "util/log.h"
 
 #define EVENTS_MAX 128
-#define RUN_BUDGET 256          /* calls per pass before polling again */
+#define RUN_BUDGET 256          /* cost units per pass before polling again */
+#define COST_UNIT 4096u         /* a call costs 1 + reply bytes / COST_UNIT */
 #define FLUSH_AT (64u << 10)    /* unsent bytes that trigger a send */
 #define ACCEPTS_PER_EVENT 32
 #define TAG_WAKE 63u            /* epoll data below 64: not a pointer */
@@ -106,8 +107,8 @@ static struct rpc_conn *pop_ready(struct rpc_loop *loop)
 	return c;
 }
 
-/* Run one call of @c; queue its reply. */
-static void run_one(struct rpc_loop *loop, struct rpc_conn *c)
+/* Run one call of @c; queue its reply. Return values: its cost. */
+static int run_one(struct rpc_loop *loop, struct rpc_conn *c)
 {
 	struct rpc_req *req = c->pend_head;
 
@@ -118,7 +119,7 @@ static void run_one(struct rpc_loop *loop, struct rpc_conn *c)
 	if (!rpc_dispatch(loop->srv->reg, loop->srv->drc, req)) {
 		c->inflight--;
 		rpc__req_put(loop, req);
-		return;
+		return 1;
 	}
 	rpc_req_finish(req);
 	if (c->tx_tail)
@@ -128,23 +129,28 @@ static void run_one(struct rpc_loop *loop, struct rpc_conn *c)
 	c->tx_tail = req;
 	c->tx_bytes += req->tx_len;
 	rpc__mark_dirty(c);
+	return 1 + (int)(req->tx_len / COST_UNIT);
 }
 
 /*
  * Round-robin over the connections with calls waiting, one call per
  * turn. A connection whose queue empties is flushed at once, so a
  * client with one call outstanding gets its reply without waiting for
- * the busy ones.
+ * the busy ones. The pass ends after RUN_BUDGET cost units (a call is
+ * one unit plus one per 4 KiB of reply) so that the loop polls for new
+ * arrivals, on other connections too, at a bounded interval; measured
+ * with NULL calls, 256 units keep the extra epoll_wait(2) calls below
+ * the noise while 32 cost a third of the throughput.
  */
 static void run_ready(struct rpc_loop *loop)
 {
 	int budget = RUN_BUDGET;
 	struct rpc_conn *c;
 
-	while (budget-- > 0 && (c = pop_ready(loop))) {
+	while (budget > 0 && (c = pop_ready(loop))) {
 		if (c->closed || !c->pend_head)
 			continue;
-		run_one(loop, c);
+		budget -= run_one(loop, c);
 		if (c->pend_head)
 			rpc__mark_ready(c);
 		if (!c->pend_head || c->tx_bytes >= FLUSH_AT)
@@ -209,6 +215,67 @@ static void bury(struct rpc_loop *loop)
 	}
 }
 
+static void adopt(struct rpc_loop *loop, int fd,
+		  const struct sockaddr_storage *peer)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (!rpc__conn_new(loop, fd, peer)) {
+		atomic_fetch_sub(&loop->srv->nconns, 1);
+		close(fd);
+	}
+}
+
+/*
+ * New connections are dealt to the loops in turn. Whichever loop epoll
+ * wakes accepts, so without this a burst of connections would all land
+ * on the first loop to wake and leave the other cores idle.
+ */
+static void deal(struct rpc_loop *loop, int fd,
+		 const struct sockaddr_storage *peer)
+{
+	struct rpc_server *srv = loop->srv;
+	struct rpc_loop *to;
+	uint64_t one = 1;
+
+	to = &srv->loops[atomic_fetch_add(&srv->next_loop, 1) % srv->nstarted];
+	if (to != loop) {
+		pthread_mutex_lock(&to->inbox_lock);
+		if (to->ninbox < RPC_INBOX && !to->inbox_closed) {
+			to->inbox[to->ninbox].fd = fd;
+			to->inbox[to->ninbox].peer = *peer;
+			to->ninbox++;
+			pthread_mutex_unlock(&to->inbox_lock);
+			if (write(to->wakefd, &one, sizeof(one)) < 0)
+				log_warn("cannot wake loop: %s", strerror(errno));
+			return;
+		}
+		pthread_mutex_unlock(&to->inbox_lock);
+	}
+	adopt(loop, fd, peer);
+}
+
+static void drain_inbox(struct rpc_loop *loop)
+{
+	struct rpc_handoff in[RPC_INBOX];
+	unsigned int i, n;
+
+	pthread_mutex_lock(&loop->inbox_lock);
+	n = loop->ninbox;
+	memcpy(in, loop->inbox, n * sizeof(in[0]));
+	loop->ninbox = 0;
+	pthread_mutex_unlock(&loop->inbox_lock);
+	for (i = 0; i < n; i++) {
+		if (loop->stopping) {
+			atomic_fetch_sub(&loop->srv->nconns, 1);
+			close(in[i].fd);
+			continue;
+		}
+		adopt(loop, in[i].fd, &in[i].peer);
+	}
+}
+
 static void accept_conns(struct rpc_loop *loop, int lfd)
 {
 	struct rpc_server *srv = loop->srv;
@@ -217,7 +284,7 @@ static void accept_conns(struct rpc_loop *loop, int lfd)
 	for (i = 0; i < ACCEPTS_PER_EVENT; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		int one = 1, fd;
+		int fd;
 
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -244,11 +311,7 @@ static void accept_conns(struct rpc_loop *loop, int lfd)
 			close(fd);
 			continue;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (!rpc__conn_new(loop, fd, &ss)) {
-			atomic_fetch_sub(&srv->nconns, 1);
-			close(fd);
-		}
+		deal(loop, fd, &ss);
 	}
 }
 
@@ -303,6 +366,7 @@ static void *loop_main(void *arg)
 
 				if (read(loop->wakefd, &v, sizeof(v)) < 0)
 					v = 0;
+				drain_inbox(loop);
 				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
 					begin_stop(loop);
 					deadline = rpc__now_ns() +
@@ -336,6 +400,10 @@ static void *loop_main(void *arg)
 		if (loop->stopping && (loop_idle(loop) || rpc__now_ns() > deadline))
 			break;
 	}
+	pthread_mutex_lock(&loop->inbox_lock);
+	loop->inbox_closed = true;
+	pthread_mutex_unlock(&loop->inbox_lock);
+	drain_inbox(loop);
 	while (loop->all.all_next != &loop->all)
 		rpc__conn_close(loop->all.all_next, "server stopping");
 	bury(loop);
@@ -350,11 +418,13 @@ int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv)
 	memset(loop, 0, sizeof(*loop));
 	loop->srv = srv;
 	loop->epfd = loop->wakefd = loop->reserve_fd = -1;
+	pthread_mutex_init(&loop->inbox_lock, NULL);
 	loop->all.all_next = loop->all.all_prev = &loop->all;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	loop->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (loop->epfd < 0 || loop->wakefd < 0 ||
+	loop->stage = malloc(RPC_STAGE_SIZE);
+	if (!loop->stage || loop->epfd < 0 || loop->wakefd < 0 ||
 	    epoll_ctl(loop->epfd, EPOLL_CTL_ADD, loop->wakefd, &ev) < 0)
 		return -1;
 	for (i = 0; i < srv->nlisteners; i++) {
@@ -393,4 +463,6 @@ void rpc__loop_fini(struct rpc_loop *loop)
 		close(loop->wakefd);
 	if (loop->reserve_fd >= 0)
 		close(loop->reserve_fd);
+	pthread_mutex_destroy(&loop->inbox_lock);
+	free(loop->stage);
 }

@@ -43,8 +43,6 @@ struct rpc_req {
 	size_t tx_len;                 /* marker + reply bytes to send */
 	size_t tx_done;                /* bytes of it already sent */
 
-	uint64_t t_arrive;             /* ns, record complete */
-
 	uint8_t rec_inline[RPC_REQ_INLINE_REC];
 	uint8_t reply_inline[RPC_REQ_INLINE_REPLY];
 	uint64_t arena_mem[RPC_REQ_ARENA / 8];

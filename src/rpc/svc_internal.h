@@ -36,11 +36,30 @@ struct rpc_conn {
 	struct rpc_conn *all_prev, *all_next;
 };
 
+/* A connection accepted by one loop for another (see accept_conns). */
+struct rpc_handoff {
+	int fd;
+	struct sockaddr_storage peer;
+};
+
+#define RPC_INBOX 64
+#define RPC_STAGE_SIZE (64u << 10)
+#define RPC_STAGE_SMALL 512u      /* replies up to this are gathered */
+
 struct rpc_loop {
 	struct rpc_server *srv;
 	pthread_t thread;
 	int epfd;
-	int wakefd;                     /* eventfd: stop requests */
+	int wakefd;                     /* eventfd: stop, or inbox not empty */
+
+	/* Connections handed over by other loops; inbox_lock guards both
+	 * fields and is never held with another lock. */
+	pthread_mutex_t inbox_lock;
+	struct rpc_handoff inbox[RPC_INBOX];
+	unsigned int ninbox;
+	bool inbox_closed;
+
+	uint8_t *stage;                  /* small replies gathered for one send */
 
 	struct rpc_conn *ready_head, *ready_tail; /* conns with pending calls */
 	struct rpc_conn *dirty;          /* conns with unflushed replies */
@@ -66,6 +85,7 @@ struct rpc_server {
 	unsigned int nstarted;           /* threads running */
 	struct rpc_loop *loops;
 	atomic_uint nconns;
+	atomic_uint next_loop;           /* round-robin of new connections */
 	atomic_bool stop;
 	int grace_ms;
 };
