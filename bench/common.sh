@@ -17,6 +17,7 @@ parse_pin() {
 	ncpu=$(getconf _NPROCESSORS_ONLN)
 	client_pin=()
 	server_pin=()
+	hog_cpu=
 	case $1 in
 	none) return 0 ;;
 	split)
@@ -28,7 +29,16 @@ parse_pin() {
 		client_pin=(taskset -c 0)
 		server_pin=(taskset -c 0)
 		;;
-	*) echo "bad placement '$1' (none, split or shared)" >&2; return 1 ;;
+	isolate)
+		# Server and the measured client share CPUs 1..n-1; a load
+		# generator's busy thread (the fairness hog) goes to CPU 0,
+		# as if it ran on another machine.
+		((ncpu >= 2)) || { echo "-p isolate needs at least 2 CPUs" >&2; return 1; }
+		client_pin=(taskset -c "1-$((ncpu - 1))")
+		server_pin=(taskset -c "1-$((ncpu - 1))")
+		hog_cpu=0
+		;;
+	*) echo "bad placement '$1' (none, split, shared or isolate)" >&2; return 1 ;;
 	esac
 	command -v taskset >/dev/null || { echo "-p $1 needs taskset (util-linux)" >&2; return 1; }
 }

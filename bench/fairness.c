@@ -38,6 +38,7 @@ struct opts {
 	double ramp;
 	double max_seconds;
 	double connect_timeout;
+	int hog_cpu;                /* -1: inherit the process's CPUs */
 };
 
 /* ---- hog --------------------------------------------------------------- */
@@ -50,12 +51,22 @@ struct hog {
 	atomic_bool dead;
 	_Atomic uint64_t replies;   /* good replies so far */
 	_Atomic unsigned inflight;  /* calls written, reply not yet seen */
+	int cpu;                    /* -1 or the CPU the hog runs on */
 };
 
 static void *hog_thread(void *arg)
 {
 	struct hog *h = arg;
 	int r;
+
+	if (h->cpu >= 0) {
+		/* The hog's client where a remote client's CPU would be. */
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(h->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 
 	bu_pipe_fill(&h->p, bu_now_ns());
 	if (bu_pipe_flush(&h->p) < 0)
@@ -246,6 +257,7 @@ static int one_run(const struct opts *o, unsigned run, struct run_result *res)
 	hog_fd = bu_connect(o->host, o->port, o->connect_timeout);
 	if (hog_fd < 0 || bu_pipe_init(&hog->p, hog_fd, o->hog_depth, run * 0x9e3779b9u) < 0)
 		goto out;
+	hog->cpu = o->hog_cpu;
 	e = pthread_create(&hog->tid, NULL, hog_thread, hog);
 	if (e) {
 		fprintf(stderr, "pthread_create: %s\n", strerror(e));
@@ -306,7 +318,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rpc-fairness --port P [--host 127.0.0.1] [--calls N] [--runs R]\n"
-		"                    [--hog-depth D] [--ramp S] [--warmup-calls N]\n"
+		"                    [--hog-depth D] [--ramp S] [--warmup-calls N] [--hog-cpu N]\n"
 		"                    [--max-seconds S] [--connect-timeout S]\n"
 		"\n"
 		"Times N (default 3000) NULL calls made one at a time on a victim connection,\n"
@@ -318,7 +330,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_WARMUP = 256, OPT_MAXSEC, OPT_CTIMEOUT, OPT_HOGDEPTH, OPT_RAMP };
+	enum { OPT_WARMUP = 256, OPT_MAXSEC, OPT_CTIMEOUT, OPT_HOGDEPTH, OPT_RAMP, OPT_HOGCPU };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "host", required_argument, NULL, 'H' },
@@ -326,6 +338,7 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'r' },
 		{ "hog-depth", required_argument, NULL, OPT_HOGDEPTH },
 		{ "ramp", required_argument, NULL, OPT_RAMP },
+		{ "hog-cpu", required_argument, NULL, OPT_HOGCPU },
 		{ "warmup-calls", required_argument, NULL, OPT_WARMUP },
 		{ "max-seconds", required_argument, NULL, OPT_MAXSEC },
 		{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
@@ -342,6 +355,7 @@ int main(int argc, char **argv)
 		.ramp = 0.5,
 		.max_seconds = 30.0,
 		.connect_timeout = 5.0,
+		.hog_cpu = -1,
 	};
 	struct run_result *res;
 	double *col;
@@ -373,6 +387,10 @@ int main(int argc, char **argv)
 		case OPT_HOGDEPTH:
 			good = bu_parse_int(optarg, 1, 1 << 20, &v);
 			o.hog_depth = (unsigned)v;
+			break;
+		case OPT_HOGCPU:
+			good = bu_parse_int(optarg, 0, CPU_SETSIZE - 1, &v);
+			o.hog_cpu = (int)v;
 			break;
 		case OPT_RAMP:
 			good = bu_parse_double(optarg, &o.ramp);

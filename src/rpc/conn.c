@@ -17,6 +17,8 @@
 #define READS_PER_EVENT 4       /* then let other connections in */
 #define TX_IOV_MAX 256
 #define POOLED_RBUFS_MAX 64
+/* Records taken from the buffer at a time: the rest wait for their turn. */
+#define PARSE_BATCH 32
 
 static uint8_t *rbuf_get(struct rpc_loop *loop)
 {
@@ -111,14 +113,26 @@ static void maybe_release_rbuf(struct rpc_conn *c)
 	}
 }
 
+bool rpc__conn_buffered(const struct rpc_conn *c)
+{
+	return c->backlog;
+}
+
 void rpc__conn_parse(struct rpc_conn *c)
 {
 	struct rpc_loop *loop = c->loop;
 	size_t off, len;
-	int st;
+	int st, n = 0;
 
+	c->backlog = false;
 	while (!c->closed && c->rbuf && under_limits(c)) {
-		struct rpc_req *req = rpc__req_get(loop);
+		struct rpc_req *req;
+
+		if (n++ == PARSE_BATCH) {
+			c->backlog = true; /* maybe more complete records */
+			break;
+		}
+		req = rpc__req_get(loop);
 
 		if (!req) {
 			rpc__mark_starved(c);
@@ -207,7 +221,10 @@ void rpc__conn_readable(struct rpc_conn *c)
 		ssize_t n;
 		size_t room;
 
-		if (!under_limits(c) || c->in_starved || c->loop->stopping)
+		/* Complete records still wait in the buffer: let the socket
+		 * hold the rest (TCP pushes back) rather than grow the buffer. */
+		if (!under_limits(c) || c->in_starved || c->loop->stopping ||
+		    rpc__conn_buffered(c))
 			break;
 		if (!make_room(c)) {
 			rpc__conn_close(c, "out of memory for receive buffer");

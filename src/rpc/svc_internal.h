@@ -32,6 +32,7 @@ struct rpc_conn {
 
 	uint32_t events;                       /* epoll interest now */
 	bool in_ready, in_dirty, in_starved, closed;
+	bool backlog;                          /* parse stopped at its batch */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next;
 	struct rpc_conn *all_prev, *all_next;
 };
@@ -95,6 +96,7 @@ struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 			       const struct sockaddr_storage *peer);
 void rpc__conn_readable(struct rpc_conn *c);
 void rpc__conn_parse(struct rpc_conn *c);
+bool rpc__conn_buffered(const struct rpc_conn *c);
 void rpc__conn_flush(struct rpc_conn *c);
 void rpc__conn_close(struct rpc_conn *c, const char *why);
 void rpc__conn_free(struct rpc_conn *c);
