@@ -1031,6 +1031,101 @@ static void test_hog(void)
 	server_alive("closing the hog connection");
 }
 
+/*
+ * Partial writes resumed: a client writes calls with distinct xids until
+ * the server stops reading it (its replies fill our receive buffer and
+ * the server's sendmsg meets EAGAIN part-way through a batch), then
+ * reads. Every call must be answered exactly once, each reply whole.
+ * (Default socket buffers: with a receive buffer shrunk far below the
+ * loopback MSS, Linux's TCP itself stalls, with any server.)
+ */
+#define DRAIN_CALLS 1000000
+
+static void test_drain_after_stall(void)
+{
+	struct rpc_buf all, msg, rec;
+	struct rpc_call c;
+	uint32_t base = rpc_next_xid();
+	uint8_t *seen = calloc(DRAIN_CALLS, 1);
+	size_t off = 0, rec_len = 0, expect, got = 0, dups = 0, bad = 0;
+	long long last_progress, t_end;
+	int fd = conn(), r;
+	bool stalled = false;
+
+	if (fd < 0 || !seen) {
+		ok(0, "drain: connect");
+		free(seen);
+		return;
+	}
+	rpc_buf_init(&all);
+	rpc_buf_init(&msg);
+	rpc_buf_init(&rec);
+	for (uint32_t i = 0; i < DRAIN_CALLS; i++) {
+		/* xids base, base+1, ... (not from rpc_next_xid: must be dense) */
+		rpc_call_init(&c, base + i, PROG_NFS, 3, 0);
+		encode(&msg, &c);
+		rec_len = msg.len + 4;
+		rpc_buf_put_record(&all, msg.data, msg.len);
+	}
+	rpc_set_nonblock(fd, true);
+	last_progress = rpc_now_ms();
+	while (off < all.len && rpc_now_ms() - last_progress < 1500) {
+		ssize_t w = send(fd, all.data + off, all.len - off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w > 0) {
+			off += (size_t)w;
+			last_progress = rpc_now_ms();
+		} else {
+			usleep(5000);
+		}
+	}
+	stalled = off < all.len;
+	printf("# drain: wrote %zu of %zu bytes before %s\n", off, all.len,
+	       stalled ? "the server stopped reading" : "the end");
+	/* Finish a record cut in the middle, or the server never answers it. */
+	expect = (off + rec_len - 1) / rec_len;
+	rpc_set_nonblock(fd, false);
+	t_end = rpc_now_ms() + 30000;
+	while (got + dups + bad < expect && rpc_now_ms() < t_end) {
+		struct rpc_reply rep;
+
+		if (off < expect * rec_len) {
+			ssize_t w = send(fd, all.data + off, expect * rec_len - off,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+			if (w > 0)
+				off += (size_t)w;
+		}
+		r = rpc_recv_record(fd, &rec, 2000, 1024);
+		if (r == 0)
+			continue;
+		if (r < 0)
+			break;
+		if (!rpc_parse_reply(rec.data, rec.len, &rep) ||
+		    rep.accept_stat != 0 || rep.xid - base >= DRAIN_CALLS) {
+			bad++;
+			continue;
+		}
+		if (seen[rep.xid - base]++)
+			dups++;
+		else
+			got++;
+	}
+	ok(stalled, "drain: the server stopped reading before all %d calls were sent",
+	   DRAIN_CALLS);
+	ok(got == expect && dups == 0 && bad == 0,
+	   "drain: %zu calls sent, %zu answered once each (%zu duplicates, %zu bad)",
+	   expect, got, dups, bad);
+	ok(rpc_nothing_arrives(fd, 300), "drain: no reply beyond the calls sent");
+	close(fd);
+	rpc_buf_free(&all);
+	rpc_buf_free(&msg);
+	rpc_buf_free(&rec);
+	free(seen);
+	server_alive("draining a stalled connection");
+}
+
 #define NCONN 500
 
 static void test_many_connections(void)
@@ -1108,6 +1203,7 @@ int main(int argc, char **argv)
 	test_dribble();
 	test_pipeline();
 	test_hog();
+	test_drain_after_stall();
 	test_many_connections();
 	return tap_done();
 }
