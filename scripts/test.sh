@@ -4,7 +4,9 @@
 #   2. gcc with ASan + UBSan: unit + integration tests
 #   3. clang with ASan + UBSan + libFuzzer: unit tests, then each fuzz
 #      target for a bounded time (NFSX_FUZZ_SECONDS, default 20)
-# The last line is "N passed, N failed" (meson tests, over all builds).
+# The last line is "N passed, N failed": TAP assertions of the TAP tests
+# plus whole tests for the others (fuzz runs, the generated-code check),
+# over all three builds.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,18 +15,37 @@ scripts/deps.sh test || exit 1
 passed=0 failed=0 skipped=0
 top=$PWD
 
-count() { # count results in a build's testlog.json
-	local log=$1/meson-logs/testlog.json r
+count() { # add a build's results: TAP assertions, or whole tests without TAP
+	local log=$1/meson-logs/testlog.json p f k
 	[ -f "$log" ] || { failed=$((failed + 1)); return; }
-	while read -r r; do
-		case $r in
-		OK|EXPECTEDFAIL) passed=$((passed + 1)) ;;
-		SKIP) skipped=$((skipped + 1)) ;;
-		*) failed=$((failed + 1)) ;;
-		esac
-	done < <(python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    print(json.loads(l)["result"])' "$log")
+	read -r p f k < <(python3 - "$log" <<'PY'
+import json, re, sys
+p = f = k = 0
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    out = t.get("stdout") or ""
+    oks = re.findall(r"^(ok|not ok)\b[^\n]*", out, re.M)
+    if oks:
+        for m in re.finditer(r"^(ok|not ok)\b([^\n]*)", out, re.M):
+            if "# SKIP" in m.group(2):
+                k += 1
+            elif m.group(1) == "ok":
+                p += 1
+            else:
+                f += 1
+        # a crash or bad exit status after the last assertion
+        if t["result"] not in ("OK", "EXPECTEDFAIL") and not re.search(r"^not ok", out, re.M):
+            f += 1
+    elif t["result"] in ("OK", "EXPECTEDFAIL"):
+        p += 1
+    elif t["result"] == "SKIP":
+        k += 1
+    else:
+        f += 1
+print(p, f, k)
+PY
+)
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
 }
 
 run() { # run NAME SUITES -- MESON-SETUP-ARGS...
