@@ -254,7 +254,12 @@ static void deal(struct rpc_loop *loop, int fd,
 	struct rpc_loop *to;
 	uint64_t one = 1;
 
-	to = &srv->loops[atomic_fetch_add(&srv->next_loop, 1) % srv->nstarted];
+	/*
+	 * nloops, not nstarted: nloops is fixed before the first loop runs,
+	 * and a loop that has not started yet takes its inbox when it does
+	 * (the listener accepts connections before every loop is running).
+	 */
+	to = &srv->loops[atomic_fetch_add(&srv->next_loop, 1) % srv->nloops];
 	if (to != loop) {
 		pthread_mutex_lock(&to->inbox_lock);
 		if (to->ninbox < RPC_INBOX && !to->inbox_closed) {

@@ -201,7 +201,14 @@ need_nfsxd() {
 # True if no server log so far holds a sanitizer or UBSan report (they
 # do not always change the exit status).
 logs_clean() {
-	! grep -l -E 'Sanitizer|runtime error:' "$WORK"/*.log >/dev/null 2>&1
+	local f
+	f=$(grep -l -E 'Sanitizer|runtime error:' "$WORK"/*.log 2>/dev/null) || return 0
+	# Show the report, so that a failure in CI can be diagnosed from its log.
+	for f in $f; do
+		echo "# --- sanitizer report in $(basename "$f") ---"
+		grep -h -E -A 30 'Sanitizer|runtime error:' "$f" | head -60 | tap_diag
+	done
+	return 1
 }
 
 # Show a server log as TAP diagnostics.

@@ -174,6 +174,34 @@ else
 	stop_nfsxd "$S" 5
 fi
 
+# ---- connections already waiting when the event loops start -------------
+# The listener is bound before the loops run, so clients can be queued in
+# its backlog when the first loop starts (a regression: that loop once dealt
+# them out before the loop count was set, and died of a division by zero).
+storm_died=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	pick_port P
+	python3 -c '
+import socket, sys, time
+port, end = int(sys.argv[1]), time.time() + 1.0
+while time.time() < end:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+    except OSError:
+        pass
+' "$P" &
+	storm=$!
+	sleep 0.3 # python is connecting (and refused) by now
+	start_nfsxd "storm$i" --no-rpcbind --port "$P"
+	S=$SERVER_PID
+	sleep 0.4
+	alive "$S" || { storm_died=$((storm_died + 1)); show_log "storm$i"; }
+	wait "$storm"
+	stop_nfsxd "$S" 5
+done
+[ $storm_died -eq 0 ]
+tap_ok $? "started 10 times under a connection storm: $storm_died died"
+
 # ---- --no-rpcbind and rpcinfo -------------------------------------------
 if [ ! -x "$RPCINFO" ]; then
 	tap_skip "rpcinfo checks" "rpcinfo not installed (apt-get install rpcbind)"
@@ -215,7 +243,9 @@ if wait_port "$P" 10 "$S"; then
 	tap_ok $((! $?)) "--no-rpcbind: program 100000 not served on the main port"
 	tap_diag "$out"
 	alive "$S"
-	tap_ok $? "server survived the rpcinfo calls"
+	st=$?
+	tap_ok $st "server survived the rpcinfo calls"
+	[ $st -eq 0 ] || show_log rpcinfo
 else
 	tap_ok 1 "server starts for the rpcinfo test"
 	show_log rpcinfo
