@@ -4,9 +4,11 @@
 #   2. gcc with ASan + UBSan: unit + integration tests
 #   3. clang with ASan + UBSan + libFuzzer: unit tests, then each fuzz
 #      target for a bounded time (NFSX_FUZZ_SECONDS, default 20)
+#   4. clang with TSan: unit + integration tests (the event loops, the
+#      connection hand-off between them, the shared DRC)
 # The last line is "N passed, N failed": TAP assertions of the TAP tests
 # plus whole tests for the others (fuzz runs, the generated-code check),
-# over all three builds.
+# over all four builds.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,6 +75,8 @@ CC=gcc run asan "unit integration" -- --buildtype=debug \
 CC=clang run fuzz "unit fuzz" -- --buildtype=debug -Dfuzz=true \
 	-Db_sanitize=address,undefined -Db_lundef=false \
 	-Dc_args=-fno-sanitize-recover=all
+CC=clang run tsan "unit integration" -- --buildtype=debug \
+	-Db_sanitize=thread -Db_lundef=false
 
 [ $skipped -gt 0 ] && echo "($skipped skipped)"
 echo "$passed passed, $failed failed"
