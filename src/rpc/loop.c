@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rpc/svc_internal.h"
+#include "rpc/workers.h"
 #include "util/log.h"
 
 #define EVENTS_MAX 128
@@ -109,6 +110,18 @@ static struct rpc_conn *pop_ready(struct rpc_loop *loop)
 	return c;
 }
 
+static void queue_reply(struct rpc_conn *c, struct rpc_req *req)
+{
+	rpc_req_finish(req);
+	if (c->tx_tail)
+		c->tx_tail->next = req;
+	else
+		c->tx_head = req;
+	c->tx_tail = req;
+	c->tx_bytes += req->tx_len;
+	rpc__mark_dirty(c);
+}
+
 /* Run one call of @c; queue its reply. Return values: its cost. */
 static int run_one(struct rpc_loop *loop, struct rpc_conn *c)
 {
@@ -118,20 +131,59 @@ static int run_one(struct rpc_loop *loop, struct rpc_conn *c)
 	if (!c->pend_head)
 		c->pend_tail = NULL;
 	req->next = NULL;
-	if (!rpc_dispatch(loop->srv->reg, loop->srv->drc, req)) {
+	switch (rpc_dispatch_begin(loop->srv->reg, loop->srv->drc, req)) {
+	case RPC_DISPATCH_DROP:
 		c->inflight--;
 		rpc__req_put(loop, req);
 		return 1;
+	case RPC_DISPATCH_DEFER:
+		c->busy++;
+		rpc_workers_submit(loop->srv->workers, req);
+		return 1;
+	case RPC_DISPATCH_REPLY:
+		break;
 	}
-	rpc_req_finish(req);
-	if (c->tx_tail)
-		c->tx_tail->next = req;
-	else
-		c->tx_head = req;
-	c->tx_tail = req;
-	c->tx_bytes += req->tx_len;
-	rpc__mark_dirty(c);
+	queue_reply(c, req);
 	return 1 + (int)(req->tx_len / COST_UNIT);
+}
+
+/* On a worker: hand the finished request back to its connection's loop. */
+void rpc__work_done(struct rpc_req *req)
+{
+	struct rpc_loop *loop = req->conn->loop;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&loop->inbox_lock);
+	if (loop->done_tail)
+		loop->done_tail->next = req;
+	else
+		loop->done_head = req;
+	loop->done_tail = req;
+	pthread_mutex_unlock(&loop->inbox_lock);
+	if (write(loop->wakefd, &one, sizeof(one)) < 0)
+		log_warn("cannot wake loop: %s", strerror(errno));
+}
+
+static void take_done(struct rpc_loop *loop)
+{
+	struct rpc_req *req;
+
+	pthread_mutex_lock(&loop->inbox_lock);
+	req = loop->done_head;
+	loop->done_head = loop->done_tail = NULL;
+	pthread_mutex_unlock(&loop->inbox_lock);
+	while (req) {
+		struct rpc_req *next = req->next;
+		struct rpc_conn *c = req->conn;
+
+		req->next = NULL;
+		c->busy--;
+		if (c->closed)
+			rpc__req_put(loop, req); /* nobody to answer */
+		else
+			queue_reply(c, req);
+		req = next;
+	}
 }
 
 /*
@@ -223,9 +275,13 @@ static void bury(struct rpc_loop *loop)
 		else
 			pp = &c->starved_next;
 	}
-	while (loop->graveyard) {
-		c = loop->graveyard;
-		loop->graveyard = c->all_next;
+	/* A connection with calls on workers is freed once they are back. */
+	for (pp = &loop->graveyard; (c = *pp);) {
+		if (c->busy) {
+			pp = &c->all_next;
+			continue;
+		}
+		*pp = c->all_next;
 		rpc__conn_free(c);
 	}
 }
@@ -351,10 +407,10 @@ static bool loop_idle(struct rpc_loop *loop)
 {
 	struct rpc_conn *c;
 
-	if (loop->ready_head)
+	if (loop->ready_head || loop->graveyard)
 		return false;
 	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
-		if (c->tx_head)
+		if (c->tx_head || c->busy)
 			return false;
 	return true;
 }
@@ -387,6 +443,7 @@ static void *loop_main(void *arg)
 				if (read(loop->wakefd, &v, sizeof(v)) < 0)
 					v = 0;
 				drain_inbox(loop);
+				take_done(loop);
 				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
 					begin_stop(loop);
 					deadline = rpc__now_ns() +
@@ -465,6 +522,20 @@ int rpc__loop_start(struct rpc_loop *loop)
 
 void rpc__loop_fini(struct rpc_loop *loop)
 {
+	/* The workers have stopped: what they handed back is unanswerable. */
+	while (loop->done_head) {
+		struct rpc_req *r = loop->done_head;
+
+		loop->done_head = r->next;
+		rpc_req_release(r);
+		free(r);
+	}
+	while (loop->graveyard) {
+		struct rpc_conn *c = loop->graveyard;
+
+		loop->graveyard = c->all_next;
+		rpc__conn_free(c);
+	}
 	while (loop->free_reqs) {
 		struct rpc_req *r = loop->free_reqs;
 

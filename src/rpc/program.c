@@ -72,55 +72,93 @@ static void run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 	}
 }
 
-bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
-		  struct rpc_req *req)
+enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
+					    struct rpc_drc *drc,
+					    struct rpc_req *req)
 {
 	enum rpc_auth_stat auth = RPC_AUTH_OK;
 	const struct rpc_program *prog;
 	const struct rpc_version *ver;
 	const struct rpc_proc *proc;
-	struct rpc_drc_key key;
 	struct xdr_enc *e = &req->enc;
+	bool ok;
 
+	req->proc = NULL;
+	req->drc_keyed = false;
 	switch (rpc_decode_call(&req->args, &req->call, &auth)) {
 	case RPC_HDR_OK:
 		break;
 	case RPC_HDR_DROP:
-		return false;
+		return RPC_DISPATCH_DROP;
 	case RPC_HDR_MISMATCH:
-		return rpc_encode_rpc_mismatch(e, req->call.xid);
+		ok = rpc_encode_rpc_mismatch(e, req->call.xid);
+		goto out;
 	case RPC_HDR_AUTHERR:
-		return rpc_encode_auth_error(e, req->call.xid, auth);
+		ok = rpc_encode_auth_error(e, req->call.xid, auth);
+		goto out;
 	}
 
 	prog = rpc_registry_find(reg, req->call.prog);
-	if (!prog)
-		return rpc_encode_accepted(e, req->call.xid, RPC_PROG_UNAVAIL);
-	ver = find_version(prog, req->call.vers);
-	if (!ver)
-		return rpc_encode_prog_mismatch(e, req->call.xid,
-						prog->versions[0].vers,
-						prog->versions[prog->nvers - 1].vers);
-	if (req->call.proc >= ver->nprocs || !ver->procs[req->call.proc].handler)
-		return rpc_encode_accepted(e, req->call.xid, RPC_PROC_UNAVAIL);
-	proc = &ver->procs[req->call.proc];
-
-	if (!(proc->flags & RPC_PROC_NONIDEMPOTENT) || !drc) {
-		run_proc(req, proc);
-		return true;
+	if (!prog) {
+		ok = rpc_encode_accepted(e, req->call.xid, RPC_PROG_UNAVAIL);
+		goto out;
 	}
-	rpc_drc_make_key(&key, req->call.xid, req->call.prog, req->call.vers,
-			 req->call.proc, req->peer, req->args.p,
-			 xdr_dec_left(&req->args));
-	switch (rpc_drc_lookup(drc, &key, drc_copy, req)) {
-	case RPC_DRC_HIT:
-		return xdr_enc_len(e) != 0;
-	case RPC_DRC_IN_PROGRESS:
-		return false;
-	case RPC_DRC_MISS:
+	ver = find_version(prog, req->call.vers);
+	if (!ver) {
+		ok = rpc_encode_prog_mismatch(e, req->call.xid,
+					      prog->versions[0].vers,
+					      prog->versions[prog->nvers - 1].vers);
+		goto out;
+	}
+	if (req->call.proc >= ver->nprocs || !ver->procs[req->call.proc].handler) {
+		ok = rpc_encode_accepted(e, req->call.xid, RPC_PROC_UNAVAIL);
+		goto out;
+	}
+	proc = &ver->procs[req->call.proc];
+	req->proc = proc;
+
+	if ((proc->flags & RPC_PROC_NONIDEMPOTENT) && drc) {
+		rpc_drc_make_key(&req->drc_key, req->call.xid, req->call.prog,
+				 req->call.vers, req->call.proc, req->peer,
+				 req->args.p, xdr_dec_left(&req->args));
+		switch (rpc_drc_lookup(drc, &req->drc_key, drc_copy, req)) {
+		case RPC_DRC_HIT:
+			ok = xdr_enc_len(e) != 0;
+			goto out;
+		case RPC_DRC_IN_PROGRESS:
+			return RPC_DISPATCH_DROP;
+		case RPC_DRC_MISS:
+			req->drc_keyed = true;
+			break;
+		}
+	}
+	if (proc->flags & RPC_PROC_BLOCKING)
+		return RPC_DISPATCH_DEFER;
+	rpc_dispatch_finish(drc, req);
+	return RPC_DISPATCH_REPLY;
+out:
+	return ok ? RPC_DISPATCH_REPLY : RPC_DISPATCH_DROP;
+}
+
+void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req)
+{
+	run_proc(req, req->proc);
+	if (req->drc_keyed)
+		rpc_drc_store(drc, &req->drc_key, req->enc.start,
+			      xdr_enc_len(&req->enc));
+}
+
+bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
+		  struct rpc_req *req)
+{
+	switch (rpc_dispatch_begin(reg, drc, req)) {
+	case RPC_DISPATCH_REPLY:
+		return true;
+	case RPC_DISPATCH_DEFER:
+		rpc_dispatch_finish(drc, req);
+		return true;
+	case RPC_DISPATCH_DROP:
 		break;
 	}
-	run_proc(req, proc);
-	rpc_drc_store(drc, &key, e->start, xdr_enc_len(e));
-	return true;
+	return false;
 }

@@ -21,6 +21,8 @@ struct rpc_req;
 
 /* The procedure changes state: a retransmission must not run it twice. */
 #define RPC_PROC_NONIDEMPOTENT 0x1u
+/* The handler may block (file system calls): it runs on a worker thread. */
+#define RPC_PROC_BLOCKING 0x2u
 
 /*
  * A handler decodes its arguments from req->args, and on success
@@ -68,11 +70,31 @@ enum rpc_accept_stat rpc_proc_null(struct rpc_req *req);
 
 struct rpc_drc;
 
+enum rpc_dispatch_result {
+	RPC_DISPATCH_REPLY,  /* req holds a reply to send */
+	RPC_DISPATCH_DROP,   /* send nothing */
+	RPC_DISPATCH_DEFER,  /* a blocking procedure: rpc_dispatch_finish() */
+};
+
 /*
- * rpc_dispatch - turn the call in @req into a reply in @req.
- * Return values: true when req holds a reply to send; false when the
- * call is dropped (undecodable header, or a retransmission whose
- * original is still being executed).
+ * rpc_dispatch_begin - decode and check the call in @req and answer it,
+ * except for a procedure flagged RPC_PROC_BLOCKING, whose handler is
+ * left for rpc_dispatch_finish() on another thread.
+ * Return values: see enum rpc_dispatch_result. A call is dropped when its
+ * header cannot be decoded, or when it is a retransmission of a call
+ * still being executed.
+ */
+enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
+					    struct rpc_drc *drc,
+					    struct rpc_req *req);
+
+/* Run the handler of a deferred call; req then holds its reply. */
+void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req);
+
+/*
+ * rpc_dispatch - both steps on the calling thread.
+ * Return values: true when req holds a reply to send, false when the
+ * call is dropped.
  */
 bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
 		  struct rpc_req *req);

@@ -12,11 +12,13 @@
 #ifndef NFSX_RPC_REQ_H
 #define NFSX_RPC_REQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "rpc/drc.h"
 #include "rpc/msg.h"
 #include "xdr/xdr.h"
 
@@ -25,11 +27,17 @@
 #define RPC_REQ_ARENA 2048u
 
 struct rpc_conn;
+struct rpc_proc;
 
 struct rpc_req {
 	struct rpc_req *next;          /* queue link (pending or tx) */
 	struct rpc_conn *conn;
 	const struct sockaddr_storage *peer;
+
+	/* Set by rpc_dispatch_begin() for a call that runs on a worker. */
+	const struct rpc_proc *proc;
+	struct rpc_drc_key drc_key;
+	bool drc_keyed;                /* drc_key is in the DRC, in progress */
 
 	uint8_t *rec;                  /* the call record */
 	size_t rec_len;

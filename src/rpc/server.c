@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rpc/svc_internal.h"
+#include "rpc/workers.h"
 
 void rpc_server_config_defaults(struct rpc_server_config *cfg)
 {
@@ -18,6 +19,7 @@ void rpc_server_config_defaults(struct rpc_server_config *cfg)
 	cfg->max_unsent = RPC_DEFAULT_MAX_UNSENT;
 	cfg->max_requests = RPC_DEFAULT_MAX_REQUESTS;
 	cfg->max_conns = RPC_DEFAULT_MAX_CONNS;
+	cfg->workers = RPC_DEFAULT_WORKERS;
 }
 
 struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
@@ -91,8 +93,10 @@ int rpc_server_start(struct rpc_server *srv)
 {
 	unsigned int i;
 
+	srv->workers = rpc_workers_start(srv->cfg.workers, srv->drc,
+					 rpc__work_done);
 	srv->loops = calloc(srv->cfg.threads, sizeof(*srv->loops));
-	if (!srv->loops)
+	if (!srv->workers || !srv->loops)
 		return -1;
 	for (i = 0; i < srv->cfg.threads; i++) {
 		srv->nloops = i + 1; /* so that destroy finishes it */
@@ -119,6 +123,9 @@ void rpc_server_stop(struct rpc_server *srv, int grace_ms)
 			continue;
 	for (i = 0; i < srv->nstarted; i++)
 		pthread_join(srv->loops[i].thread, NULL);
+	/* After the loops: a worker may still be posting to one. */
+	rpc_workers_stop(srv->workers);
+	srv->workers = NULL;
 }
 
 void rpc_server_destroy(struct rpc_server *srv)
@@ -127,6 +134,7 @@ void rpc_server_destroy(struct rpc_server *srv)
 
 	if (!srv)
 		return;
+	rpc_workers_stop(srv->workers);
 	for (i = 0; i < srv->nloops; i++)
 		rpc__loop_fini(&srv->loops[i]);
 	free(srv->loops);

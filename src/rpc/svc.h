@@ -35,6 +35,7 @@ struct rpc_server_config {
 	size_t max_unsent;          /* reply bytes per connection */
 	unsigned int max_requests;  /* requests per loop, all connections */
 	unsigned int max_conns;     /* connections, all loops */
+	unsigned int workers;       /* threads for blocking procedures */
 };
 
 #define RPC_DEFAULT_MAX_RECORD (1048576u + 4096u)
@@ -42,6 +43,7 @@ struct rpc_server_config {
 #define RPC_DEFAULT_MAX_UNSENT (4u << 20)
 #define RPC_DEFAULT_MAX_REQUESTS 16384u
 #define RPC_DEFAULT_MAX_CONNS 4096u
+#define RPC_DEFAULT_WORKERS 8u
 
 void rpc_server_config_defaults(struct rpc_server_config *cfg);
 

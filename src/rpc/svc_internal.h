@@ -29,6 +29,7 @@ struct rpc_conn {
 	struct rpc_req *tx_head, *tx_tail;     /* replies not yet sent */
 	size_t tx_bytes;
 	unsigned int inflight;                 /* from record to reply sent */
+	unsigned int busy;                     /* of those, on a worker now */
 
 	uint32_t events;                       /* epoll interest now */
 	bool in_ready, in_dirty, in_starved, closed;
@@ -53,12 +54,14 @@ struct rpc_loop {
 	int epfd;
 	int wakefd;                     /* eventfd: stop, or inbox not empty */
 
-	/* Connections handed over by other loops; inbox_lock guards both
-	 * fields and is never held with another lock. */
+	/* Connections handed over by other loops and requests finished by
+	 * workers; inbox_lock guards them and is never held with another
+	 * lock. */
 	pthread_mutex_t inbox_lock;
 	struct rpc_handoff inbox[RPC_INBOX];
 	unsigned int ninbox;
 	bool inbox_closed;
+	struct rpc_req *done_head, *done_tail; /* back from the workers */
 
 	uint8_t *stage;                  /* small replies gathered for one send */
 
@@ -87,6 +90,7 @@ struct rpc_server {
 	struct rpc_loop *loops;
 	atomic_uint nconns;
 	atomic_uint next_loop;           /* round-robin of new connections */
+	struct rpc_workers *workers;
 	atomic_bool stop;
 	int grace_ms;
 };
@@ -112,5 +116,6 @@ uint64_t rpc__now_ns(void);
 int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv);
 int rpc__loop_start(struct rpc_loop *loop);
 void rpc__loop_fini(struct rpc_loop *loop);
+void rpc__work_done(struct rpc_req *req);
 
 #endif

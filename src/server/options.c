@@ -44,6 +44,8 @@ static const char usage[] =
 "                          stops reading it (default 4194304)\n"
 "      --max-conns N       connections at once (default 4096)\n"
 "      --drc-size BYTES    duplicate request cache bound (default 33554432)\n"
+"      --workers N         threads for calls that may block on the file\n"
+"                          system (default 8)\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
@@ -62,6 +64,7 @@ enum {
 	OPT_MAX_UNSENT,
 	OPT_MAX_CONNS,
 	OPT_DRC_SIZE,
+	OPT_WORKERS,
 };
 
 static const struct option longopts[] = {
@@ -80,6 +83,7 @@ static const struct option longopts[] = {
 	{ "max-unsent", required_argument, NULL, OPT_MAX_UNSENT },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "drc-size", required_argument, NULL, OPT_DRC_SIZE },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -120,6 +124,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->max_unsent = RPC_DEFAULT_MAX_UNSENT;
 	o->max_conns = RPC_DEFAULT_MAX_CONNS;
 	o->drc_size = DEFAULT_DRC_SIZE;
+	o->workers = RPC_DEFAULT_WORKERS;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -202,6 +207,11 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("drc-size", optarg, 0, 1ull << 34, &v))
 				return -1;
 			o->drc_size = (size_t)v;
+			break;
+		case OPT_WORKERS:
+			if (number("workers", optarg, 1, 1024, &v))
+				return -1;
+			o->workers = (unsigned int)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -28,6 +28,7 @@ struct nfsxd_opts {
 	size_t max_unsent;
 	size_t drc_size;
 	unsigned int max_conns;
+	unsigned int workers;
 };
 
 /*

@@ -23,7 +23,8 @@ tap_ok $((rc != 0)) "--help exits 0 (got $rc)"
 tap_ok $? "--help prints usage on stdout"
 for opt in --port --bind --no-rpcbind --rpcbind-port --export \
 	--exports-file --state-dir --foreground --log-level --threads \
-	--max-record --max-inflight --max-unsent --help --version; do
+	--max-record --max-inflight --max-unsent --max-conns --drc-size --workers \
+	--help --version; do
 	grep -q -e "$opt\\b" "$WORK/help.out"
 	tap_ok $? "--help mentions $opt"
 done
@@ -73,6 +74,7 @@ bad_opt --no-rpcbind --port "$P" --threads abc
 bad_opt --no-rpcbind --port "$P" --max-record abc
 bad_opt --no-rpcbind --port "$P" --max-inflight xyz
 bad_opt --no-rpcbind --port "$P" --max-unsent 12q
+bad_opt --no-rpcbind --port "$P" --workers 0
 bad_opt --no-rpcbind --port "$P" --bind 999.1.2.3
 
 # ---- port already in use --------------------------------------------------

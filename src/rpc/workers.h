@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Worker threads for procedures that may block (RPC_PROC_BLOCKING: file
+ * system calls, fsync, large directories), so that they never stall an
+ * event loop.
+ *
+ * DESIGN
+ * A loop hands a request whose header, credential and DRC check are done
+ * to the pool (one FIFO: the loops already feed it round-robin over their
+ * connections); a worker runs the handler and posts the request back to
+ * the loop that owns its connection, which sends the reply. The pool's
+ * lock is never held with another lock.
+ */
+#ifndef NFSX_RPC_WORKERS_H
+#define NFSX_RPC_WORKERS_H
+
+struct rpc_drc;
+struct rpc_req;
+struct rpc_workers;
+
+/* Called on the worker once the handler has run. */
+typedef void rpc_workers_done_fn(struct rpc_req *req);
+
+/* Return values: the pool, or NULL (errno set). */
+struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
+				      rpc_workers_done_fn *done);
+
+void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req);
+
+/*
+ * Stop: workers finish the call they are running and exit; calls still
+ * queued are released without running. Then frees the pool.
+ */
+void rpc_workers_stop(struct rpc_workers *w);
+
+#endif

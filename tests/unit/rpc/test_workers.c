@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RPC server in-process, on a loopback port of its own, with a test
+ * program whose "slow" procedure is RPC_PROC_BLOCKING (it sleeps, as a
+ * file system call may): slow calls run on the worker pool while the
+ * event loop keeps answering fast calls, replies of one connection may
+ * overtake each other, a connection closed while its call is on a worker
+ * is cleaned up once the call returns (ASan checks the use-after-free
+ * that would be), a retransmitted non-idempotent blocking call is run
+ * once, and stopping the server waits for calls on workers and sends
+ * their replies.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpc/drc.h"
+#include "rpc/program.h"
+#include "rpc/req.h"
+#include "rpc/svc.h"
+#include "tap.h"
+
+#define TEST_PROG 0x20000010u
+#define SLOW_MS 200
+
+enum { P_NULL, P_SLOW, P_FAST, P_SLOW_ONCE };
+
+static atomic_int slow_once_runs;
+
+static enum rpc_accept_stat echo_arg(struct rpc_req *req)
+{
+	uint32_t v;
+
+	if (!xdr_dec_u32(&req->args, &v) || xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	return xdr_enc_u32(&req->enc, v) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static enum rpc_accept_stat proc_slow(struct rpc_req *req)
+{
+	sleep_ms(SLOW_MS);
+	return echo_arg(req);
+}
+
+static enum rpc_accept_stat proc_slow_once(struct rpc_req *req)
+{
+	atomic_fetch_add(&slow_once_runs, 1);
+	sleep_ms(SLOW_MS);
+	return echo_arg(req);
+}
+
+static const struct rpc_proc test_procs[] = {
+	[P_NULL] = { "NULL", rpc_proc_null, 0, 0 },
+	[P_SLOW] = { "SLOW", proc_slow, RPC_PROC_BLOCKING, 4 },
+	[P_FAST] = { "FAST", echo_arg, 0, 4 },
+	[P_SLOW_ONCE] = { "SLOW_ONCE", proc_slow_once,
+			  RPC_PROC_BLOCKING | RPC_PROC_NONIDEMPOTENT, 4 },
+};
+
+static const struct rpc_version test_versions[] = {
+	{ 1, 4, test_procs },
+};
+
+static const struct rpc_program test_program = {
+	.prog = TEST_PROG, .name = "test", .nvers = 1, .versions = test_versions,
+};
+
+static uint16_t port;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int connect_server(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One call with a u32 argument, AUTH_NONE, as one record. */
+static int send_call(int fd, uint32_t xid, uint32_t proc, uint32_t arg)
+{
+	uint32_t w[12] = { 0x80000000u | 44, xid, 0, 2, TEST_PROG, 1, proc,
+			   0, 0, 0, 0, arg };
+	unsigned int i;
+
+	for (i = 0; i < 12; i++)
+		w[i] = htonl(w[i]);
+	return send(fd, w, sizeof(w), MSG_NOSIGNAL) == sizeof(w) ? 0 : -1;
+}
+
+static int read_full(int fd, void *buf, size_t len, int timeout_ms)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return -1;
+		n = recv(fd, p, len, 0);
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Read one reply: xid, REPLY, ACCEPTED, verf, SUCCESS and a u32 result.
+ * Return values: 0 with *xid and *val set, -1 on anything else or timeout.
+ */
+static int read_reply(int fd, uint32_t *xid, uint32_t *val, int timeout_ms)
+{
+	uint32_t w[8];
+	unsigned int i;
+
+	if (read_full(fd, w, sizeof(w), timeout_ms) < 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		w[i] = ntohl(w[i]);
+	if (w[0] != (0x80000000u | 28) || w[2] != 1 || w[3] != 0 || w[6] != 0)
+		return -1;
+	*xid = w[1];
+	*val = w[7];
+	return 0;
+}
+
+static bool nothing_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 0;
+}
+
+static void test_loop_not_blocked(void)
+{
+	int slow = connect_server(), fast = connect_server();
+	uint32_t xid, val, i, got = 0, good = 0;
+	long long t0, t_fast;
+
+	if (slow < 0 || fast < 0) {
+		ok(0, "connect");
+		return;
+	}
+	t0 = now_ms();
+	for (i = 0; i < 8; i++)
+		send_call(slow, 100 + i, P_SLOW, 1000 + i);
+	send_call(fast, 7, P_FAST, 77);
+	ok(read_reply(fast, &xid, &val, 1000) == 0 && xid == 7 && val == 77,
+	   "fast call answered while 8 slow calls run on workers");
+	t_fast = now_ms() - t0;
+	ok(t_fast < SLOW_MS / 2,
+	   "fast call took %lld ms, less than half of one slow call (%d ms)",
+	   t_fast, SLOW_MS);
+	for (i = 0; i < 8; i++) {
+		if (read_reply(slow, &xid, &val, 3000) < 0)
+			break;
+		got++;
+		good += xid >= 100 && xid < 108 && val == xid - 100 + 1000;
+	}
+	ok(got == 8 && good == 8, "8 slow replies, each with its own result (%u/%u)",
+	   good, got);
+	/* 8 workers: the 8 slow calls ran side by side, not one after another. */
+	ok(now_ms() - t0 < 4 * SLOW_MS, "8 slow calls took %lld ms (< %d)",
+	   now_ms() - t0, 4 * SLOW_MS);
+	close(slow);
+	close(fast);
+}
+
+static void test_overtaking(void)
+{
+	int fd = connect_server();
+	uint32_t xid = 0, val = 0;
+
+	send_call(fd, 201, P_SLOW, 1);
+	send_call(fd, 202, P_FAST, 2);
+	ok(read_reply(fd, &xid, &val, 1000) == 0 && xid == 202 && val == 2,
+	   "on one connection, a fast call's reply overtakes a slow one");
+	ok(read_reply(fd, &xid, &val, 2000) == 0 && xid == 201 && val == 1,
+	   "then the slow reply arrives");
+	close(fd);
+}
+
+static void test_close_while_busy(void)
+{
+	int fd = connect_server(), probe;
+	uint32_t xid, val;
+
+	send_call(fd, 301, P_SLOW, 3);
+	send_call(fd, 302, P_SLOW, 4);
+	sleep_ms(20); /* on the workers now */
+	close(fd);
+	sleep_ms(SLOW_MS + 100);
+	probe = connect_server();
+	send_call(probe, 303, P_FAST, 5);
+	ok(read_reply(probe, &xid, &val, 1000) == 0 && xid == 303 && val == 5,
+	   "server answers after a connection closed with calls on workers");
+	close(probe);
+}
+
+static void test_drc_blocking(void)
+{
+	int fd = connect_server(), fd2;
+	uint32_t xid = 0, val = 0, xid2 = 0, val2 = 0;
+
+	atomic_store(&slow_once_runs, 0);
+	send_call(fd, 401, P_SLOW_ONCE, 9);
+	sleep_ms(20);
+	send_call(fd, 401, P_SLOW_ONCE, 9); /* retransmission while running */
+	ok(read_reply(fd, &xid, &val, 2000) == 0 && xid == 401 && val == 9,
+	   "non-idempotent blocking call answered");
+	ok(nothing_within(fd, 300),
+	   "the retransmission sent while it ran got no second reply");
+	send_call(fd, 401, P_SLOW_ONCE, 9); /* retransmission after */
+	ok(read_reply(fd, &xid2, &val2, 1000) == 0 && xid2 == 401 && val2 == 9,
+	   "a retransmission after it finished gets the cached reply");
+	ok(atomic_load(&slow_once_runs) == 1, "the procedure ran once (%d)",
+	   atomic_load(&slow_once_runs));
+	close(fd);
+	/* Same xid from another connection (another port): a new call. */
+	fd2 = connect_server();
+	send_call(fd2, 401, P_SLOW_ONCE, 9);
+	ok(read_reply(fd2, &xid, &val, 2000) == 0 &&
+	   atomic_load(&slow_once_runs) == 2,
+	   "the same xid from another client port runs again");
+	close(fd2);
+}
+
+struct stopper {
+	struct rpc_server *srv;
+};
+
+static void *stop_thread(void *arg)
+{
+	struct stopper *s = arg;
+
+	rpc_server_stop(s->srv, 3000);
+	return NULL;
+}
+
+static void test_stop_waits(struct rpc_server *srv)
+{
+	int fd = connect_server();
+	struct stopper s = { srv };
+	uint32_t xid = 0, val = 0;
+	pthread_t t;
+
+	send_call(fd, 501, P_SLOW, 11);
+	sleep_ms(20);
+	pthread_create(&t, NULL, stop_thread, &s);
+	ok(read_reply(fd, &xid, &val, 2000) == 0 && xid == 501 && val == 11,
+	   "stopping the server still sends the reply of a call on a worker");
+	pthread_join(t, NULL);
+	close(fd);
+}
+
+int main(void)
+{
+	struct rpc_registry reg = { 0 };
+	struct rpc_server_config cfg;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	struct rpc_server *srv;
+	struct rpc_drc *drc;
+	int lfd;
+
+	rpc_registry_add(&reg, &test_program);
+	drc = rpc_drc_create(1u << 20);
+	rpc_server_config_defaults(&cfg);
+	cfg.threads = 2;
+	cfg.workers = 8;
+	srv = rpc_server_create(&cfg, &reg, drc);
+	lfd = rpc_listen_tcp("127.0.0.1", 0);
+	if (!srv || lfd < 0 || getsockname(lfd, (struct sockaddr *)&sin, &sl) < 0 ||
+	    rpc_server_add_listener(srv, lfd) < 0 || rpc_server_start(srv) < 0) {
+		ok(0, "server starts: %s", strerror(errno));
+		return tap_done();
+	}
+	port = ntohs(sin.sin_port);
+
+	test_loop_not_blocked();
+	test_overtaking();
+	test_close_while_busy();
+	test_drc_blocking();
+	test_stop_waits(srv);
+
+	rpc_server_destroy(srv);
+	rpc_drc_destroy(drc);
+	return tap_done();
+}
