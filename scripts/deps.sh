@@ -5,7 +5,7 @@
 # Runs apt-get only when something is missing; needs root then.
 set -euo pipefail
 
-build_pkgs=(gcc meson ninja-build pkg-config python3)
+build_pkgs=(gcc meson ninja-build pkg-config python3 libsodium-dev)
 # clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss.

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* POSIX backend of the vfs interface: see vfs.h. */
+#include "vfs/vfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
+{
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	if (strlen(path) >= sizeof(e->path))
+		return -ENAMETOOLONG;
+	strcpy(e->path, path);
+	e->mount_fd = -1;
+	e->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (e->root_fd < 0)
+		return -errno;
+	e->mount_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->mount_fd < 0 || fstat(e->root_fd, &st) < 0) {
+		int err = -errno;
+
+		vfs_export_close(e);
+		return err;
+	}
+	e->root_dev = st.st_dev;
+	e->root_ino = st.st_ino;
+	return 0;
+}
+
+void vfs_export_close(struct vfs_export *e)
+{
+	if (e->root_fd >= 0)
+		close(e->root_fd);
+	if (e->mount_fd >= 0)
+		close(e->mount_fd);
+	e->root_fd = e->mount_fd = -1;
+}
+
+/* The identity this thread acts with now; uid ~0 means not yet set. */
+static __thread struct vfs_cred current = { .uid = ~0u };
+
+int vfs_become(const struct vfs_cred *c)
+{
+	static const struct vfs_cred root = { 0, 0, 0, { 0 } };
+	gid_t gids[16];
+	uint32_t i;
+
+	if (!c)
+		c = &root;
+	if (current.uid == c->uid && current.gid == c->gid &&
+	    current.ngids == c->ngids &&
+	    memcmp(current.gids, c->gids, c->ngids * sizeof(c->gids[0])) == 0)
+		return 0;
+	for (i = 0; i < c->ngids; i++)
+		gids[i] = c->gids[i];
+	/* Raw system call: glibc's setgroups() changes every thread. */
+	if (syscall(SYS_setgroups, (size_t)c->ngids, gids) < 0)
+		return -errno;
+	setfsgid(c->gid);
+	setfsuid(c->uid);
+	if ((uint32_t)setfsuid((uid_t)-1) != c->uid ||
+	    (uint32_t)setfsgid((gid_t)-1) != c->gid) {
+		current.uid = ~0u;
+		return -EPERM;
+	}
+	current = *c;
+	return 0;
+}
+
+int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
+		  int fd, struct nfsx_fh *fh)
+{
+	union {
+		struct file_handle h;
+		uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fh_parts p;
+	int mnt;
+
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &u.h, &mnt, AT_EMPTY_PATH) < 0)
+		return -errno;
+	if (u.h.handle_bytes > FH_KERNEL_MAX)
+		return -EOVERFLOW;
+	p.export_id = e->id;
+	p.kernel_type = u.h.handle_type;
+	p.kernel_len = u.h.handle_bytes;
+	memcpy(p.kernel, u.h.f_handle, u.h.handle_bytes);
+	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
+}
+
+int vfs_open_handle(const struct vfs_export *e, const struct fh_parts *p)
+{
+	union {
+		struct file_handle h;
+		uint8_t buf[sizeof(struct file_handle) + FH_KERNEL_MAX];
+	} u;
+	int fd;
+
+	u.h.handle_bytes = p->kernel_len;
+	u.h.handle_type = p->kernel_type;
+	memcpy(u.h.f_handle, p->kernel, p->kernel_len);
+	fd = open_by_handle_at(e->mount_fd, &u.h, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	return fd;
+}
+
+int vfs_check_name(const uint8_t *name, uint32_t len)
+{
+	if (len == 0)
+		return -EACCES; /* as Linux's nfsd answers an empty name */
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(name, '/', len) || memchr(name, 0, len))
+		return -EACCES;
+	return 0;
+}
+
+static bool is_root(const struct vfs_export *e, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == e->root_dev &&
+	       st.st_ino == e->root_ino;
+}
+
+int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
+	       uint32_t len)
+{
+	char c[NAME_MAX + 1];
+	int fd, err = vfs_check_name(name, len);
+
+	if (err)
+		return err;
+	memcpy(c, name, len);
+	c[len] = 0;
+	/* ".." never climbs out of the export. */
+	if (strcmp(c, "..") == 0 && is_root(e, dirfd))
+		strcpy(c, ".");
+	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int vfs_stat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+int vfs_reopen(int fd, int flags)
+{
+	char p[64];
+	int nfd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	nfd = open(p, flags | O_CLOEXEC); /* a magic link: it must be followed */
+	return nfd < 0 ? -errno : nfd;
+}

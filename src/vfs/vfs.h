@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file system backend: exported directories, handles to and from
+ * open files, name resolution that never leaves an export, and the
+ * caller's identity. POSIX (Linux) implementation; another backend
+ * (CephFS) would implement the same functions.
+ *
+ * DESIGN
+ * - Objects are named by O_PATH file descriptors, resolved from client
+ *   handles with open_by_handle_at(2) (needs CAP_DAC_READ_SEARCH, so it
+ *   runs as root) and turned into handles with name_to_handle_at(2).
+ * - Every operation after that runs with the caller's fsuid, fsgid and
+ *   groups (per thread: setfsuid/setfsgid and the raw setgroups system
+ *   call, as glibc's setgroups() would change every thread), so the
+ *   kernel's own permission checks decide; a file is opened for I/O by
+ *   reopening its O_PATH descriptor through /proc/self/fd, which checks
+ *   the caller's permission on it.
+ * - A name is one path component: never "/" or NUL inside, never empty,
+ *   at most NAME_MAX bytes; symlinks are never followed; ".." at an
+ *   export's root stays at the root.
+ */
+#ifndef NFSX_VFS_VFS_H
+#define NFSX_VFS_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "vfs/fh.h"
+
+struct vfs_export {
+	uint32_t id;
+	char path[4096];
+	int root_fd;      /* O_PATH | O_DIRECTORY */
+	int mount_fd;     /* O_RDONLY: open_by_handle_at refuses O_PATH */
+	dev_t root_dev;
+	ino_t root_ino;
+};
+
+struct vfs_cred {
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngids;
+	uint32_t gids[16];
+};
+
+/* Return values: 0, or -errno. */
+int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path);
+void vfs_export_close(struct vfs_export *e);
+
+/*
+ * vfs_become - act as @c (NULL: root) on this thread; a no-op when the
+ * thread already does. Return values: 0, or -errno.
+ */
+int vfs_become(const struct vfs_cred *c);
+
+/* Handle of the object @fd (an O_PATH descriptor). Return values: 0 or -errno. */
+int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
+		  int fd, struct nfsx_fh *fh);
+
+/*
+ * vfs_open_handle - the object a decoded handle names, as an O_PATH
+ * descriptor (resolved as root; the caller then becomes the client).
+ * Return values: fd, or -ESTALE when the object no longer exists, or
+ * another -errno.
+ */
+int vfs_open_handle(const struct vfs_export *e, const struct fh_parts *p);
+
+/* Name check of one component. Return values: 0, -EINVAL, -ENAMETOOLONG, -EACCES. */
+int vfs_check_name(const uint8_t *name, uint32_t len);
+
+/*
+ * vfs_lookup - the child @name of directory @dirfd, as an O_PATH
+ * descriptor, without following a symlink. Return values: fd or -errno.
+ */
+int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
+	       uint32_t len);
+
+/* lstat of @fd. Return values: 0 or -errno. */
+int vfs_stat(int fd, struct stat *st);
+
+/* Reopen @fd for I/O with @flags, checking the caller's permission. */
+int vfs_reopen(int fd, int flags);
+
+#endif
