@@ -112,3 +112,164 @@ for name, (idx, body) in xseeds.items():
     with open(os.path.join(xout, name), "wb") as f:
         f.write(bytes([idx]) + body)
 print(f"wrote {len(xseeds)} seeds to {xout}")
+
+# nfs3-args: the first byte picks the codec (order of codecs[] in
+# fuzz_nfs3_args.c: 0..20 NFS v3 arguments of procedures 1..21, 21 the
+# MOUNT dirpath, 22..42 NFS v3 results of procedures 1..21, 43..45 the
+# MOUNT results mountres3, mountlist and exports); the rest is that
+# type's encoding as RFC 1813 lays it out.
+nout = os.path.join(os.path.dirname(out), "nfs3-args")
+
+
+def u64(*v):
+    return b"".join(struct.pack(">Q", x & 0xFFFFFFFFFFFFFFFF) for x in v)
+
+
+def fh3(n=32):
+    return opaque(bytes((7 * i + 1) & 0xFF for i in range(n)))
+
+
+def fattr3(ftype=1):
+    return (u32(ftype, 0o644, 1, 1000, 100) + u64(12345, 16384) + u32(0, 0)
+            + u64(0x1122334455667788, 42) + u32(1700000000, 1, 1700000001, 2, 1700000002, 3))
+
+
+def post_attr(follow=True, ftype=1):
+    return u32(1) + fattr3(ftype) if follow else u32(0)
+
+
+def wcc(before=True, after=True):
+    pre = u32(1) + u64(4096) + u32(1700000000, 5, 1700000000, 6) if before else u32(0)
+    return pre + post_attr(after)
+
+
+def post_fh(follow=True):
+    return u32(1) + fh3() if follow else u32(0)
+
+
+def sattr3(mode=None, uid=None, gid=None, size=None, atime=0, mtime=0):
+    out_ = b""
+    for v in (mode, uid, gid):
+        out_ += u32(0) if v is None else u32(1, v)
+    out_ += u32(0) if size is None else u32(1) + u64(size)
+    for how in (atime, mtime):
+        out_ += u32(how) + (u32(1700000000, 0) if how == 2 else b"")
+    return out_
+
+
+def dirop(name=b"file.txt", n=32):
+    return fh3(n) + opaque(name)
+
+
+VERF = b"\x01\x23\x45\x67\x89\xab\xcd\xef"
+SATTR_ALL = sattr3(0o755, 1000, 100, 0, 2, 2)
+
+
+def entries(names, plus=False):
+    body = b""
+    for i, name in enumerate(names):
+        body += u32(1) + u64(100 + i) + opaque(name) + u64(i + 1)
+        if plus:
+            body += post_attr(i % 2 == 0) + post_fh(i % 3 != 2)
+    return body + u32(0)
+
+
+NAMES = [b".", b"..", b"a", b"hello.c", b"a longer file name"]
+OK = u32(0)
+nseeds = {
+    # arguments
+    "getattr-args": (0, fh3()),
+    "setattr-args-all": (1, fh3() + SATTR_ALL + u32(1, 1700000000, 0)),
+    "setattr-args-none": (1, fh3(8) + sattr3() + u32(0)),
+    "setattr-args-server-time": (1, fh3() + sattr3(size=0, atime=1, mtime=1) + u32(0)),
+    "lookup-args": (2, dirop()),
+    "lookup-args-fh64": (2, dirop(b"x", 64)),
+    "access-args": (3, fh3() + u32(0x3F)),
+    "readlink-args": (4, fh3()),
+    "read-args": (5, fh3() + u64(8192) + u32(65536)),
+    "write-args-unstable": (6, fh3() + u64(0) + u32(5, 0) + opaque(b"hello")),
+    "write-args-data-sync": (6, fh3() + u64(4096) + u32(8, 1) + opaque(b"12345678")),
+    "write-args-file-sync": (6, fh3() + u64(1 << 40) + u32(0, 2) + opaque(b"")),
+    "create-args-unchecked": (7, dirop(b"new") + u32(0) + SATTR_ALL),
+    "create-args-guarded": (7, dirop(b"new") + u32(1) + sattr3(mode=0o600)),
+    "create-args-exclusive": (7, dirop(b"new") + u32(2) + VERF),
+    "mkdir-args": (8, dirop(b"dir") + sattr3(mode=0o755)),
+    "symlink-args": (9, dirop(b"link") + sattr3() + opaque(b"../target")),
+    "mknod-args-chr": (10, dirop(b"tty") + u32(4) + SATTR_ALL + u32(4, 1)),
+    "mknod-args-blk": (10, dirop(b"sda") + u32(3) + sattr3(mode=0o660) + u32(8, 0)),
+    "mknod-args-fifo": (10, dirop(b"fifo") + u32(7) + sattr3(mode=0o600)),
+    "mknod-args-sock": (10, dirop(b"sock") + u32(6) + sattr3()),
+    "mknod-args-reg": (10, dirop(b"reg") + u32(1)),
+    "remove-args": (11, dirop(b"gone")),
+    "rmdir-args": (12, dirop(b"empty dir")),
+    "rename-args": (13, dirop(b"from") + dirop(b"to", 16)),
+    "link-args": (14, fh3(20) + dirop(b"hard link")),
+    "readdir-args": (15, fh3() + u64(0) + b"\0" * 8 + u32(4096)),
+    "readdirplus-args": (16, fh3() + u64(7) + VERF + u32(4096, 32768)),
+    "fsstat-args": (17, fh3()),
+    "fsinfo-args": (18, fh3()),
+    "pathconf-args": (19, fh3()),
+    "commit-args": (20, fh3() + u64(0) + u32(0)),
+    "mnt-args": (21, opaque(b"/export")),
+    # results
+    "getattr-res-ok": (22, OK + fattr3()),
+    "getattr-res-stale": (22, u32(70)),
+    "setattr-res-ok": (23, OK + wcc()),
+    "setattr-res-not-sync": (23, u32(10002) + wcc(False, True)),
+    "lookup-res-ok": (24, OK + fh3() + post_attr() + post_attr(ftype=2)),
+    "lookup-res-noent": (24, u32(2) + post_attr(ftype=2)),
+    "access-res-ok": (25, OK + post_attr() + u32(0x1F)),
+    "access-res-fail": (25, u32(13) + post_attr(False)),
+    "readlink-res-ok": (26, OK + post_attr(ftype=5) + opaque(b"/a/b/c")),
+    "readlink-res-fail": (26, u32(22) + post_attr(False)),
+    "read-res-ok": (27, OK + post_attr() + u32(5, 1) + opaque(b"hello")),
+    "read-res-fail": (27, u32(5) + post_attr(False)),
+    "write-res-ok": (28, OK + wcc() + u32(4096, 2) + VERF),
+    "write-res-fail": (28, u32(28) + wcc(True, False)),
+    "create-res-ok": (29, OK + post_fh() + post_attr() + wcc()),
+    "create-res-fail": (29, u32(17) + wcc()),
+    "mkdir-res-ok": (30, OK + post_fh(False) + post_attr(False) + wcc(False, True)),
+    "mkdir-res-fail": (30, u32(69) + wcc(False, False)),
+    "symlink-res-ok": (31, OK + post_fh() + post_attr(ftype=5) + wcc()),
+    "symlink-res-fail": (31, u32(63) + wcc()),
+    "mknod-res-ok": (32, OK + post_fh() + post_attr(ftype=7) + wcc()),
+    "mknod-res-fail": (32, u32(10007) + wcc()),
+    "remove-res-ok": (33, OK + wcc()),
+    "remove-res-fail": (33, u32(13) + wcc(False, False)),
+    "rmdir-res-ok": (34, OK + wcc()),
+    "rmdir-res-fail": (34, u32(66) + wcc()),
+    "rename-res-ok": (35, OK + wcc() + wcc(False, True)),
+    "rename-res-fail": (35, u32(18) + wcc(True, False) + wcc()),
+    "link-res-ok": (36, OK + post_attr() + wcc()),
+    "link-res-fail": (36, u32(31) + post_attr(False) + wcc()),
+    "readdir-res-ok": (37, OK + post_attr(ftype=2) + VERF + entries(NAMES) + u32(1)),
+    "readdir-res-empty": (37, OK + post_attr(False) + VERF + u32(0, 0)),
+    "readdir-res-fail": (37, u32(10003) + post_attr(False)),
+    "readdirplus-res-ok": (38, OK + post_attr(ftype=2) + VERF
+                           + entries(NAMES, plus=True) + u32(1)),
+    "readdirplus-res-fail": (38, u32(10005) + post_attr()),
+    "fsstat-res-ok": (39, OK + post_attr(ftype=2) + u64(1 << 40, 1 << 39, 1 << 38,
+                                                      1000000, 500000, 400000) + u32(0)),
+    "fsstat-res-fail": (39, u32(10006) + post_attr(False)),
+    "fsinfo-res-ok": (40, OK + post_attr(ftype=2) + u32(1 << 20, 1 << 20, 4096, 1 << 20,
+                                                       1 << 20, 4096, 65536)
+                      + u64(0x7FFFFFFFFFFFFFFF) + u32(0, 1, 0x1B)),
+    "fsinfo-res-fail": (40, u32(70) + post_attr(False)),
+    "pathconf-res-ok": (41, OK + post_attr() + u32(32000, 255, 1, 1, 0, 1)),
+    "pathconf-res-fail": (41, u32(10001) + post_attr(False)),
+    "commit-res-ok": (42, OK + wcc() + VERF),
+    "commit-res-fail": (42, u32(5) + wcc(False, False)),
+    "mountres-ok": (43, OK + fh3() + u32(2, 1, 390003)),
+    "mountres-acces": (43, u32(13)),
+    "mountlist": (44, u32(1) + opaque(b"10.0.0.1") + opaque(b"/export")
+                  + u32(1) + opaque(b"client.example.org") + opaque(b"/srv") + u32(0)),
+    "mountlist-empty": (44, u32(0)),
+    "exports": (45, u32(1) + opaque(b"/export") + u32(1) + opaque(b"host1") + u32(1)
+                + opaque(b"*.lan") + u32(0) + u32(1) + opaque(b"/srv") + u32(0) + u32(0)),
+    "exports-empty": (45, u32(0)),
+}
+os.makedirs(nout, exist_ok=True)
+for name, (idx, body) in nseeds.items():
+    with open(os.path.join(nout, name), "wb") as f:
+        f.write(bytes([idx]) + body)
+print(f"wrote {len(nseeds)} seeds to {nout}")
