@@ -9,7 +9,7 @@ build_pkgs=(gcc meson ninja-build pkg-config python3 libsodium-dev)
 # clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss.
-test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2)
+test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")

@@ -1,17 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/* NFSv3 and MOUNTv3 procedure tables: see programs.h. */
+/*
+ * NFSv3 and MOUNTv3 procedure tables. Slots left empty answer
+ * PROC_UNAVAIL: the procedures that change the file system (SETATTR,
+ * WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK,
+ * COMMIT) are not implemented yet.
+ */
 #include "nfs3/programs.h"
 
-/*
- * Slots 1..21 (NFS) and 1..5 (MOUNT) stay empty until implemented:
- * dispatch answers PROC_UNAVAIL for an empty slot.
- */
+#include "nfs3/procs.h"
+#include "xdr/gen/mount3.h"
+#include "xdr/gen/nfs3.h"
+
+#define B RPC_PROC_BLOCKING
+/* Worst-case result sizes, beyond which a handler reserves its own. */
+#define ATTR 88u
+#define FH (4u + NFS3_FHSIZE)
+
 static const struct rpc_proc nfs3_procs[22] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
+	[NFSPROC3_NULL] = { "NULL", rpc_proc_null, 0, 0 },
+	[NFSPROC3_GETATTR] = { "GETATTR", nfs3_getattr, B, 4 + 84 },
+	[NFSPROC3_LOOKUP] = { "LOOKUP", nfs3_lookup, B, 4 + FH + 2 * ATTR },
+	[NFSPROC3_ACCESS] = { "ACCESS", nfs3_access, B, 4 + ATTR + 4 },
+	[NFSPROC3_READLINK] = { "READLINK", nfs3_readlink, B, 4 + ATTR + 4 + 4096 },
+	[NFSPROC3_READ] = { "READ", nfs3_read, B, 4 + ATTR + 12 },
+	[NFSPROC3_READDIR] = { "READDIR", nfs3_readdir, B, NFS3_DIRMAX + 256 },
+	[NFSPROC3_READDIRPLUS] = { "READDIRPLUS", nfs3_readdirplus, B,
+				   NFS3_DIRMAX + 256 },
+	[NFSPROC3_FSSTAT] = { "FSSTAT", nfs3_fsstat, B, 4 + ATTR + 52 },
+	[NFSPROC3_FSINFO] = { "FSINFO", nfs3_fsinfo, B, 4 + ATTR + 48 },
+	[NFSPROC3_PATHCONF] = { "PATHCONF", nfs3_pathconf, B, 4 + ATTR + 24 },
 };
 
 static const struct rpc_proc mount3_procs[6] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
+	[MOUNTPROC3_NULL] = { "NULL", rpc_proc_null, 0, 0 },
+	[MOUNTPROC3_MNT] = { "MNT", mount3_mnt, B, 4 + FH + 8 },
+	[MOUNTPROC3_DUMP] = { "DUMP", mount3_dump, 0, 1024u * (12 + 64 + 1028) + 4 },
+	[MOUNTPROC3_UMNT] = { "UMNT", mount3_umnt, 0, 0 },
+	[MOUNTPROC3_UMNTALL] = { "UMNTALL", mount3_umntall, 0, 0 },
+	[MOUNTPROC3_EXPORT] = { "EXPORT", mount3_export, 0, 1u << 20 },
 };
 
 static const struct rpc_version nfs3_versions[] = {

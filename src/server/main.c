@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nfs3/nfs3.h"
 #include "nfs3/programs.h"
 #include "rpc/drc.h"
 #include "rpc/svc.h"
 #include "rpcbind/client.h"
 #include "rpcbind/map.h"
 #include "rpcbind/service.h"
+#include "server/exports.h"
 #include "server/options.h"
 #include "util/log.h"
 
@@ -62,35 +64,45 @@ static int ensure_state_dir(const char *dir)
 	return 0;
 }
 
-static int check_exports(const struct nfsxd_opts *o)
+/*
+ * The exports: the file first, then each --export, with the same parser
+ * and checks. Every export directory must exist now.
+ * Return values: the set, or NULL after logging why.
+ */
+static struct nfsx_exports *load_exports(const struct nfsxd_opts *o)
 {
+	struct nfsx_exports *ex;
+	const struct nfsx_export *e = NULL;
+	char err[512];
 	unsigned int i;
 
+	ex = o->exports_file ? exports_parse_file(o->exports_file, err, sizeof(err))
+			     : exports_new();
+	if (!ex) {
+		log_error("%s", o->exports_file ? err : "out of memory");
+		return NULL;
+	}
 	for (i = 0; i < o->nexports; i++) {
-		char dir[4096];
-		const char *colon = strchr(o->exports[i], ':');
-		size_t n = colon ? (size_t)(colon - o->exports[i]) : strlen(o->exports[i]);
+		if (exports_add_quick(ex, o->exports[i], err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			exports_free(ex);
+			return NULL;
+		}
+	}
+	for (i = 0; i < exports_warning_count(ex); i++)
+		log_warn("%s", exports_warning(ex, i));
+	while ((e = exports_next(ex, e))) {
 		struct stat st;
 
-		if (n == 0 || n >= sizeof(dir) || o->exports[i][0] != '/') {
-			log_error("--export %s: the directory must be an absolute path",
-				  o->exports[i]);
-			return -1;
-		}
-		memcpy(dir, o->exports[i], n);
-		dir[n] = 0;
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			log_error("--export %s: %s is not a directory", o->exports[i], dir);
-			return -1;
+		if (stat(e->path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			log_error("export %s: not a directory", e->path);
+			exports_free(ex);
+			return NULL;
 		}
 	}
-	if (o->exports_file && access(o->exports_file, R_OK) < 0) {
-		log_error("--exports-file %s: %s", o->exports_file, strerror(errno));
-		return -1;
-	}
-	if (o->nexports || o->exports_file)
-		log_warn("exports are checked but not served yet: only NULL is implemented");
-	return 0;
+	if (!exports_count(ex))
+		log_warn("no exports: MOUNT will refuse every path (use --export DIR)");
+	return ex;
 }
 
 static const char *netid_of(const char *addr)
@@ -226,14 +238,23 @@ int main(int argc, char **argv)
 	enum rpcb_mode mode = RPCB_NONE;
 	struct nfsxd_opts o;
 	int lfd, rpcb_fd = -1, ready_fd = -1, r;
+	struct nfsx_exports *exports;
+	char errbuf[512];
 	sigset_t sigs;
 
 	r = nfsxd_parse_options(argc, argv, &o);
 	if (r)
 		return r > 0 ? 0 : 2;
 	nfsx_log_threshold = o.log_level;
-	if (check_exports(&o) < 0 || ensure_state_dir(o.state_dir) < 0)
+	if (ensure_state_dir(o.state_dir) < 0)
 		return 1;
+	exports = load_exports(&o);
+	if (!exports)
+		return 1;
+	if (nfs3_init(exports, o.state_dir, errbuf, sizeof(errbuf)) < 0) {
+		log_error("%s", errbuf);
+		return 1;
+	}
 
 	/* Before any thread exists, so that every thread inherits the mask. */
 	sigemptyset(&sigs);
@@ -288,8 +309,8 @@ int main(int argc, char **argv)
 	if (mode == RPCB_REGISTERED && register_remote(&reg, &o, false) < 0)
 		mode = RPCB_FAILED;
 
-	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3: NULL only so far), rpcbind: %s",
-		 NFSX_VERSION, o.bind, o.port,
+	log_info("nfsxd %s listening on %s port %u (NFS 3 read-only procedures and MOUNT 3; writes not implemented yet), %u export(s), rpcbind: %s",
+		 NFSX_VERSION, o.bind, o.port, exports_count(exports),
 		 mode == RPCB_EMBEDDED ? "embedded" :
 		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :
 		 mode == RPCB_FAILED ? "registration with the system rpcbind failed (see above)" :
@@ -307,7 +328,7 @@ int main(int argc, char **argv)
 		int sig = sigwaitinfo(&sigs, &si);
 
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: no exports are served yet, nothing to reload");
+			log_warn("SIGHUP: reloading exports is not implemented yet; restart nfsxd to change them");
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -322,6 +343,7 @@ int main(int argc, char **argv)
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);
 	rpcb_map_clear();
+	nfs3_fini();
 	log_info("stopped");
 	return 0;
 }

@@ -7,12 +7,19 @@
  * version / procedure dispatch, the duplicate request cache and the
  * argument decoders of every registered program (NFS, MOUNT, rpcbind).
  * The reply must always be well formed: a reply header for the xid.
+ * The NFS procedures run against a small export made in a temporary
+ * directory (a file, a subdirectory, a symlink), so that handles the
+ * fuzzer finds lead to real file system calls.
  */
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs3/nfs3.h"
 #include "nfs3/programs.h"
 #include "rpc/drc.h"
 #include "rpc/program.h"
@@ -30,9 +37,62 @@ static struct sockaddr_storage peer;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char dir[] = "/tmp/nfsx-fuzz-XXXXXX";
+
+/* Leave no temporary export behind when libFuzzer exits. */
+static void remove_export(void)
+{
+	static const char *const paths[] = {
+		"export/file", "export/link", "export/sub", "export",
+		"state/fh.key", "state", "",
+	};
+	char p[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, paths[i]);
+		if (remove(p) < 0)
+			continue;
+	}
+}
+
+static void make_export(void)
+{
+	char p[256], err[256];
+	struct nfsx_exports *ex;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		abort();
+	atexit(remove_export);
+	snprintf(p, sizeof(p), "%s/export", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/export/file", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fputs("some data", f);
+		fclose(f);
+	}
+	snprintf(p, sizeof(p), "%s/export/sub", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/export/link", dir);
+	if (symlink("file", p) < 0)
+		abort();
+	ex = exports_new();
+	snprintf(p, sizeof(p), "%s/export:rw,insecure,no_root_squash", dir);
+	if (!ex || exports_add_quick(ex, p, err, sizeof(err)) < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/state", dir);
+	mkdir(p, 0700);
+	if (nfs3_init(ex, p, err, sizeof(err)) < 0)
+		abort();
+}
+
 static void setup(void)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
+
+	make_export();
 
 	rpc_registry_add(&reg, &nfs3_program);
 	rpc_registry_add(&reg, &mount3_program);

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MOUNT version 3 (RFC 1813 section 5): MNT gives the root handle of an
+ * export to a client its rules admit; DUMP/UMNT/UMNTALL keep the
+ * advisory list of who mounted what; EXPORT lists the exports with their
+ * client specifications.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nfs3/nfs3.h"
+#include "nfs3/procs.h"
+#include "xdr/gen/mount3.h"
+
+#define MOUNTLIST_MAX 1024
+
+/* The mount list is advisory (clients may never UMNT): bounded, oldest out. */
+struct mount_entry {
+	char host[INET6_ADDRSTRLEN];
+	char dir[MNTPATHLEN + 1];
+};
+
+static pthread_mutex_t mounts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mount_entry mounts[MOUNTLIST_MAX];
+static unsigned int nmounts;
+
+static void peer_name(const struct rpc_req *req, char *out, size_t len)
+{
+	const struct sockaddr_storage *ss = req->peer;
+
+	out[0] = 0;
+	if (!ss)
+		return;
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, out,
+			  (socklen_t)len);
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr,
+			  out, (socklen_t)len);
+}
+
+/* A path argument as a C string, without trailing slashes. */
+static bool dirpath(const dirpath3 *p, char *out)
+{
+	uint32_t n = p->len;
+
+	if (n == 0 || n > MNTPATHLEN || memchr(p->data, 0, n))
+		return false;
+	memcpy(out, p->data, n);
+	while (n > 1 && out[n - 1] == '/')
+		n--;
+	out[n] = 0;
+	return true;
+}
+
+static void mounts_add(const char *host, const char *dir)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&mounts_lock);
+	for (i = 0; i < nmounts; i++)
+		if (!strcmp(mounts[i].host, host) && !strcmp(mounts[i].dir, dir))
+			goto out;
+	if (nmounts == MOUNTLIST_MAX) {
+		memmove(mounts, mounts + 1, (MOUNTLIST_MAX - 1) * sizeof(mounts[0]));
+		nmounts--;
+	}
+	snprintf(mounts[nmounts].host, sizeof(mounts[0].host), "%s", host);
+	snprintf(mounts[nmounts].dir, sizeof(mounts[0].dir), "%s", dir);
+	nmounts++;
+out:
+	pthread_mutex_unlock(&mounts_lock);
+}
+
+static void mounts_remove(const char *host, const char *dir)
+{
+	unsigned int i = 0;
+
+	pthread_mutex_lock(&mounts_lock);
+	while (i < nmounts) {
+		if (!strcmp(mounts[i].host, host) &&
+		    (!dir || !strcmp(mounts[i].dir, dir))) {
+			memmove(mounts + i, mounts + i + 1,
+				(nmounts - i - 1) * sizeof(mounts[0]));
+			nmounts--;
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&mounts_lock);
+}
+
+enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
+{
+	static int32_t flavors[] = { 1 }; /* AUTH_UNIX */
+	struct mountres3 r = { 0 };
+	const struct nfsx_export *exp;
+	const struct nfsx_export_client *c;
+	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
+	struct nfsx_fh fh;
+	dirpath3 p;
+	int err;
+
+	if (!xdr_dec_dirpath3(&req->args, &p) || xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	if (!dirpath(&p, dir)) {
+		r.fhs_status = MNT3ERR_INVAL;
+		goto out;
+	}
+	exp = exports_find_path(nfs3->exports, dir);
+	if (!exp) {
+		r.fhs_status = MNT3ERR_NOENT;
+		goto out;
+	}
+	c = exports_match(exp, req->peer, NULL);
+	if (!c || !exports_port_ok(c, req->peer)) {
+		r.fhs_status = MNT3ERR_ACCES;
+		goto out;
+	}
+	vfs_become(NULL);
+	err = vfs_handle_of(nfs3->key, &nfs3->vexp[exp->index],
+			    nfs3->vexp[exp->index].root_fd, &fh);
+	if (err < 0) {
+		r.fhs_status = MNT3ERR_SERVERFAULT;
+		goto out;
+	}
+	r.fhs_status = MNT3_OK;
+	r.u.mountinfo.fhandle.data = fh.data;
+	r.u.mountinfo.fhandle.len = fh.len;
+	r.u.mountinfo.auth_flavors.len = 1;
+	r.u.mountinfo.auth_flavors.val = flavors;
+	peer_name(req, host, sizeof(host));
+	mounts_add(host, dir);
+out:
+	return xdr_enc_mountres3(&req->enc, &r) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+}
+
+enum rpc_accept_stat mount3_dump(struct rpc_req *req)
+{
+	struct xdr_enc *e = &req->enc;
+	unsigned int i;
+	bool ok = true;
+
+	if (xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	pthread_mutex_lock(&mounts_lock);
+	for (i = 0; i < nmounts && ok; i++)
+		ok = xdr_enc_bool(e, true) &&
+		     xdr_enc_bytes(e, mounts[i].host, (uint32_t)strlen(mounts[i].host),
+				   MNTNAMLEN) &&
+		     xdr_enc_bytes(e, mounts[i].dir, (uint32_t)strlen(mounts[i].dir),
+				   MNTPATHLEN);
+	pthread_mutex_unlock(&mounts_lock);
+	return ok && xdr_enc_bool(e, false) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+}
+
+enum rpc_accept_stat mount3_umnt(struct rpc_req *req)
+{
+	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
+	dirpath3 p;
+
+	if (!xdr_dec_dirpath3(&req->args, &p) || xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	if (dirpath(&p, dir)) {
+		peer_name(req, host, sizeof(host));
+		mounts_remove(host, dir);
+	}
+	return RPC_SUCCESS;
+}
+
+enum rpc_accept_stat mount3_umntall(struct rpc_req *req)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	peer_name(req, host, sizeof(host));
+	mounts_remove(host, NULL);
+	return RPC_SUCCESS;
+}
+
+enum rpc_accept_stat mount3_export(struct rpc_req *req)
+{
+	const struct nfsx_export *exp = NULL;
+	struct xdr_enc *e = &req->enc;
+	unsigned int i;
+
+	if (xdr_dec_left(&req->args))
+		return RPC_GARBAGE_ARGS;
+	while ((exp = exports_next(nfs3->exports, exp))) {
+		if (!xdr_enc_bool(e, true) ||
+		    !xdr_enc_bytes(e, exp->path, (uint32_t)strlen(exp->path),
+				   MNTPATHLEN))
+			return RPC_SYSTEM_ERR;
+		for (i = 0; i < exp->nclients; i++) {
+			const char *spec = exp->clients[i].spec;
+
+			if (!xdr_enc_bool(e, true) ||
+			    !xdr_enc_bytes(e, spec, (uint32_t)strlen(spec), MNTNAMLEN))
+				return RPC_SYSTEM_ERR;
+		}
+		if (!xdr_enc_bool(e, false))
+			return RPC_SYSTEM_ERR;
+	}
+	return xdr_enc_bool(e, false) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+}

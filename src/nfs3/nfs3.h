@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * State shared by the MOUNT and NFSv3 procedures, and the helpers every
+ * procedure uses: handle resolution with the export and client checks,
+ * the caller's identity after squashing, errno to nfsstat3, stat to
+ * fattr3.
+ *
+ * DESIGN
+ * The state is built once at start-up and read-only afterwards (SIGHUP
+ * reload will swap a whole new state in). Procedures run on worker
+ * threads (RPC_PROC_BLOCKING): a handle is resolved to an O_PATH
+ * descriptor as root, then the thread takes the caller's identity for
+ * the operation itself, so the kernel's permission checks decide.
+ */
+#ifndef NFSX_NFS3_NFS3_H
+#define NFSX_NFS3_NFS3_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "rpc/req.h"
+#include "server/exports.h"
+#include "vfs/fh.h"
+#include "vfs/vfs.h"
+#include "xdr/gen/nfs3.h"
+
+struct nfs3_state {
+	struct nfsx_exports *exports;
+	struct vfs_export *vexp;        /* by nfsx_export.index */
+	unsigned int nexp;
+	uint8_t key[FH_KEY_LEN];
+	uint8_t write_verf[NFS3_WRITEVERFSIZE]; /* new at every start */
+};
+
+/*
+ * nfs3_init - open every export of @ex (taking ownership of it) and load
+ * the handle key from @state_dir.
+ * Return values: 0, or -1 with a message in @err.
+ */
+int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
+	      size_t errlen);
+void nfs3_fini(void);
+
+extern struct nfs3_state *nfs3;
+
+/* An object a call names, resolved and checked. */
+struct nfs3_obj {
+	const struct nfsx_export *exp;
+	const struct nfsx_export_client *client;
+	struct vfs_export *vexp;
+	int fd;                  /* O_PATH, or -1 */
+	struct stat st;
+	bool have_st;
+};
+
+/*
+ * nfs3_resolve - decode @fh, find its export, check the client may use
+ * it, open the object, and become the caller (squashed).
+ * Return values: NFS3_OK, NFS3ERR_BADHANDLE (forged, altered, malformed),
+ * NFS3ERR_STALE (unknown export or object gone), NFS3ERR_ACCES (client
+ * not allowed), NFS3ERR_PERM (insecure port on a secure export).
+ */
+enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
+			   struct nfs3_obj *o);
+void nfs3_release(struct nfs3_obj *o);
+
+/* The caller's identity after the export's squashing rules. */
+void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
+	       struct vfs_cred *out);
+
+enum nfsstat3 nfs3_errno(int err);
+
+void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
+		struct fattr3 *a);
+
+/* post_op_attr of @fd (false when it cannot be read: attributes omitted). */
+void nfs3_post_op(const struct nfs3_obj *o, int fd, struct post_op_attr *pa);
+
+/* Encode a handle for @fd of @o's export into @out, backed by @buf. */
+enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,
+			  struct nfsx_fh *buf, struct nfs_fh3 *out);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The NFSv3 and MOUNTv3 procedure handlers, for the tables in programs.c. */
+#ifndef NFSX_NFS3_PROCS_H
+#define NFSX_NFS3_PROCS_H
+
+#include "rpc/program.h"
+
+#define NFS3_RTMAX (1024u * 1024u)  /* READ and WRITE sizes offered */
+#define NFS3_WTMAX (1024u * 1024u)
+#define NFS3_DIRMAX (64u * 1024u)   /* READDIR(PLUS) reply bytes served */
+
+rpc_handler_fn nfs3_getattr, nfs3_lookup, nfs3_access, nfs3_readlink,
+	nfs3_read, nfs3_readdir, nfs3_readdirplus, nfs3_fsstat, nfs3_fsinfo,
+	nfs3_pathconf;
+
+rpc_handler_fn mount3_mnt, mount3_dump, mount3_umnt, mount3_umntall,
+	mount3_export;
+
+#endif
