@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MOUNT version 3 (RFC 1813 section 5): MNT gives the root handle of an
- * export to a client its rules admit; DUMP/UMNT/UMNTALL keep the
+ * MOUNT version 3 (RFC 1813 section 5): MNT gives the handle of an export,
+ * or of a directory inside one, to a client the export's rules admit; DUMP/UMNT/UMNTALL keep the
  * advisory list of who mounted what; EXPORT lists the exports with their
  * client specifications.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -93,6 +95,67 @@ static void mounts_remove(const char *host, const char *dir)
 	pthread_mutex_unlock(&mounts_lock);
 }
 
+/*
+ * The export holding @dir: the one whose path is the longest whole-
+ * component prefix of it. *rest points at what follows ("" or "a/b").
+ */
+static const struct nfsx_export *export_of(const char *dir, const char **rest)
+{
+	const struct nfsx_export *e = NULL, *best = NULL;
+	size_t best_len = 0;
+
+	while ((e = exports_next(nfs3->exports, e))) {
+		size_t n = strlen(e->path);
+
+		if (n == 1 && e->path[0] == '/')
+			n = 0; /* "/" is a prefix of everything */
+		if (strncmp(dir, e->path, n) || (dir[n] != '/' && dir[n] != 0))
+			continue;
+		if (!best || n >= best_len) {
+			best = e;
+			best_len = n;
+		}
+	}
+	if (best)
+		*rest = dir[best_len] == '/' ? dir + best_len + 1 : dir + best_len;
+	return best;
+}
+
+/*
+ * Walk @rest, one component at a time, from the export's root, never
+ * following a symlink nor climbing out (as LOOKUP does), so that a client
+ * may mount a directory inside an export, as Linux's mountd allows.
+ * Return values: an O_PATH descriptor of the directory, or -errno.
+ */
+static int walk(const struct vfs_export *v, const char *rest)
+{
+	int fd = dup(v->root_fd);
+
+	if (fd < 0)
+		return -errno;
+	while (fd >= 0 && *rest) {
+		const char *slash = strchr(rest, '/');
+		size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+		int next = n ? vfs_lookup(v, fd, (const uint8_t *)rest, (uint32_t)n)
+			     : dup(fd);
+
+		if (next == -1)
+			next = -errno; /* dup */
+		close(fd);
+		fd = next;
+		rest += n + (slash ? 1 : 0);
+	}
+	if (fd >= 0) {
+		struct stat st;
+
+		if (vfs_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			close(fd);
+			return -ENOTDIR;
+		}
+	}
+	return fd;
+}
+
 enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 {
 	static int32_t flavors[] = { 1 }; /* AUTH_UNIX */
@@ -100,9 +163,10 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	const struct nfsx_export *exp;
 	const struct nfsx_export_client *c;
 	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
+	const char *rest = "";
 	struct nfsx_fh fh;
 	dirpath3 p;
-	int err;
+	int err, fd;
 
 	if (!xdr_dec_dirpath3(&req->args, &p) || xdr_dec_left(&req->args))
 		return RPC_GARBAGE_ARGS;
@@ -111,6 +175,8 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		goto out;
 	}
 	exp = exports_find_path(nfs3->exports, dir);
+	if (!exp)
+		exp = export_of(dir, &rest);
 	if (!exp) {
 		r.fhs_status = MNT3ERR_NOENT;
 		goto out;
@@ -121,8 +187,15 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		goto out;
 	}
 	vfs_become(NULL);
-	err = vfs_handle_of(nfs3->key, &nfs3->vexp[exp->index],
-			    nfs3->vexp[exp->index].root_fd, &fh);
+	fd = walk(&nfs3->vexp[exp->index], rest);
+	if (fd < 0) {
+		r.fhs_status = fd == -ENOTDIR ? MNT3ERR_NOTDIR :
+			       fd == -ENAMETOOLONG ? MNT3ERR_NAMETOOLONG :
+			       fd == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
+		goto out;
+	}
+	err = vfs_handle_of(nfs3->key, &nfs3->vexp[exp->index], fd, &fh);
+	close(fd);
 	if (err < 0) {
 		r.fhs_status = MNT3ERR_SERVERFAULT;
 		goto out;
