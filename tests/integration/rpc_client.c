@@ -503,3 +503,65 @@ long rpc_proc_rss_kib(int pid)
 	fclose(f);
 	return kib;
 }
+
+int rpc_connect_privileged(uint16_t port, int timeout_ms)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct sockaddr_in la = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct pollfd pfd;
+	int fd, err = 0, lp;
+	socklen_t elen = sizeof(err);
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	for (lp = 1023; lp >= 600; lp--) {
+		la.sin_port = htons((uint16_t)lp);
+		if (bind(fd, (struct sockaddr *)&la, sizeof(la)) == 0)
+			break;
+		if (errno != EADDRINUSE)
+			goto fail;
+	}
+	if (lp < 600) {
+		errno = EADDRINUSE;
+		goto fail;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (errno != EINPROGRESS)
+			goto fail;
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, timeout_ms) != 1)
+			goto fail;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 ||
+		    err) {
+			errno = err;
+			goto fail;
+		}
+	}
+	rpc_set_nonblock(fd, false);
+	return fd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+uint16_t rpc_local_port(int fd)
+{
+	struct sockaddr_in la;
+	socklen_t len = sizeof(la);
+
+	if (getsockname(fd, (struct sockaddr *)&la, &len) < 0 ||
+	    la.sin_family != AF_INET)
+		return 0;
+	return ntohs(la.sin_port);
+}

@@ -192,4 +192,15 @@ long rpc_proc_rss_kib(int pid);
 /* Monotonic milliseconds. */
 long long rpc_now_ms(void);
 
+/*
+ * Like rpc_connect_once, but bound first to a local port below 1024 (a
+ * "privileged" or "reserved" port, as root's NFS clients use): tries
+ * ports 1023 down to 600 until bind() succeeds. Returns fd, or -1 with
+ * errno (EACCES when not allowed to bind such a port).
+ */
+int rpc_connect_privileged(uint16_t port, int timeout_ms);
+
+/* Local port of a connected socket (0 if unknown). */
+uint16_t rpc_local_port(int fd);
+
 #endif
