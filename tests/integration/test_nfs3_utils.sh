@@ -144,38 +144,6 @@ tap_ok $((sub_n != sub_ok || sub_n == 0)) \
 }
 tap_ok $((top_n + sub_n != n_files)) "the nfs-ls walk found every regular file ($((top_n + sub_n)) of $n_files)"
 
-# So that every file's content is still checked while MNT of a
-# subdirectory fails: a second server exports every directory of the tree
-# (nested exports) and the files left over are copied through it.
-if [ -s "$WORK/cp.failed" ]; then
-	args=()
-	while IFS= read -r d; do
-		args+=(--export "$d")
-	done < <(find "$EXP" -type d)
-	pick_port P2 || { echo "Bail out! no free port"; exit 1; }
-	start_nfsxd utils2 --no-rpcbind --port "$P2" --bind 127.0.0.1 --log-level warn "${args[@]}"
-	PID2=$SERVER_PID
-	if wait_port "$P2" 10 "$PID2"; then
-		Q2="nfsport=$P2&mountport=$P2&version=3"
-		left=0 done2=0
-		while IFS= read -r name; do
-			left=$((left + 1))
-			timeout 60 nfs-cp "nfs://127.0.0.1$EXP/$name?$Q2" "$OUT/$name" \
-				>/dev/null 2>>"$WORK/cp2.err" && done2=$((done2 + 1))
-		done <"$WORK/cp.failed"
-		tap_ok $((done2 != left)) \
-			"with every directory exported, nfs-cp copies the other $left files ($done2)" ||
-			head -4 "$WORK/cp2.err" | tap_diag
-		stop_nfsxd "$PID2" 5 && [ "$STOP_STATUS" -eq 0 ]
-		tap_ok $? "the second nfsxd exits 0 on SIGTERM"
-	else
-		tap_ok 1 "second nfsxd (every directory exported) starts"
-		show_log utils2
-	fi
-else
-	tap_skip "second server for the files nfs-cp could not copy" "none left"
-	tap_skip "the second nfsxd exits 0 on SIGTERM" "not started"
-fi
 
 (cd "$EXP" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) >"$WORK/sum-local"
 (cd "$OUT" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) >"$WORK/sum-copy"
