@@ -216,3 +216,29 @@ enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,
 	out->data.len = buf->len;
 	return NFS3_OK;
 }
+
+void nfs3_pre_op(int fd, struct pre_op_attr *pa)
+{
+	struct stat st;
+
+	pa->attributes_follow = fd >= 0 && vfs_stat(fd, &st) == 0;
+	if (!pa->attributes_follow)
+		return;
+	pa->u.attributes.size = (uint64_t)st.st_size;
+	pa->u.attributes.mtime.seconds = (uint32_t)st.st_mtim.tv_sec;
+	pa->u.attributes.mtime.nseconds = (uint32_t)st.st_mtim.tv_nsec;
+	pa->u.attributes.ctime.seconds = (uint32_t)st.st_ctim.tv_sec;
+	pa->u.attributes.ctime.nseconds = (uint32_t)st.st_ctim.tv_nsec;
+}
+
+void nfs3_wcc(const struct nfs3_obj *o, int fd, const struct pre_op_attr *pre,
+	      struct wcc_data *w)
+{
+	w->before = *pre;
+	nfs3_post_op(o, fd, &w->after);
+}
+
+enum nfsstat3 nfs3_writable(const struct nfs3_obj *o)
+{
+	return o->client && o->client->opts.rw ? NFS3_OK : NFS3ERR_ROFS;
+}

@@ -77,6 +77,16 @@ void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
 /* post_op_attr of @fd (false when it cannot be read: attributes omitted). */
 void nfs3_post_op(const struct nfs3_obj *o, int fd, struct post_op_attr *pa);
 
+/* pre_op_attr of @fd: size, mtime, ctime before a change (weak cache consistency). */
+void nfs3_pre_op(int fd, struct pre_op_attr *pa);
+
+/* wcc_data of @fd: @pre taken before the change, attributes now after it. */
+void nfs3_wcc(const struct nfs3_obj *o, int fd, const struct pre_op_attr *pre,
+	      struct wcc_data *w);
+
+/* NFS3_OK when the export admits changes for this client, else NFS3ERR_ROFS. */
+enum nfsstat3 nfs3_writable(const struct nfs3_obj *o);
+
 /* Encode a handle for @fd of @o's export into @out, backed by @buf. */
 enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,
 			  struct nfsx_fh *buf, struct nfs_fh3 *out);
