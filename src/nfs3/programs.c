@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NFSv3 and MOUNTv3 procedure tables. Slots left empty answer
- * PROC_UNAVAIL: the procedures that change the file system (SETATTR,
- * WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK,
- * COMMIT) are not implemented yet.
+ * PROC_UNAVAIL. WRITE, SETATTR, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE,
+ * RMDIR, RENAME and LINK go through the duplicate request cache (a
+ * retransmitted CREATE GUARDED must get its original reply, not EXIST;
+ * a retransmitted REMOVE not NOENT), as in Linux's nfsd; COMMIT is
+ * idempotent.
  */
 #include "nfs3/programs.h"
 
@@ -15,20 +17,38 @@
 /* Worst-case result sizes, beyond which a handler reserves its own. */
 #define ATTR 88u
 #define FH (4u + NFS3_FHSIZE)
+/* MKDIR..LINK change the name space: a retransmission must get the
+ * original reply (a repeated REMOVE would otherwise answer NOENT). */
+#define N RPC_PROC_NONIDEMPOTENT
+#define WCC (28u + ATTR) /* pre_op_attr + post_op_attr */
 
 static const struct rpc_proc nfs3_procs[22] = {
 	[NFSPROC3_NULL] = { "NULL", rpc_proc_null, 0, 0 },
 	[NFSPROC3_GETATTR] = { "GETATTR", nfs3_getattr, B, 4 + 84 },
+	[NFSPROC3_SETATTR] = { "SETATTR", nfs3_setattr, B | RPC_PROC_NONIDEMPOTENT,
+			       4 + 28 + ATTR },
 	[NFSPROC3_LOOKUP] = { "LOOKUP", nfs3_lookup, B, 4 + FH + 2 * ATTR },
 	[NFSPROC3_ACCESS] = { "ACCESS", nfs3_access, B, 4 + ATTR + 4 },
 	[NFSPROC3_READLINK] = { "READLINK", nfs3_readlink, B, 4 + ATTR + 4 + 4096 },
 	[NFSPROC3_READ] = { "READ", nfs3_read, B, 4 + ATTR + 12 },
+	[NFSPROC3_WRITE] = { "WRITE", nfs3_write, B | RPC_PROC_NONIDEMPOTENT,
+			     4 + 28 + ATTR + 16 },
+	[NFSPROC3_CREATE] = { "CREATE", nfs3_create, B | RPC_PROC_NONIDEMPOTENT,
+			      4 + 4 + FH + ATTR + 28 + ATTR },
+	[NFSPROC3_MKDIR] = { "MKDIR", nfs3_mkdir, B | N, 4 + 4 + FH + ATTR + WCC },
+	[NFSPROC3_SYMLINK] = { "SYMLINK", nfs3_symlink, B | N, 4 + 4 + FH + ATTR + WCC },
+	[NFSPROC3_MKNOD] = { "MKNOD", nfs3_mknod, B | N, 4 + 4 + FH + ATTR + WCC },
+	[NFSPROC3_REMOVE] = { "REMOVE", nfs3_remove, B | N, 4 + WCC },
+	[NFSPROC3_RMDIR] = { "RMDIR", nfs3_rmdir, B | N, 4 + WCC },
+	[NFSPROC3_RENAME] = { "RENAME", nfs3_rename, B | N, 4 + 2 * WCC },
+	[NFSPROC3_LINK] = { "LINK", nfs3_link, B | N, 4 + ATTR + WCC },
 	[NFSPROC3_READDIR] = { "READDIR", nfs3_readdir, B, NFS3_DIRMAX + 256 },
 	[NFSPROC3_READDIRPLUS] = { "READDIRPLUS", nfs3_readdirplus, B,
 				   NFS3_DIRMAX + 256 },
 	[NFSPROC3_FSSTAT] = { "FSSTAT", nfs3_fsstat, B, 4 + ATTR + 52 },
 	[NFSPROC3_FSINFO] = { "FSINFO", nfs3_fsinfo, B, 4 + ATTR + 48 },
 	[NFSPROC3_PATHCONF] = { "PATHCONF", nfs3_pathconf, B, 4 + ATTR + 24 },
+	[NFSPROC3_COMMIT] = { "COMMIT", nfs3_commit, B, 4 + 28 + ATTR + 8 },
 };
 
 static const struct rpc_proc mount3_procs[6] = {

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv3 procedures that change the name space: MKDIR, SYMLINK, MKNOD,
+ * REMOVE, RMDIR, RENAME, LINK (RFC 1813 3.3.9-3.3.15).
+ *
+ * DESIGN
+ * - The parent directories are the O_PATH descriptors nfs3_resolve()
+ *   gives, with the caller's (squashed) identity already in effect on
+ *   this thread: the *at(2) calls below run as the caller, so the
+ *   kernel decides permissions (write and search on the directory, the
+ *   sticky bit, protected_hardlinks, CAP_MKNOD for devices, which
+ *   setfsuid to a non-root uid drops).
+ * - Names are used as one component (vfs_check_name) and never
+ *   followed: unlinkat/renameat act on the directory entries, the new
+ *   object is opened O_PATH|O_NOFOLLOW, and LINK links the inode behind
+ *   the file's own descriptor.
+ * - Order of checks, as Linux's nfsd (fs/nfsd/vfs.c): the handle, then
+ *   "is a directory" (NOTDIR), then the export's write permission
+ *   (ROFS), then the name, then the operation. Every reply carries the
+ *   directory's wcc_data once the directory is resolved, on success and
+ *   on failure.
+ * - "." and ".." as the name to act on, answered as nfsd does:
+ *   MKDIR/SYMLINK/MKNOD/LINK -> NFS3ERR_EXIST (nfsd_create,
+ *   nfsd_symlink, nfsd_link: "err = nfserr_exist; if (isdotent(...))"),
+ *   REMOVE/RMDIR -> NFS3ERR_ACCES (nfsd_unlink: nfserr_acces),
+ *   RENAME -> NFS3ERR_PERM (nfsd_rename: nfserr_perm), for either name.
+ * - The process umask is not applied to the mode a client gives (nfsd
+ *   runs with umask 0). The umask is process-wide state shared by every
+ *   thread, so it is not changed here; instead, when the new object
+ *   lacks permission bits that were asked for and that the umask alone
+ *   explains, they are restored with chmod(2) through /proc/self/fd
+ *   (the object is owned by the caller, so the caller may). A parent
+ *   with a default ACL makes the kernel skip the umask; bits the ACL
+ *   withheld are restored only when they are also in the umask (rare:
+ *   nfsx's default umask is the one nfsxd was started with).
+ * - sattr3 uid/gid at creation are applied only when the caller acts as
+ *   root after squashing and silently ignored otherwise, as nfsd's
+ *   nfsd_create_setattr() does (some clients send their own gid).
+ *   atime/mtime are applied (not on symlinks); size is ignored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "nfs3/nfs3.h"
+#include "nfs3/procs.h"
+
+#define ARGS_OK(dec, out) (dec(&req->args, (out)) && xdr_dec_left(&req->args) == 0)
+#define REPLY(encf, res) (encf(&req->enc, (res)) ? RPC_SUCCESS : RPC_SYSTEM_ERR)
+
+/* A directory a call changes, and the name in it. */
+struct dirop {
+	struct nfs3_obj d;
+	struct pre_op_attr pre;
+	char name[NAME_MAX + 1];
+};
+
+static bool is_dot(const char *n)
+{
+	return strcmp(n, ".") == 0 || strcmp(n, "..") == 0;
+}
+
+/*
+ * dirop_begin - resolve @da's directory, note its pre-op attributes,
+ * check it is a directory of a writable export, and copy and check the
+ * name. @dots is the answer for "." and "..".
+ */
+static enum nfsstat3 dirop_begin(struct rpc_req *req, const struct diropargs3 *da,
+				 enum nfsstat3 dots, struct dirop *op)
+{
+	enum nfsstat3 st;
+	int err;
+
+	op->pre.attributes_follow = false;
+	op->name[0] = 0;
+	st = nfs3_resolve(req, &da->dir, &op->d);
+	if (st != NFS3_OK)
+		return st;
+	nfs3_pre_op(op->d.fd, &op->pre);
+	if (!op->d.have_st)
+		return NFS3ERR_IO;
+	if (!S_ISDIR(op->d.st.st_mode))
+		return NFS3ERR_NOTDIR;
+	st = nfs3_writable(&op->d);
+	if (st != NFS3_OK)
+		return st;
+	err = vfs_check_name(da->name.data, da->name.len);
+	if (err)
+		return nfs3_errno(-err); /* "", "/", NUL: ACCES; > NAME_MAX: NAMETOOLONG */
+	memcpy(op->name, da->name.data, da->name.len);
+	op->name[da->name.len] = 0;
+	return is_dot(op->name) ? dots : NFS3_OK;
+}
+
+/* The directory's wcc_data after the call (nothing when unresolved). */
+static void dirop_wcc(const struct dirop *op, struct wcc_data *w)
+{
+	nfs3_wcc(&op->d, op->d.fd, &op->pre, w);
+}
+
+/* /proc/self/fd/N: the inode behind an O_PATH descriptor, for calls
+ * that have no AT_EMPTY_PATH form (chmod, utimensat, linkat as non-root). */
+static void fd_path(char *buf, size_t len, int fd)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+/* The process umask, read once from /proc (umask(2) would change it). */
+static mode_t process_umask(void)
+{
+	static atomic_int cached = -1;
+	int v = atomic_load(&cached);
+	char line[128];
+	FILE *f;
+
+	if (v >= 0)
+		return (mode_t)v;
+	v = 022; /* conservative guess if /proc says nothing */
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			unsigned int u;
+
+			if (sscanf(line, "Umask: %o", &u) == 1) {
+				v = (int)(u & 0777);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	atomic_store(&cached, v);
+	return (mode_t)v;
+}
+
+static struct timespec nfs_time(enum time_how how, const struct nfstime3 *t)
+{
+	struct timespec ts = { 0, UTIME_OMIT };
+
+	if (how == SET_TO_SERVER_TIME) {
+		ts.tv_nsec = UTIME_NOW;
+	} else if (how == SET_TO_CLIENT_TIME) {
+		ts.tv_sec = t->seconds;
+		ts.tv_nsec = t->nseconds < 1000000000u ? t->nseconds : 999999999;
+	}
+	return ts;
+}
+
+/*
+ * created - after MKDIR/SYMLINK/MKNOD made @op->name of type @type:
+ * apply @sa (see DESIGN), and fill the handle and attributes of the new
+ * object. Return values: NFS3_OK, or the error of applying @sa (the
+ * object then exists, as with nfsd).
+ */
+static enum nfsstat3 created(struct rpc_req *req, struct dirop *op, mode_t type,
+			     const struct sattr3 *sa, struct nfsx_fh *fhbuf,
+			     struct post_op_fh3 *ofh, struct post_op_attr *oattr)
+{
+	enum nfsstat3 status = NFS3_OK;
+	struct vfs_cred cred;
+	struct stat st;
+	char p[64];
+	int fd;
+
+	ofh->handle_follows = false;
+	oattr->attributes_follow = false;
+	fd = openat(op->d.fd, op->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NFS3_OK; /* made, then gone: no handle to give */
+	if (vfs_stat(fd, &st) < 0 || (st.st_mode & S_IFMT) != type)
+		goto out; /* replaced meanwhile: leave it alone */
+	fd_path(p, sizeof(p), fd);
+	if (type != S_IFLNK && sa->mode.set_it) {
+		mode_t want = sa->mode.u.mode & 0777;
+		mode_t missing = want & ~st.st_mode;
+
+		if (missing && (missing & ~process_umask()) == 0 &&
+		    chmod(p, (st.st_mode & 07000) | want) < 0)
+			status = nfs3_errno(errno);
+	}
+	nfs3_cred(req, op->d.client, &cred);
+	if (status == NFS3_OK && cred.uid == 0 && (sa->uid.set_it || sa->gid.set_it) &&
+	    fchownat(fd, "", sa->uid.set_it ? sa->uid.u.uid : (uid_t)-1,
+		     sa->gid.set_it ? sa->gid.u.gid : (gid_t)-1,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		status = nfs3_errno(errno);
+	if (status == NFS3_OK && type != S_IFLNK &&
+	    (sa->atime.set_it != DONT_CHANGE || sa->mtime.set_it != DONT_CHANGE)) {
+		struct timespec ts[2] = {
+			nfs_time(sa->atime.set_it, &sa->atime.u.atime),
+			nfs_time(sa->mtime.set_it, &sa->mtime.u.mtime),
+		};
+
+		if (utimensat(AT_FDCWD, p, ts, 0) < 0)
+			status = nfs3_errno(errno);
+	}
+out:
+	if (nfs3_handle(&op->d, fd, fhbuf, &ofh->u.handle) == NFS3_OK)
+		ofh->handle_follows = true;
+	nfs3_post_op(&op->d, fd, oattr);
+	close(fd);
+	return status;
+}
+
+/* The mode bits a creation starts with: the client's, or 0 when it gave
+ * none (nfsd_create_locked: "if (!(iap->ia_valid & ATTR_MODE)) ia_mode = 0"). */
+static mode_t create_mode(const struct sattr3 *sa)
+{
+	return sa->mode.set_it ? (mode_t)(sa->mode.u.mode & 07777) : 0;
+}
+
+enum rpc_accept_stat nfs3_mkdir(struct rpc_req *req)
+{
+	struct MKDIR3args a;
+	struct MKDIR3res r = { 0 };
+	struct nfsx_fh fh;
+	struct dirop op;
+
+	if (!ARGS_OK(xdr_dec_MKDIR3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = dirop_begin(req, &a.where, NFS3ERR_EXIST, &op);
+	if (r.status == NFS3_OK) {
+		if (mkdirat(op.d.fd, op.name, create_mode(&a.attributes)) < 0)
+			r.status = nfs3_errno(errno);
+		else
+			r.status = created(req, &op, S_IFDIR, &a.attributes, &fh,
+					   &r.u.resok.obj, &r.u.resok.obj_attributes);
+	}
+	/* resok and resfail both hold dir_wcc, at different places */
+	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
+	nfs3_release(&op.d);
+	return REPLY(xdr_enc_MKDIR3res, &r);
+}
+
+enum rpc_accept_stat nfs3_symlink(struct rpc_req *req)
+{
+	struct SYMLINK3args a;
+	struct SYMLINK3res r = { 0 };
+	const nfspath3 *t;
+	char target[PATH_MAX];
+	struct nfsx_fh fh;
+	struct dirop op;
+
+	if (!ARGS_OK(xdr_dec_SYMLINK3args, &a))
+		return RPC_GARBAGE_ARGS;
+	t = &a.symlink.symlink_data;
+	r.status = dirop_begin(req, &a.where, NFS3ERR_EXIST, &op);
+	if (r.status != NFS3_OK)
+		goto out;
+	/* As nfsd3_proc_symlink: an empty target or one holding a NUL is
+	 * INVAL; longer than the kernel takes (PATH_MAX - 1) NAMETOOLONG. */
+	if (t->len == 0 || memchr(t->data, 0, t->len)) {
+		r.status = NFS3ERR_INVAL;
+		goto out;
+	}
+	if (t->len >= sizeof(target)) {
+		r.status = NFS3ERR_NAMETOOLONG;
+		goto out;
+	}
+	memcpy(target, t->data, t->len);
+	target[t->len] = 0;
+	if (symlinkat(target, op.d.fd, op.name) < 0)
+		r.status = nfs3_errno(errno);
+	else
+		r.status = created(req, &op, S_IFLNK, &a.symlink.symlink_attributes, &fh,
+				   &r.u.resok.obj, &r.u.resok.obj_attributes);
+out:
+	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
+	nfs3_release(&op.d);
+	return REPLY(xdr_enc_SYMLINK3res, &r);
+}
+
+enum rpc_accept_stat nfs3_mknod(struct rpc_req *req)
+{
+	struct MKNOD3args a;
+	struct MKNOD3res r = { 0 };
+	const struct sattr3 *sa = NULL;
+	struct nfsx_fh fh;
+	struct dirop op;
+	mode_t type = 0;
+	dev_t dev = 0;
+
+	if (!ARGS_OK(xdr_dec_MKNOD3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = dirop_begin(req, &a.where, NFS3ERR_EXIST, &op);
+	if (r.status != NFS3_OK)
+		goto out;
+	switch (a.what.type) {
+	case NF3CHR:
+	case NF3BLK:
+		type = a.what.type == NF3CHR ? S_IFCHR : S_IFBLK;
+		sa = &a.what.u.device.dev_attributes;
+		/* The kernel's dev_t: 12-bit major, 20-bit minor; nfsd answers
+		 * INVAL when MKDEV does not give the numbers back. */
+		if (a.what.u.device.spec.specdata1 > 0xfffu ||
+		    a.what.u.device.spec.specdata2 > 0xfffffu) {
+			r.status = NFS3ERR_INVAL;
+			goto out;
+		}
+		dev = makedev(a.what.u.device.spec.specdata1,
+			      a.what.u.device.spec.specdata2);
+		break;
+	case NF3SOCK:
+	case NF3FIFO:
+		type = a.what.type == NF3SOCK ? S_IFSOCK : S_IFIFO;
+		sa = &a.what.u.pipe_attributes;
+		break;
+	default: /* NF3REG, NF3DIR, NF3LNK: CREATE, MKDIR, SYMLINK do those */
+		r.status = NFS3ERR_BADTYPE;
+		goto out;
+	}
+	/* Devices need CAP_MKNOD, which a non-root fsuid does not have:
+	 * EPERM -> NFS3ERR_PERM, as with nfsd. */
+	if (mknodat(op.d.fd, op.name, type | create_mode(sa), dev) < 0)
+		r.status = nfs3_errno(errno);
+	else
+		r.status = created(req, &op, type, sa, &fh, &r.u.resok.obj,
+				   &r.u.resok.obj_attributes);
+out:
+	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
+	nfs3_release(&op.d);
+	return REPLY(xdr_enc_MKNOD3res, &r);
+}
+
+/*
+ * REMOVE and RMDIR: unlinkat(2) on the name. REMOVE of a directory gets
+ * EISDIR from the kernel -> NFS3ERR_ISDIR (nfsd calls vfs_unlink for
+ * REMOVE whatever the type and answers the same); RMDIR of a
+ * non-directory ENOTDIR -> NFS3ERR_NOTDIR; RMDIR of a non-empty one
+ * ENOTEMPTY (or EEXIST on some file systems) -> NFS3ERR_NOTEMPTY.
+ */
+static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 *da,
+				   int flags, struct wcc_data *ok, struct wcc_data *fail)
+{
+	enum nfsstat3 st;
+	struct dirop op;
+
+	st = dirop_begin(req, da, NFS3ERR_ACCES, &op);
+	if (st == NFS3_OK && unlinkat(op.d.fd, op.name, flags) < 0) {
+		int e = errno;
+
+		st = (flags & AT_REMOVEDIR) && e == EEXIST ? NFS3ERR_NOTEMPTY
+							   : nfs3_errno(e);
+	}
+	dirop_wcc(&op, st == NFS3_OK ? ok : fail);
+	nfs3_release(&op.d);
+	return st;
+}
+
+enum rpc_accept_stat nfs3_remove(struct rpc_req *req)
+{
+	struct REMOVE3args a;
+	struct REMOVE3res r = { 0 };
+
+	if (!ARGS_OK(xdr_dec_REMOVE3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = remove_common(req, &a.object, 0, &r.u.resok.dir_wcc,
+				 &r.u.resfail.dir_wcc);
+	return REPLY(xdr_enc_REMOVE3res, &r);
+}
+
+enum rpc_accept_stat nfs3_rmdir(struct rpc_req *req)
+{
+	struct RMDIR3args a;
+	struct RMDIR3res r = { 0 };
+
+	if (!ARGS_OK(xdr_dec_RMDIR3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = remove_common(req, &a.object, AT_REMOVEDIR, &r.u.resok.dir_wcc,
+				 &r.u.resfail.dir_wcc);
+	return REPLY(xdr_enc_RMDIR3res, &r);
+}
+
+/*
+ * RENAME: both directories resolved (each handle with its own export's
+ * client rules), both must be in the same export (else XDEV, as nfsd),
+ * then renameat(2), which replaces a target of a compatible type
+ * atomically (EISDIR, ENOTDIR, ENOTEMPTY otherwise) and never follows
+ * either name.
+ */
+enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
+{
+	struct RENAME3args a;
+	struct RENAME3res r = { 0 };
+	struct dirop from, to;
+	struct wcc_data *fw, *tw;
+	enum nfsstat3 st;
+
+	if (!ARGS_OK(xdr_dec_RENAME3args, &a))
+		return RPC_GARBAGE_ARGS;
+	to.d.fd = -1;
+	to.pre.attributes_follow = false;
+	r.status = dirop_begin(req, &a.from, NFS3ERR_PERM, &from);
+	if (from.d.fd < 0)
+		goto out;
+	/* Both directories are resolved whatever the checks of the first
+	 * said, so that both wcc_data can be given. */
+	st = dirop_begin(req, &a.to, NFS3ERR_PERM, &to);
+	if (r.status == NFS3_OK)
+		r.status = st;
+	if (r.status != NFS3_OK)
+		goto out;
+	if (from.d.exp != to.d.exp) {
+		r.status = NFS3ERR_XDEV;
+		goto out;
+	}
+	if (renameat(from.d.fd, from.name, to.d.fd, to.name) < 0)
+		r.status = nfs3_errno(errno == EEXIST ? ENOTEMPTY : errno);
+out:
+	fw = r.status == NFS3_OK ? &r.u.resok.fromdir_wcc : &r.u.resfail.fromdir_wcc;
+	tw = r.status == NFS3_OK ? &r.u.resok.todir_wcc : &r.u.resfail.todir_wcc;
+	dirop_wcc(&from, fw);
+	dirop_wcc(&to, tw);
+	nfs3_release(&to.d);
+	nfs3_release(&from.d);
+	return REPLY(xdr_enc_RENAME3res, &r);
+}
+
+/*
+ * LINK: linkat(2) of the file's inode into the directory. Not
+ * linkat(fd, "", ..., AT_EMPTY_PATH): that needs CAP_DAC_READ_SEARCH,
+ * which a non-root fsuid does not have (ENOENT on Linux < 6.10). The
+ * magic link /proc/self/fd/N with AT_SYMLINK_FOLLOW names the same
+ * inode (a symlink is linked itself, not its target) and the kernel
+ * checks the caller's rights, including fs.protected_hardlinks (which
+ * nfsd, calling vfs_link directly, does not). A directory: EPERM ->
+ * NFS3ERR_PERM. File and directory in different exports: XDEV.
+ */
+enum rpc_accept_stat nfs3_link(struct rpc_req *req)
+{
+	struct LINK3args a;
+	struct LINK3res r = { 0 };
+	struct nfs3_obj f;
+	struct dirop op;
+	char p[64];
+
+	if (!ARGS_OK(xdr_dec_LINK3args, &a))
+		return RPC_GARBAGE_ARGS;
+	op.d.fd = -1;
+	op.pre.attributes_follow = false;
+	r.status = nfs3_resolve(req, &a.file, &f);
+	if (r.status != NFS3_OK)
+		goto out;
+	r.status = dirop_begin(req, &a.link, NFS3ERR_EXIST, &op);
+	if (r.status != NFS3_OK)
+		goto out;
+	if (f.exp != op.d.exp) {
+		r.status = NFS3ERR_XDEV;
+		goto out;
+	}
+	fd_path(p, sizeof(p), f.fd);
+	if (linkat(AT_FDCWD, p, op.d.fd, op.name, AT_SYMLINK_FOLLOW) < 0)
+		r.status = nfs3_errno(errno);
+out:
+	if (r.status == NFS3_OK) {
+		nfs3_post_op(&f, f.fd, &r.u.resok.file_attributes);
+		dirop_wcc(&op, &r.u.resok.linkdir_wcc);
+	} else {
+		nfs3_post_op(&f, f.fd, &r.u.resfail.file_attributes);
+		dirop_wcc(&op, &r.u.resfail.linkdir_wcc);
+	}
+	nfs3_release(&op.d);
+	nfs3_release(&f);
+	return REPLY(xdr_enc_LINK3res, &r);
+}

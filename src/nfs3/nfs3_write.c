@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv3 procedures that change a file: WRITE, COMMIT, SETATTR, CREATE.
+ *
+ * DESIGN
+ * - As everywhere in nfs3/, the object is an O_PATH descriptor and the
+ *   worker thread already acts as the (squashed) caller, so the kernel's
+ *   permission checks decide. O_PATH descriptors cannot be written,
+ *   fchmod()ed or futimens()ed: data goes through a descriptor reopened
+ *   through /proc/self/fd (vfs_reopen), mode and times through the
+ *   /proc/self/fd/N path (the magic link names the object itself, even a
+ *   symlink, without following anything further), ownership through
+ *   fchownat(AT_EMPTY_PATH).
+ * - Owner override, as Linux's nfsd (NFSD_MAY_OWNER_OVERRIDE): the owner
+ *   of a file may write and truncate it even when its mode forbids it. A
+ *   client that creates a file 0444 (tar, cp -p) then writes it through
+ *   the descriptor its open(2) returned; the server must let it.
+ * - Every change is refused on a read-only export (NFS3ERR_ROFS) before
+ *   the file system is touched; results carry wcc_data taken around the
+ *   change, on success and on failure.
+ * - WRITE and COMMIT share the per-boot verifier nfs3->write_verf: a
+ *   restart changes it, so clients resend what they wrote UNSTABLE and
+ *   had not committed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfs3/nfs3.h"
+#include "nfs3/procs.h"
+
+#define ARGS_OK(dec, out) (dec(&req->args, (out)) && xdr_dec_left(&req->args) == 0)
+#define REPLY(encf, res) (encf(&req->enc, (res)) ? RPC_SUCCESS : RPC_SYSTEM_ERR)
+
+static void proc_path(char *buf, size_t len, int fd)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+/*
+ * open_write - the regular file @o reopened O_WRONLY, with the owner
+ * override described above: when the caller is refused (EACCES) but owns
+ * the file, it is reopened as root and the thread becomes the caller again.
+ * Return values: fd, or -errno.
+ */
+static int open_write(struct rpc_req *req, const struct nfs3_obj *o)
+{
+	struct vfs_cred c;
+	int fd = vfs_reopen(o->fd, O_WRONLY);
+
+	if (fd != -EACCES || !o->have_st)
+		return fd;
+	nfs3_cred(req, o->client, &c);
+	if (c.uid != o->st.st_uid)
+		return fd;
+	if (vfs_become(NULL) < 0)
+		return -EACCES;
+	fd = vfs_reopen(o->fd, O_WRONLY);
+	if (vfs_become(&c) < 0) {
+		/* Never go on as root. */
+		if (fd >= 0)
+			close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* ISDIR for a directory, INVAL for anything else that is not a regular file. */
+static enum nfsstat3 not_regular(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? NFS3ERR_ISDIR : NFS3ERR_INVAL;
+}
+
+/* ---- WRITE --------------------------------------------------------------- */
+
+/*
+ * WRITE. The data is a view into the request record (no copy). count
+ * larger than the opaque data is GARBAGE_ARGS, as Linux's nfsd answers
+ * (its decoder refuses count != length); a count smaller than the data
+ * writes count bytes, which is what RFC 1813 says count means. Counts
+ * above NFS3_WTMAX are cut to it and the reply says how much was written,
+ * as Linux does. UNSTABLE writes are not synced; DATA_SYNC ends with
+ * fdatasync(2), FILE_SYNC with fsync(2), and the reply says so.
+ */
+enum rpc_accept_stat nfs3_write(struct rpc_req *req)
+{
+	struct WRITE3args a;
+	struct WRITE3res r = { 0 };
+	struct pre_op_attr pre = { 0 };
+	struct nfs3_obj o;
+	const uint8_t *p;
+	uint32_t count, done = 0;
+	int fd = -1, err = 0;
+
+	if (!ARGS_OK(xdr_dec_WRITE3args, &a) || a.count > a.data.len)
+		return RPC_GARBAGE_ARGS;
+	r.status = nfs3_resolve(req, &a.file, &o);
+	if (r.status != NFS3_OK)
+		goto out;
+	nfs3_pre_op(o.fd, &pre);
+	r.status = nfs3_writable(&o);
+	if (r.status != NFS3_OK)
+		goto fail;
+	if (!S_ISREG(o.st.st_mode)) {
+		r.status = not_regular(&o.st);
+		goto fail;
+	}
+	count = a.count < NFS3_WTMAX ? a.count : NFS3_WTMAX;
+	if (a.offset > (uint64_t)INT64_MAX ||
+	    a.offset + count > (uint64_t)INT64_MAX) {
+		r.status = NFS3ERR_FBIG;
+		goto fail;
+	}
+	fd = open_write(req, &o);
+	if (fd < 0) {
+		r.status = nfs3_errno(-fd);
+		goto fail;
+	}
+	p = a.data.data;
+	while (done < count) {
+		ssize_t n = pwrite(fd, p + done, count - done,
+				   (off_t)(a.offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : ENOSPC;
+			break;
+		}
+		done += (uint32_t)n;
+	}
+	/* A short write that wrote something is a short count, as pwrite's. */
+	if (err && done == 0) {
+		r.status = nfs3_errno(err);
+		goto fail;
+	}
+	r.u.resok.committed = UNSTABLE;
+	if (a.stable == DATA_SYNC || a.stable == FILE_SYNC) {
+		if ((a.stable == DATA_SYNC ? fdatasync(fd) : fsync(fd)) < 0) {
+			r.status = nfs3_errno(errno);
+			goto fail;
+		}
+		r.u.resok.committed = a.stable;
+	}
+	r.u.resok.count = done;
+	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
+	nfs3_wcc(&o, fd, &pre, &r.u.resok.file_wcc);
+	goto out;
+fail:
+	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
+out:
+	if (fd >= 0)
+		close(fd);
+	nfs3_release(&o);
+	return REPLY(xdr_enc_WRITE3res, &r);
+}
+
+/* ---- COMMIT -------------------------------------------------------------- */
+
+/*
+ * COMMIT. offset and count are not used: the whole file is synced with
+ * fsync(2), which covers any range asked (Linux's nfsd syncs a range, and
+ * the whole file when count is 0). An offset beyond what a file can hold
+ * is NFS3ERR_INVAL, as in Linux. The file is opened as for WRITE (write
+ * permission, owner override), as Linux's nfsd asks NFSD_MAY_WRITE.
+ */
+enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
+{
+	struct COMMIT3args a;
+	struct COMMIT3res r = { 0 };
+	struct pre_op_attr pre = { 0 };
+	struct nfs3_obj o;
+	int fd = -1;
+
+	if (!ARGS_OK(xdr_dec_COMMIT3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = nfs3_resolve(req, &a.file, &o);
+	if (r.status != NFS3_OK)
+		goto out;
+	nfs3_pre_op(o.fd, &pre);
+	r.status = nfs3_writable(&o);
+	if (r.status != NFS3_OK)
+		goto fail;
+	if (!S_ISREG(o.st.st_mode)) {
+		r.status = not_regular(&o.st);
+		goto fail;
+	}
+	if (a.offset > (uint64_t)INT64_MAX) {
+		r.status = NFS3ERR_INVAL;
+		goto fail;
+	}
+	fd = open_write(req, &o);
+	if (fd < 0) {
+		r.status = nfs3_errno(-fd);
+		goto fail;
+	}
+	if (fsync(fd) < 0) {
+		r.status = nfs3_errno(errno);
+		goto fail;
+	}
+	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
+	nfs3_wcc(&o, fd, &pre, &r.u.resok.file_wcc);
+	goto out;
+fail:
+	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
+out:
+	if (fd >= 0)
+		close(fd);
+	nfs3_release(&o);
+	return REPLY(xdr_enc_COMMIT3res, &r);
+}
+
+/* ---- SETATTR ------------------------------------------------------------- */
+
+static bool sattr_empty(const struct sattr3 *s)
+{
+	return !s->mode.set_it && !s->uid.set_it && !s->gid.set_it &&
+	       !s->size.set_it && s->atime.set_it == DONT_CHANGE &&
+	       s->mtime.set_it == DONT_CHANGE;
+}
+
+static void set_ts(struct timespec *ts, enum time_how how, const struct nfstime3 *t)
+{
+	switch (how) {
+	case SET_TO_SERVER_TIME:
+		ts->tv_sec = 0;
+		ts->tv_nsec = UTIME_NOW;
+		break;
+	case SET_TO_CLIENT_TIME:
+		ts->tv_sec = (time_t)t->seconds;
+		ts->tv_nsec = t->nseconds;
+		break;
+	default:
+		ts->tv_sec = 0;
+		ts->tv_nsec = UTIME_OMIT;
+		break;
+	}
+}
+
+/*
+ * apply_sattr - make the object @fd (of @o, whose stat is @st) have the
+ * attributes @s asks for, as the caller. Order as in Linux's nfsd: size
+ * first, then owner, mode, times (a chown clears set-id bits, and the
+ * mode asked must win; a truncation changes mtime, and the times asked
+ * must win). Not atomic: a failure part-way leaves the earlier changes.
+ * Return values: NFS3_OK or the error.
+ */
+static enum nfsstat3 apply_sattr(struct rpc_req *req, const struct nfs3_obj *o,
+				 int fd, const struct stat *st, const struct sattr3 *s)
+{
+	char path[64];
+
+	proc_path(path, sizeof(path), fd);
+	if (s->size.set_it) {
+		struct nfs3_obj w = *o;
+		int wfd, r = 0;
+
+		if (!S_ISREG(st->st_mode))
+			return not_regular(st);
+		if (s->size.u.size > (uint64_t)INT64_MAX)
+			return NFS3ERR_FBIG;
+		w.fd = fd;
+		w.st = *st;
+		w.have_st = true;
+		wfd = open_write(req, &w);
+		if (wfd < 0)
+			return nfs3_errno(-wfd);
+		/* Linux skips a truncation to the current size (no mtime change). */
+		if ((uint64_t)st->st_size != s->size.u.size)
+			r = ftruncate(wfd, (off_t)s->size.u.size) < 0 ? errno : 0;
+		close(wfd);
+		if (r)
+			return nfs3_errno(r);
+	}
+	if (s->uid.set_it || s->gid.set_it) {
+		uid_t uid = s->uid.set_it ? (uid_t)s->uid.u.uid : (uid_t)-1;
+		gid_t gid = s->gid.set_it ? (gid_t)s->gid.u.gid : (gid_t)-1;
+
+		if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+			return nfs3_errno(errno);
+	}
+	if (s->mode.set_it && chmod(path, (mode_t)(s->mode.u.mode & 07777)) < 0)
+		return nfs3_errno(errno);
+	if (s->atime.set_it != DONT_CHANGE || s->mtime.set_it != DONT_CHANGE) {
+		struct timespec ts[2];
+
+		set_ts(&ts[0], s->atime.set_it, &s->atime.u.atime);
+		set_ts(&ts[1], s->mtime.set_it, &s->mtime.u.mtime);
+		if (utimensat(AT_FDCWD, path, ts, 0) < 0)
+			return nfs3_errno(errno);
+	}
+	return NFS3_OK;
+}
+
+/*
+ * SETATTR. The guard compares the object's ctime (seconds and
+ * nanoseconds) with the client's: a difference is NFS3ERR_NOT_SYNC and
+ * nothing changes. A size on a directory is NFS3ERR_ISDIR, on another
+ * non-regular object NFS3ERR_INVAL (Linux's nfsd answers the same).
+ * Permission is the kernel's: a chmod by a non-owner is EPERM, hence
+ * NFS3ERR_PERM.
+ */
+enum rpc_accept_stat nfs3_setattr(struct rpc_req *req)
+{
+	struct SETATTR3args a;
+	struct SETATTR3res r = { 0 };
+	struct pre_op_attr pre = { 0 };
+	struct nfs3_obj o;
+
+	if (!ARGS_OK(xdr_dec_SETATTR3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = nfs3_resolve(req, &a.object, &o);
+	if (r.status != NFS3_OK)
+		goto out;
+	nfs3_pre_op(o.fd, &pre);
+	r.status = nfs3_writable(&o);
+	if (r.status != NFS3_OK)
+		goto wcc;
+	if (!o.have_st) {
+		r.status = NFS3ERR_IO;
+		goto wcc;
+	}
+	if (a.guard.check &&
+	    ((uint32_t)o.st.st_ctim.tv_sec != a.guard.u.obj_ctime.seconds ||
+	     (uint32_t)o.st.st_ctim.tv_nsec != a.guard.u.obj_ctime.nseconds)) {
+		r.status = NFS3ERR_NOT_SYNC;
+		goto wcc;
+	}
+	if (!sattr_empty(&a.new_attributes))
+		r.status = apply_sattr(req, &o, o.fd, &o.st, &a.new_attributes);
+wcc:
+	/* resok and resfail hold the same wcc_data. */
+	nfs3_wcc(&o, o.fd, &pre, &r.u.resok.obj_wcc);
+out:
+	nfs3_release(&o);
+	return REPLY(xdr_enc_SETATTR3res, &r);
+}
+
+/* ---- CREATE -------------------------------------------------------------- */
+
+/* The EXCLUSIVE verifier as two times in seconds, masked to 31 bits as
+ * Linux's nfsd does so that they stay positive on every file system. */
+static void verf_times(const createverf3 *v, time_t *mtime, time_t *atime)
+{
+	const uint8_t *b = v->val;
+
+	*mtime = (time_t)(((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+			   (uint32_t)b[2] << 8 | b[3]) & 0x7fffffffu);
+	*atime = (time_t)(((uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 |
+			   (uint32_t)b[6] << 8 | b[7]) & 0x7fffffffu);
+}
+
+/*
+ * CREATE.
+ * - UNCHECKED: an existing regular file is fine (only a size in the
+ *   attributes is applied to it, as Linux does); another kind of object
+ *   there is NFS3ERR_EXIST.
+ * - GUARDED: anything existing is NFS3ERR_EXIST.
+ * - EXCLUSIVE: the new file keeps the verifier in its mtime and atime
+ *   seconds (Linux's nfsd: mtime = first word, atime = second, 31 bits);
+ *   an existing regular file of size 0 whose times match is the same
+ *   create retransmitted and succeeds, anything else is NFS3ERR_EXIST.
+ *   The client then sets the real attributes with SETATTR.
+ * New files get the mode asked (0 when none, as in Linux: the client
+ * applies its umask and, for EXCLUSIVE, sets the mode afterwards); the
+ * process umask is undone by a chmod when it took bits away. The final
+ * component is never followed: a symlink there exists, so it is EXIST.
+ * The file is created with O_CREAT|O_EXCL after a lookup, so the kind of
+ * create is decided without a race that would truncate or reuse another
+ * file.
+ */
+enum rpc_accept_stat nfs3_create(struct rpc_req *req)
+{
+	struct CREATE3args a;
+	struct CREATE3res r = { 0 };
+	struct pre_op_attr pre = { 0 };
+	const struct sattr3 *attrs = NULL;
+	struct sattr3 rest;
+	struct nfsx_fh fh;
+	struct nfs3_obj o;
+	struct stat st;
+	char name[NAME_MAX + 1];
+	mode_t mode = 0;
+	int fd = -1, e, tries;
+	bool created = false;
+
+	if (!ARGS_OK(xdr_dec_CREATE3args, &a))
+		return RPC_GARBAGE_ARGS;
+	r.status = nfs3_resolve(req, &a.where.dir, &o);
+	if (r.status != NFS3_OK)
+		goto out;
+	nfs3_pre_op(o.fd, &pre);
+	r.status = nfs3_writable(&o);
+	if (r.status != NFS3_OK)
+		goto fail;
+	if (!S_ISDIR(o.st.st_mode)) {
+		r.status = NFS3ERR_NOTDIR;
+		goto fail;
+	}
+	e = vfs_check_name(a.where.name.data, a.where.name.len);
+	if (e < 0) {
+		r.status = nfs3_errno(-e);
+		goto fail;
+	}
+	memcpy(name, a.where.name.data, a.where.name.len);
+	name[a.where.name.len] = 0;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		r.status = NFS3ERR_EXIST;
+		goto fail;
+	}
+	if (a.how.mode != EXCLUSIVE) {
+		attrs = &a.how.u.obj_attributes;
+		if (attrs->mode.set_it)
+			mode = (mode_t)(attrs->mode.u.mode & 07777);
+	}
+
+	/* Look, then create exclusively; a file appearing in between is looked at again. */
+	for (tries = 0; tries < 3 && fd < 0; tries++) {
+		fd = openat(o.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno != ENOENT) {
+			r.status = nfs3_errno(errno);
+			goto fail;
+		}
+		fd = openat(o.fd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW |
+			    O_CLOEXEC, mode);
+		if (fd >= 0) {
+			created = true;
+			break;
+		}
+		if (errno != EEXIST || a.how.mode == GUARDED) {
+			r.status = nfs3_errno(errno);
+			goto fail;
+		}
+	}
+	if (fd < 0) {
+		r.status = NFS3ERR_EXIST;
+		goto fail;
+	}
+	if (vfs_stat(fd, &st) < 0) {
+		r.status = NFS3ERR_IO;
+		goto fail;
+	}
+
+	if (!created) {
+		time_t vm, va;
+
+		switch (a.how.mode) {
+		case UNCHECKED:
+			if (!S_ISREG(st.st_mode)) {
+				r.status = NFS3ERR_EXIST;
+				goto fail;
+			}
+			/* Only the size applies to an existing file (Linux). */
+			memset(&rest, 0, sizeof(rest));
+			rest.size = attrs->size;
+			r.status = apply_sattr(req, &o, fd, &st, &rest);
+			break;
+		case EXCLUSIVE:
+			verf_times(&a.how.u.verf, &vm, &va);
+			if (!S_ISREG(st.st_mode) || st.st_mtim.tv_sec != vm ||
+			    st.st_atim.tv_sec != va || st.st_size != 0)
+				r.status = NFS3ERR_EXIST;
+			break;
+		default:
+			r.status = NFS3ERR_EXIST;
+			break;
+		}
+	} else if (a.how.mode == EXCLUSIVE) {
+		struct timespec ts[2] = { { 0, 0 }, { 0, 0 } };
+		char path[64];
+
+		verf_times(&a.how.u.verf, &ts[1].tv_sec, &ts[0].tv_sec);
+		proc_path(path, sizeof(path), fd);
+		if (utimensat(AT_FDCWD, path, ts, 0) < 0)
+			r.status = nfs3_errno(errno);
+	} else {
+		/* The mode went in with the create; the rest like SETATTR. */
+		rest = *attrs;
+		rest.mode.set_it = (st.st_mode & 07777) != mode;
+		rest.mode.u.mode = mode;
+		if (!sattr_empty(&rest))
+			r.status = apply_sattr(req, &o, fd, &st, &rest);
+	}
+	if (r.status != NFS3_OK)
+		goto fail;
+
+	r.status = nfs3_handle(&o, fd, &fh, &r.u.resok.obj.u.handle);
+	if (r.status != NFS3_OK)
+		goto fail;
+	r.u.resok.obj.handle_follows = true;
+	nfs3_post_op(&o, fd, &r.u.resok.obj_attributes);
+	nfs3_wcc(&o, o.fd, &pre, &r.u.resok.dir_wcc);
+	goto out;
+fail:
+	/* A file created here whose attributes could not be set stays: as in
+	 * Linux, the client learns the error and may remove it. */
+	nfs3_wcc(&o, o.fd, &pre, &r.u.resfail.dir_wcc);
+out:
+	if (fd >= 0)
+		close(fd);
+	nfs3_release(&o);
+	return REPLY(xdr_enc_CREATE3res, &r);
+}
