@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The Linux kernel's NFS client against nfsxd: boots Debian's kernel under
+# qemu (no KVM needed; about 20 s) with run.sh, mounts an export of a
+# freshly started nfsxd over NFSv3 and runs guest/test.sh's steps (mount,
+# files, big files, rename, links, chmod, truncate, sparse, 200-entry
+# directories, remount, removal). Each step becomes one TAP line.
+#   run-kernel.sh NFSXD [VERSION]      (default version 3)
+# Needs qemu-system-x86, linux-image-amd64, busybox-static, cpio, kmod
+# (scripts/deps.sh test installs them) and root, to build the initramfs.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"
+need_nfsxd "${1:-}"
+vers=${2:-3}
+
+missing=
+for t in qemu-system-x86_64 busybox cpio; do
+	command -v "$t" >/dev/null || missing="$missing $t"
+done
+ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$missing linux-image"
+if [ -n "$missing" ] || [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP kernel client test needs root and:${missing:- nothing}"
+	exit 0
+fi
+
+export_dir=$WORK/export
+mkdir -p "$export_dir"
+pick_port P || { echo "Bail out! no free port"; exit 1; }
+# The guest reaches 127.0.0.1 through qemu's user network from an
+# unprivileged port, as root: hence insecure and no_root_squash.
+start_nfsxd kernel --no-rpcbind --port "$P" --bind 127.0.0.1 \
+	--export "$export_dir:rw,no_root_squash,insecure"
+S=$SERVER_PID
+if ! wait_port "$P" 10 "$S"; then
+	echo "Bail out! nfsxd did not start"
+	show_log kernel
+	exit 1
+fi
+
+"$here/run.sh" -p "$P" -e "$export_dir" -m "$P" -l "$WORK/logs" "$vers" \
+	>"$WORK/kclient.out" 2>&1
+rc=$?
+n=0
+while IFS= read -r line; do
+	case $line in
+	"KCLIENT PASS: "*)
+		n=$((n + 1))
+		echo "ok $n - NFSv$vers kernel client: ${line#KCLIENT PASS: }" ;;
+	"KCLIENT FAIL: "*)
+		n=$((n + 1))
+		echo "not ok $n - NFSv$vers kernel client: ${line#KCLIENT FAIL: }" ;;
+	esac
+done <"$WORK/kclient.out"
+if [ "$n" -eq 0 ] || [ $rc -ne 0 ]; then
+	n=$((n + 1))
+	[ $rc -eq 0 ] && echo "ok $n - run.sh exit status" ||
+		echo "not ok $n - run.sh exit status $rc"
+	sed 's/^/# /' "$WORK/kclient.out" | tail -40
+	for f in "$WORK"/logs/*.log; do
+		[ -f "$f" ] && { echo "# --- $f (tail) ---"; tail -30 "$f" | sed 's/^/# /'; }
+	done
+fi
+stop_nfsxd "$S" 10
+n=$((n + 1))
+[ "$STOP_STATUS" -eq 0 ] && echo "ok $n - nfsxd exits 0 on SIGTERM" ||
+	echo "not ok $n - nfsxd exits $STOP_STATUS on SIGTERM"
+echo "1..$n"
