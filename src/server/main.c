@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 	if (mode == RPCB_REGISTERED && register_remote(&reg, &o, false) < 0)
 		mode = RPCB_FAILED;
 
-	log_info("nfsxd %s listening on %s port %u (NFS 3 read-only procedures and MOUNT 3; writes not implemented yet), %u export(s), rpcbind: %s",
+	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3), %u export(s), rpcbind: %s",
 		 NFSX_VERSION, o.bind, o.port, exports_count(exports),
 		 mode == RPCB_EMBEDDED ? "embedded" :
 		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :

@@ -16,10 +16,8 @@
 
 static const char usage[] =
 "Usage: nfsxd [OPTION]...\n"
-"A user-space NFS server: ONC RPC over TCP with an embedded rpcbind.\n"
-"Status: the RPC core answers NULL for NFS 3 (100003) and MOUNT 3 (100005);\n"
-"the NFS and MOUNT procedures themselves are not implemented yet, so exports\n"
-"are accepted and checked but not served.\n"
+"A user-space NFS server: NFSv3 and MOUNT v3 over TCP on one port, with an\n"
+"embedded rpcbind. NFSv4 and NLM (locking) are not implemented yet.\n"
 "\n"
 "  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
 "  -b, --bind ADDR         address to listen on (default 127.0.0.1)\n"
@@ -50,7 +48,7 @@ static const char usage[] =
 "  -V, --version           version\n"
 "\n"
 "Signals: SIGTERM/SIGINT finish the calls already received and exit;\n"
-"SIGHUP reloads the exports (once exports are served).\n";
+"SIGHUP is logged and ignored: reloading the exports is not implemented yet.\n";
 
 enum {
 	OPT_NO_RPCBIND = 256,
