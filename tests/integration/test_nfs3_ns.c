@@ -139,7 +139,7 @@ static void test_create_root(struct nfs_context *nfs)
 	ok(is(nfs, nfs_mkdir2(nfs, name, 0755), 0, "mkdir 255-byte name"),
 	   "MKDIR with a 255-byte name: OK");
 	{
-		char rel[300];
+		char rel[sizeof(name) + 3];
 
 		snprintf(rel, sizeof(rel), "rw%s", name);
 		ok(S_ISDIR(lst(rel).st_mode), "MKDIR with a 255-byte name: made");
