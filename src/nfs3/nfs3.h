@@ -44,6 +44,11 @@ void nfs3_fini(void);
 
 extern struct nfs3_state *nfs3;
 
+/* In a handler: decode the arguments, which must be consumed exactly. */
+#define ARGS_OK(dec, out) (dec(&req->args, (out)) && xdr_dec_left(&req->args) == 0)
+/* In a handler: encode the result. */
+#define REPLY(encf, res) (encf(&req->enc, (res)) ? RPC_SUCCESS : RPC_SYSTEM_ERR)
+
 /* An object a call names, resolved and checked. */
 struct nfs3_obj {
 	const struct nfsx_export *exp;

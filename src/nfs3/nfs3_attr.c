@@ -14,8 +14,6 @@
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
 
-#define ARGS_OK(dec, out) (dec(&req->args, (out)) && xdr_dec_left(&req->args) == 0)
-#define REPLY(encf, res) (encf(&req->enc, (res)) ? RPC_SUCCESS : RPC_SYSTEM_ERR)
 
 enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 {
