@@ -565,3 +565,51 @@ uint16_t rpc_local_port(int fd)
 		return 0;
 	return ntohs(la.sin_port);
 }
+
+uint32_t rpc_cur_u32(struct rpc_cur *c)
+{
+	uint32_t v;
+
+	if (c->bad || c->n < 4) {
+		c->bad = true;
+		return 0;
+	}
+	v = rpc_get_u32(c->p);
+	c->p += 4;
+	c->n -= 4;
+	return v;
+}
+
+uint64_t rpc_cur_u64(struct rpc_cur *c)
+{
+	uint64_t hi = rpc_cur_u32(c);
+
+	return hi << 32 | rpc_cur_u32(c);
+}
+
+void rpc_cur_skip(struct rpc_cur *c, size_t n)
+{
+	if (c->bad || c->n < n) {
+		c->bad = true;
+		return;
+	}
+	c->p += n;
+	c->n -= n;
+}
+
+const uint8_t *rpc_cur_opaque(struct rpc_cur *c, uint32_t *len, uint32_t max)
+{
+	uint32_t l = rpc_cur_u32(c), padded = (l + 3) & ~3u;
+	const uint8_t *p;
+
+	if (c->bad || l > max || c->n < padded) {
+		c->bad = true;
+		*len = 0;
+		return NULL;
+	}
+	p = c->p;
+	c->p += padded;
+	c->n -= padded;
+	*len = l;
+	return p;
+}

@@ -203,4 +203,21 @@ int rpc_connect_privileged(uint16_t port, int timeout_ms);
 /* Local port of a connected socket (0 if unknown). */
 uint16_t rpc_local_port(int fd);
 
+/*
+ * A bounded reading cursor over a reply's results. Every read checks
+ * what is left; a short read sets bad (and returns 0 / NULL), so a test
+ * can read a whole result and check bad once.
+ */
+struct rpc_cur {
+	const uint8_t *p;
+	size_t n;
+	bool bad;
+};
+
+uint32_t rpc_cur_u32(struct rpc_cur *c);
+uint64_t rpc_cur_u64(struct rpc_cur *c);
+void rpc_cur_skip(struct rpc_cur *c, size_t n);
+/* opaque<max>: pointer to the bytes, *len their length (padding skipped). */
+const uint8_t *rpc_cur_opaque(struct rpc_cur *c, uint32_t *len, uint32_t max);
+
 #endif

@@ -384,39 +384,9 @@ struct fh {
 	uint8_t d[64];
 };
 
-struct cur {
-	const uint8_t *p;
-	size_t n;
-	bool bad;
-};
-
-static uint32_t u32(struct cur *c)
+static bool get_fh(struct rpc_cur *c, struct fh *fh)
 {
-	uint32_t v;
-
-	if (c->bad || c->n < 4) {
-		c->bad = true;
-		return 0;
-	}
-	v = rpc_get_u32(c->p);
-	c->p += 4;
-	c->n -= 4;
-	return v;
-}
-
-static void skip(struct cur *c, size_t n)
-{
-	if (c->bad || c->n < n) {
-		c->bad = true;
-		return;
-	}
-	c->p += n;
-	c->n -= n;
-}
-
-static bool get_fh(struct cur *c, struct fh *fh)
-{
-	uint32_t l = u32(c);
+	uint32_t l = rpc_cur_u32(c);
 
 	if (c->bad || l > 64 || c->n < ((l + 3u) & ~3u)) {
 		c->bad = true;
@@ -426,28 +396,28 @@ static bool get_fh(struct cur *c, struct fh *fh)
 		fh->len = l;
 		memcpy(fh->d, c->p, l);
 	}
-	skip(c, (l + 3u) & ~3u);
+	rpc_cur_skip(c, (l + 3u) & ~3u);
 	return true;
 }
 
 /* post_op_attr: returns attributes_follow; *type gets fattr3.type. */
-static bool post_op(struct cur *c, uint32_t *type)
+static bool post_op(struct rpc_cur *c, uint32_t *type)
 {
-	if (!u32(c))
+	if (!rpc_cur_u32(c))
 		return false;
 	if (type)
 		*type = rpc_get_u32(c->p);
-	skip(c, 84);
+	rpc_cur_skip(c, 84);
 	return !c->bad;
 }
 
 /* wcc_data: true when both before and after attributes are present. */
-static bool wcc(struct cur *c)
+static bool wcc(struct rpc_cur *c)
 {
-	bool before = u32(c);
+	bool before = rpc_cur_u32(c);
 
 	if (before)
-		skip(c, 24);
+		rpc_cur_skip(c, 24);
 	return post_op(c, NULL) && before && !c->bad;
 }
 
@@ -472,13 +442,13 @@ static void put_sattr_mode(struct rpc_buf *b, uint32_t mode)
 
 /* One call as AUTH_SYS root with @xid (0: a fresh one); the reply record
  * stays in @store. Returns the parsed reply's body cursor. */
-static struct cur call_xid(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
+static struct rpc_cur call_xid(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
 			   uint32_t xid, struct rpc_buf *store)
 {
 	struct rpc_buf cred;
 	struct rpc_call c;
 	struct rpc_reply r;
-	struct cur cur = { NULL, 0, true };
+	struct rpc_cur cur = { NULL, 0, true };
 	char s[256];
 	int rc;
 
@@ -506,7 +476,7 @@ static struct cur call_xid(int fd, uint32_t prog, uint32_t proc, const struct rp
 	return cur;
 }
 
-static struct cur call(int fd, uint32_t proc, const struct rpc_buf *args,
+static struct rpc_cur call(int fd, uint32_t proc, const struct rpc_buf *args,
 		       struct rpc_buf *store)
 {
 	return call_xid(fd, PROG_NFS, proc, args, 0, store);
@@ -515,14 +485,14 @@ static struct cur call(int fd, uint32_t proc, const struct rpc_buf *args,
 static bool mnt(int fd, const char *path, struct fh *fh)
 {
 	struct rpc_buf a, st;
-	struct cur c;
+	struct rpc_cur c;
 	bool good;
 
 	rpc_buf_init(&a);
 	rpc_buf_init(&st);
 	rpc_buf_put_string(&a, path);
 	c = call_xid(fd, PROG_MOUNT, 1, &a, 0, &st);
-	good = u32(&c) == 0 && get_fh(&c, fh);
+	good = rpc_cur_u32(&c) == 0 && get_fh(&c, fh);
 	rpc_buf_free(&a);
 	rpc_buf_free(&st);
 	return good;
@@ -531,7 +501,7 @@ static bool mnt(int fd, const char *path, struct fh *fh)
 static long lookup(int fd, const struct fh *dir, const char *name, struct fh *out)
 {
 	struct rpc_buf a, st;
-	struct cur c;
+	struct rpc_cur c;
 	long s;
 
 	rpc_buf_init(&a);
@@ -539,7 +509,7 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 	put_fh(&a, dir);
 	put_name(&a, name, strlen(name));
 	c = call(fd, NFSPROC3_LOOKUP, &a, &st);
-	s = u32(&c);
+	s = rpc_cur_u32(&c);
 	if (s == 0)
 		get_fh(&c, out);
 	if (c.bad)
@@ -557,12 +527,12 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 static long dirop(int fd, uint32_t proc, const struct rpc_buf *args, bool *shape_ok)
 {
 	struct rpc_buf st;
-	struct cur c;
+	struct rpc_cur c;
 	long s;
 
 	rpc_buf_init(&st);
 	c = call(fd, proc, args, &st);
-	s = u32(&c);
+	s = rpc_cur_u32(&c);
 	if (c.bad) {
 		rpc_buf_free(&st);
 		*shape_ok = false;
@@ -692,7 +662,7 @@ static void test_wire_create(int fd, const struct fh *root)
 {
 	struct rpc_buf a, st;
 	struct fh made, looked;
-	struct cur c;
+	struct rpc_cur c;
 	uint32_t type = 0;
 	bool sh;
 	long s;
@@ -704,9 +674,9 @@ static void test_wire_create(int fd, const struct fh *root)
 	put_name(&a, "wdir", 4);
 	put_sattr_mode(&a, 0711);
 	c = call(fd, NFSPROC3_MKDIR, &a, &st);
-	s = u32(&c);
+	s = rpc_cur_u32(&c);
 	{
-		bool hf = u32(&c) == 1 && get_fh(&c, &made);
+		bool hf = rpc_cur_u32(&c) == 1 && get_fh(&c, &made);
 		bool af = post_op(&c, &type);
 		bool w = wcc(&c);
 
@@ -795,7 +765,7 @@ static void test_wire_link_symlink(int fd, const struct fh *root)
 static void twice(int fd, uint32_t proc, const struct rpc_buf *args, const char *what)
 {
 	struct rpc_buf s1, s2, s3;
-	struct cur c1, c2, c3;
+	struct rpc_cur c1, c2, c3;
 	uint32_t xid = rpc_next_xid();
 	long st1, st2, st3;
 	bool same;
@@ -806,14 +776,14 @@ static void twice(int fd, uint32_t proc, const struct rpc_buf *args, const char 
 	c1 = call_xid(fd, PROG_NFS, proc, args, xid, &s1);
 	c2 = call_xid(fd, PROG_NFS, proc, args, xid, &s2);
 	same = s1.len == s2.len && s1.len > 0 && memcmp(s1.data, s2.data, s1.len) == 0;
-	st1 = u32(&c1);
-	st2 = u32(&c2);
+	st1 = rpc_cur_u32(&c1);
+	st2 = rpc_cur_u32(&c2);
 	ok(!c1.bad && !c2.bad && st1 == 0 && st2 == 0 && same,
 	   "DRC: %s sent twice with xid %#x: two identical NFS3_OK replies (%ld, %ld, %s)",
 	   what, xid, st1, st2, same ? "same bytes" : "different bytes");
 	/* The control: a new xid really is executed again. */
 	c3 = call_xid(fd, PROG_NFS, proc, args, 0, &s3);
-	st3 = u32(&c3);
+	st3 = rpc_cur_u32(&c3);
 	ok(!c3.bad && st3 == 2, "DRC: the same %s with a new xid is executed: NFS3ERR_NOENT "
 	   "(got %ld)", what, st3);
 	rpc_buf_free(&s1);

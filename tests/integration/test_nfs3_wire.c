@@ -110,71 +110,16 @@ static void diag(const struct res *s)
 }
 
 /* Cursor over a result body. */
-struct cur {
-	const uint8_t *p;
-	size_t n;
-	bool bad;
-};
-
-static struct cur cur_of(const struct res *s)
+static struct rpc_cur cur_of(const struct res *s)
 {
-	struct cur c = { s->r.body, s->r.body_len, false };
+	struct rpc_cur c = { s->r.body, s->r.body_len, false };
 
 	if (!accepted_ok(s))
 		c.bad = true, c.n = 0;
 	return c;
 }
 
-static uint32_t u32(struct cur *c)
-{
-	uint32_t v;
-
-	if (c->bad || c->n < 4) {
-		c->bad = true;
-		return 0;
-	}
-	v = rpc_get_u32(c->p);
-	c->p += 4;
-	c->n -= 4;
-	return v;
-}
-
-static uint64_t u64(struct cur *c)
-{
-	uint64_t hi = u32(c);
-
-	return hi << 32 | u32(c);
-}
-
 /* Opaque<max>: returns a pointer to the bytes, their length in *len. */
-static const uint8_t *opaque(struct cur *c, uint32_t *len, uint32_t max)
-{
-	uint32_t l = u32(c), padded;
-	const uint8_t *p;
-
-	padded = (l + 3) & ~3u;
-	if (c->bad || l > max || c->n < padded) {
-		c->bad = true;
-		*len = 0;
-		return NULL;
-	}
-	p = c->p;
-	c->p += padded;
-	c->n -= padded;
-	*len = l;
-	return p;
-}
-
-static void skip(struct cur *c, size_t n)
-{
-	if (c->bad || c->n < n) {
-		c->bad = true;
-		return;
-	}
-	c->p += n;
-	c->n -= n;
-}
-
 /* fattr3 is 84 bytes; fileid is at offset 52, size at 20, type at 0. */
 struct attr {
 	uint32_t type;
@@ -182,11 +127,11 @@ struct attr {
 	uint64_t fileid;
 };
 
-static void fattr(struct cur *c, struct attr *a)
+static void fattr(struct rpc_cur *c, struct attr *a)
 {
 	const uint8_t *p = c->p;
 
-	skip(c, 84);
+	rpc_cur_skip(c, 84);
 	if (c->bad)
 		return;
 	a->type = rpc_get_u32(p);
@@ -195,11 +140,11 @@ static void fattr(struct cur *c, struct attr *a)
 }
 
 /* post_op_attr: true if attributes followed (then *a is filled). */
-static bool post_op(struct cur *c, struct attr *a)
+static bool post_op(struct rpc_cur *c, struct attr *a)
 {
 	struct attr dummy;
 
-	if (!u32(c))
+	if (!rpc_cur_u32(c))
 		return false;
 	fattr(c, a ? a : &dummy);
 	return !c->bad;
@@ -217,7 +162,7 @@ static long mnt(int fd, const char *path, struct fh *fh)
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
@@ -225,10 +170,10 @@ static long mnt(int fd, const char *path, struct fh *fh)
 	rpc_buf_put_string(&a, path);
 	call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == MNT3_OK) {
 		uint32_t l;
-		const uint8_t *p = opaque(&c, &l, 64);
+		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
 
 		if (p && fh) {
 			fh->len = l;
@@ -264,16 +209,16 @@ static bool umnt(int fd, const char *path)
 static int dump_has(int fd, const char *host, const char *dir, int *count)
 {
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	int found = 0, n = 0;
 
 	rpc_buf_init(&s.store);
 	call(fd, PROG_MOUNT, MNTPROC_DUMP, NULL, &s);
 	c = cur_of(&s);
-	while (u32(&c) && !c.bad) {
+	while (rpc_cur_u32(&c) && !c.bad) {
 		uint32_t hl, dl;
-		const uint8_t *h = opaque(&c, &hl, 255);
-		const uint8_t *d = opaque(&c, &dl, 1024);
+		const uint8_t *h = rpc_cur_opaque(&c, &hl, 255);
+		const uint8_t *d = rpc_cur_opaque(&c, &dl, 1024);
 
 		if (c.bad)
 			break;
@@ -299,7 +244,7 @@ static long getattr(int fd, const uint8_t *h, uint32_t hl, struct attr *a)
 {
 	struct rpc_buf b;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&b);
@@ -312,7 +257,7 @@ static long getattr(int fd, const uint8_t *h, uint32_t hl, struct attr *a)
 		goto out;
 	}
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
 		struct attr dummy;
 
@@ -334,7 +279,7 @@ static long lookup(int fd, const struct fh *dir, const char *name, size_t nlen,
 {
 	struct rpc_buf b;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&b);
@@ -348,10 +293,10 @@ static long lookup(int fd, const struct fh *dir, const char *name, size_t nlen,
 		goto out;
 	}
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
 		uint32_t l;
-		const uint8_t *p = opaque(&c, &l, 64);
+		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
 		struct attr dummy;
 
 		if (p && out) {
@@ -549,21 +494,21 @@ static void test_mount(int fd, const struct fh *root)
 static void test_export(int fd)
 {
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	bool exp_seen = false, sec_seen = false, exp_groups = false, sec_groups = false;
 	int nexp = 0;
 
 	rpc_buf_init(&s.store);
 	call(fd, PROG_MOUNT, MNTPROC_EXPORT, NULL, &s);
 	c = cur_of(&s);
-	while (u32(&c) && !c.bad) {
+	while (rpc_cur_u32(&c) && !c.bad) {
 		uint32_t dl, gl;
-		const uint8_t *d = opaque(&c, &dl, 1024);
+		const uint8_t *d = rpc_cur_opaque(&c, &dl, 1024);
 		char groups[512] = "";
 		size_t gn = 0;
 
-		while (u32(&c) && !c.bad) {
-			const uint8_t *g = opaque(&c, &gl, 255);
+		while (rpc_cur_u32(&c) && !c.bad) {
+			const uint8_t *g = rpc_cur_opaque(&c, &gl, 255);
 
 			if (c.bad)
 				break;
@@ -647,7 +592,7 @@ static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t
 {
 	struct rpc_buf b;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	uint8_t verf[8] = { 0 };
 
 	memset(pg, 0, sizeof(*pg));
@@ -661,17 +606,17 @@ static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t
 	call(fd, PROG_NFS, NFSPROC_READDIR, &b, &s);
 	c = cur_of(&s);
 	pg->body_len = s.r.body_len;
-	pg->status = u32(&c);
+	pg->status = rpc_cur_u32(&c);
 	post_op(&c, NULL);
 	if (!c.bad && pg->status == NFS3_OK) {
-		skip(&c, 8);
-		while (u32(&c) && !c.bad) {
+		rpc_cur_skip(&c, 8);
+		while (rpc_cur_u32(&c) && !c.bad) {
 			uint32_t nl;
 			const uint8_t *nm;
 
-			u64(&c);
-			nm = opaque(&c, &nl, 255);
-			pg->cookie = u64(&c);
+			rpc_cur_u64(&c);
+			nm = rpc_cur_opaque(&c, &nl, 255);
+			pg->cookie = rpc_cur_u64(&c);
 			if (c.bad)
 				break;
 			pg->nent++;
@@ -683,7 +628,7 @@ static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t
 				each(name, nl, arg);
 			}
 		}
-		pg->eof = u32(&c) != 0;
+		pg->eof = rpc_cur_u32(&c) != 0;
 	}
 	if (c.bad || c.n) {
 		diag(&s);
@@ -784,7 +729,7 @@ static void test_read(int fd, const struct fh *root)
 	struct fh f;
 	struct rpc_buf b;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long r;
 	static const struct {
 		uint64_t off;
@@ -817,11 +762,11 @@ static void test_read(int fd, const struct fh *root)
 		rpc_buf_put_u32(&b, cases[i].count);
 		call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
 		c = cur_of(&s);
-		st = u32(&c);
+		st = rpc_cur_u32(&c);
 		post_op(&c, NULL);
-		cnt = u32(&c);
-		eof = u32(&c);
-		d = opaque(&c, &dl, 1u << 20);
+		cnt = rpc_cur_u32(&c);
+		eof = rpc_cur_u32(&c);
+		d = rpc_cur_opaque(&c, &dl, 1u << 20);
 		ok(!c.bad && c.n == 0 && st == NFS3_OK && cnt == cases[i].want &&
 		   dl == cnt && (bool)eof == cases[i].eof &&
 		   (!cnt || !memcmp(d, content + cases[i].off, cnt)),
@@ -844,7 +789,7 @@ static void test_read(int fd, const struct fh *root)
 		rpc_buf_put_u32(&b, 4096);
 		call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
 		c = cur_of(&s);
-		st = u32(&c);
+		st = rpc_cur_u32(&c);
 		attrs = post_op(&c, &a);
 		ok(!c.bad && c.n == 0 && st == NFS3ERR_ISDIR && (!attrs || a.type == 2),
 		   "READ of a directory: NFS3ERR_ISDIR and nothing but post_op_attr "

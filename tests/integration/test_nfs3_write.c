@@ -383,12 +383,6 @@ struct res {
 	struct rpc_buf store;
 };
 
-struct cur {
-	const uint8_t *p;
-	size_t n;
-	bool bad;
-};
-
 static void auth(struct rpc_buf *cred, struct rpc_call *c, uint32_t uid)
 {
 	rpc_authsys_encode(cred, 0, "nfsx-test", uid, uid, NULL, 0);
@@ -415,9 +409,9 @@ static void call_x(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *a
 	rpc_buf_free(&cred);
 }
 
-static struct cur cur_of(const struct res *s)
+static struct rpc_cur cur_of(const struct res *s)
 {
-	struct cur c = { s->r.body, s->r.body_len, false };
+	struct rpc_cur c = { s->r.body, s->r.body_len, false };
 
 	if (s->rc != 1 || s->r.reply_stat != RPC_MSG_ACCEPTED ||
 	    s->r.accept_stat != RPC_SUCCESS) {
@@ -431,30 +425,6 @@ static struct cur cur_of(const struct res *s)
 	return c;
 }
 
-static uint32_t u32(struct cur *c)
-{
-	uint32_t v;
-
-	if (c->bad || c->n < 4) {
-		c->bad = true;
-		return 0;
-	}
-	v = rpc_get_u32(c->p);
-	c->p += 4;
-	c->n -= 4;
-	return v;
-}
-
-static void skip(struct cur *c, size_t n)
-{
-	if (c->bad || c->n < n) {
-		c->bad = true;
-		return;
-	}
-	c->p += n;
-	c->n -= n;
-}
-
 /* fattr3 fields the tests look at. */
 struct attr {
 	uint32_t mode;
@@ -462,14 +432,14 @@ struct attr {
 	uint32_t ctime_s, ctime_ns;
 };
 
-static bool post_op(struct cur *c, struct attr *a)
+static bool post_op(struct rpc_cur *c, struct attr *a)
 {
 	const uint8_t *p;
 
-	if (!u32(c))
+	if (!rpc_cur_u32(c))
 		return false;
 	p = c->p;
-	skip(c, 84);
+	rpc_cur_skip(c, 84);
 	if (c->bad)
 		return false;
 	if (a) {
@@ -482,12 +452,12 @@ static bool post_op(struct cur *c, struct attr *a)
 }
 
 /* wcc_data: true when both sides carried attributes. */
-static bool wcc(struct cur *c, struct attr *after)
+static bool wcc(struct rpc_cur *c, struct attr *after)
 {
-	bool before = u32(c) != 0;
+	bool before = rpc_cur_u32(c) != 0;
 
 	if (before)
-		skip(c, 24);
+		rpc_cur_skip(c, 24);
 	return post_op(c, after) && before;
 }
 
@@ -501,7 +471,7 @@ static long mnt(int fd, const char *rel, struct fh *fh)
 	char path[4200];
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	snprintf(path, sizeof(path), "%s/%s", base, rel);
@@ -510,9 +480,9 @@ static long mnt(int fd, const char *rel, struct fh *fh)
 	rpc_buf_put_string(&a, path);
 	call_x(fd, PROG_MOUNT, MNTPROC_MNT, &a, 0, 0, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == 0) {
-		uint32_t l = u32(&c);
+		uint32_t l = rpc_cur_u32(&c);
 
 		if (l <= 64 && c.n >= l) {
 			fh->len = l;
@@ -530,7 +500,7 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
@@ -539,9 +509,9 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 	rpc_buf_put_string(&a, name);
 	call_x(fd, PROG_NFS, NFSPROC_LOOKUP, &a, 0, 0, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
-		uint32_t l = u32(&c);
+		uint32_t l = rpc_cur_u32(&c);
 
 		if (l <= 64 && c.n >= l) {
 			out->len = l;
@@ -584,7 +554,7 @@ static long create(int fd, const struct fh *dir, const char *name, uint32_t how,
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
@@ -592,17 +562,17 @@ static long create(int fd, const struct fh *dir, const char *name, uint32_t how,
 	create_args(&a, dir, name, how, mode, verf);
 	call_x(fd, PROG_NFS, NFSPROC_CREATE, &a, uid, 0, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
-		if (u32(&c)) {
-			uint32_t l = u32(&c);
+		if (rpc_cur_u32(&c)) {
+			uint32_t l = rpc_cur_u32(&c);
 
 			if (l <= 64 && c.n >= ((l + 3) & ~3u)) {
 				if (out) {
 					out->len = l;
 					memcpy(out->d, c.p, l);
 				}
-				skip(&c, (l + 3) & ~3u);
+				rpc_cur_skip(&c, (l + 3) & ~3u);
 			} else {
 				c.bad = true;
 			}
@@ -630,7 +600,7 @@ static void write_raw(int fd, const struct fh *f, uint64_t off, uint32_t stable,
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 
 	memset(w, 0, sizeof(*w));
 	rpc_buf_init(&a);
@@ -643,14 +613,14 @@ static void write_raw(int fd, const struct fh *f, uint64_t off, uint32_t stable,
 	rpc_buf_put_opaque(&a, data, n);
 	call_x(fd, PROG_NFS, NFSPROC_WRITE, &a, uid, 0, &s);
 	c = cur_of(&s);
-	w->status = u32(&c);
+	w->status = rpc_cur_u32(&c);
 	w->wcc_ok = wcc(&c, NULL);
 	if (!c.bad && w->status == NFS3_OK) {
-		w->count = u32(&c);
-		w->committed = u32(&c);
+		w->count = rpc_cur_u32(&c);
+		w->committed = rpc_cur_u32(&c);
 		if (c.n >= 8)
 			memcpy(w->verf, c.p, 8);
-		skip(&c, 8);
+		rpc_cur_skip(&c, 8);
 	}
 	if (c.bad || c.n)
 		w->status = -1;
@@ -663,7 +633,7 @@ static long commit_raw(int fd, const struct fh *f, uint8_t verf[8], bool *wcc_ok
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
@@ -674,12 +644,12 @@ static long commit_raw(int fd, const struct fh *f, uint8_t verf[8], bool *wcc_ok
 	rpc_buf_put_u32(&a, 0);
 	call_x(fd, PROG_NFS, NFSPROC_COMMIT, &a, 0, 0, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	*wcc_ok = wcc(&c, NULL);
 	if (!c.bad && st == NFS3_OK) {
 		if (c.n >= 8)
 			memcpy(verf, c.p, 8);
-		skip(&c, 8);
+		rpc_cur_skip(&c, 8);
 	}
 	rpc_buf_free(&a);
 	rpc_buf_free(&s.store);
@@ -692,7 +662,7 @@ static long setattr_raw(int fd, const struct fh *f, long mode, const struct attr
 {
 	struct rpc_buf a;
 	struct res s = { 0 };
-	struct cur c;
+	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
@@ -706,7 +676,7 @@ static long setattr_raw(int fd, const struct fh *f, long mode, const struct attr
 	}
 	call_x(fd, PROG_NFS, NFSPROC_SETATTR, &a, uid, 0, &s);
 	c = cur_of(&s);
-	st = u32(&c);
+	st = rpc_cur_u32(&c);
 	if (!wcc(&c, after) && !c.bad)
 		printf("#   SETATTR: wcc without attributes\n");
 	rpc_buf_free(&a);
