@@ -13,34 +13,10 @@
 #include "xdr/gen/rpc.h"
 #include "xdr/gen/rpcbind.h"
 
-#define ARENA_SIZE (256u << 10)
-#define OUT_SIZE (512u << 10)
+#define ROUNDTRIP_ARENA (256u << 10)
+#include "roundtrip.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint64_t arena_mem[2][ARENA_SIZE / 8];
-static uint8_t out[2][OUT_SIZE];
-
-#define CODEC(T, CT)                                                    \
-	static size_t roundtrip_##T(const uint8_t *in, size_t len, int n) \
-	{                                                               \
-		struct xdr_arena a;                                     \
-		struct xdr_dec d;                                       \
-		struct xdr_enc e;                                       \
-		CT v;                                                   \
-                                                                        \
-		memset(&v, 0, sizeof(v));                               \
-		xdr_arena_init(&a, arena_mem[n], ARENA_SIZE);           \
-		xdr_dec_init(&d, in, len, &a);                          \
-		if (!xdr_dec_##T(&d, &v))                               \
-			return 0;                                       \
-		xdr_enc_init(&e, out[n], OUT_SIZE);                     \
-		if (!xdr_enc_##T(&e, &v))                               \
-			abort(); /* decoded values must encode */       \
-		if (xdr_enc_len(&e) != len - xdr_dec_left(&d))          \
-			abort();                                        \
-		return xdr_enc_len(&e);                                 \
-	}
 
 CODEC(rpc_msg, struct rpc_msg)
 CODEC(call_body, struct call_body)
@@ -60,8 +36,6 @@ CODEC(rpcb_rmtcallres, struct rpcb_rmtcallres)
 CODEC(rpcb_stat_byvers, rpcb_stat_byvers)
 CODEC(netbuf, struct netbuf)
 
-typedef size_t roundtrip_fn(const uint8_t *in, size_t len, int n);
-
 static roundtrip_fn *const codecs[] = {
 	roundtrip_rpc_msg,	    roundtrip_call_body,
 	roundtrip_opaque_auth,	    roundtrip_authsys_parms,
@@ -76,22 +50,6 @@ static roundtrip_fn *const codecs[] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	roundtrip_fn *fn;
-	uint8_t *copy;
-	size_t n1, n2;
-
-	if (size < 1)
-		return 0;
-	fn = codecs[data[0] % (sizeof(codecs) / sizeof(codecs[0]))];
-	/* Exact-size heap copy so that ASan sees any over-read. */
-	copy = malloc(size - 1 ? size - 1 : 1);
-	memcpy(copy, data + 1, size - 1);
-	n1 = fn(copy, size - 1, 0);
-	if (n1) {
-		n2 = fn(out[0], n1, 1);
-		if (n2 != n1 || memcmp(out[0], out[1], n1) != 0)
-			abort();
-	}
-	free(copy);
-	return 0;
+	return roundtrip_run(codecs, sizeof(codecs) / sizeof(codecs[0]), data,
+			     size);
 }
