@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libnfsx - an asynchronous NFS client library (public interface).
+ *
+ * DESIGN
+ * - Three layers, each usable on its own:
+ *   1. the version-independent RPC core: a context owning one or more
+ *      TCP connections to one server, a slot table per connection, a
+ *      transmit queue fair between callers, retransmission, reconnection
+ *      and per-procedure statistics (nfsx_call);
+ *   2. per-version operation modules built on it: MOUNT v3 and NFSv3
+ *      today (nfsx_mnt3_*, nfsx3_*), NFSv4.1/4.2 later as another module
+ *      with its own procedure table, nothing in the core changing;
+ *   3. a synchronous, path-oriented API on top (nfsx_mount, nfsx_stat,
+ *      nfsx_read, ...), which runs the context's own loop until its
+ *      call completes.
+ * - Event-loop integration as libnfs does it, but with one descriptor
+ *   whatever the number of connections: nfsx_get_fd() returns an epoll
+ *   descriptor that becomes readable whenever nfsx_service() has work
+ *   (socket readable or writable, a timer due). Poll it for POLLIN and
+ *   call nfsx_service() when it fires; nothing else is needed.
+ * - Threads: a context is not thread-safe and is used by one thread at
+ *   a time. Several threads each with their own context need no locking:
+ *   the library has no global mutable state (procedure tables are const).
+ * - Results: a callback receives the decoded result (e.g. READ3res *),
+ *   whose strings, opaques and lists point into the reply buffer. They
+ *   are valid only until the callback returns; copy what you keep.
+ * - Errors: functions return 0 on success, a negative errno for local,
+ *   transport or RPC-level failures (-ETIMEDOUT, -ECONNREFUSED, -EPROTO
+ *   for an undecodable reply, -EACCES for an AUTH_ERROR reply,
+ *   -EPROTONOSUPPORT for PROG_UNAVAIL/PROG_MISMATCH, -EOPNOTSUPP for
+ *   PROC_UNAVAIL), and the sync API returns a positive nfsstat3 /
+ *   mountstat3 when the server answered with an NFS error. nfsx_strerror()
+ *   names both kinds.
+ */
+#ifndef NFSX_CLIENT_NFSX_H
+#define NFSX_CLIENT_NFSX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xdr/gen/mount3.h"
+#include "xdr/gen/nfs3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nfsx_ctx;
+
+/* ------------------------------------------------------------------ */
+/* Context                                                              */
+
+#define NFSX_MAX_GIDS 16
+
+struct nfsx_opts {
+	const char *host;        /* numeric IPv4/IPv6 address or host name */
+	uint16_t port;           /* NFS port; 0: ask rpcbind on port 111 */
+	uint16_t mount_port;     /* MOUNT port; 0: @port if set, else rpcbind */
+	unsigned nconnect;       /* TCP connections, calls spread across them (1) */
+	unsigned slots;          /* calls in flight per connection (64) */
+	unsigned timeo_ms;       /* retransmit after this long without a reply (60000) */
+	unsigned retrans;        /* retransmissions before -ETIMEDOUT (2) */
+	unsigned max_backoff_ms; /* reconnect back-off ceiling (10000) */
+	uint32_t uid, gid;       /* AUTH_SYS identity (geteuid/getegid) */
+	uint32_t ngids;
+	uint32_t gids[NFSX_MAX_GIDS];
+	const char *machine;     /* AUTH_SYS machine name (gethostname) */
+	bool privileged_port;    /* bind a source port < 1024 (needs root) */
+};
+
+/* nfsx_opts_init - fill @o with the defaults given above. */
+void nfsx_opts_init(struct nfsx_opts *o);
+
+/*
+ * nfsx_ctx_new - create a context for one server. Connects lazily: the
+ * first call (or nfsx_connect) starts the connections.
+ * Return values: the context, or NULL with a message in @err.
+ */
+struct nfsx_ctx *nfsx_ctx_new(const struct nfsx_opts *o, char *err, size_t errlen);
+
+/* nfsx_ctx_free - close connections; pending calls complete with -ECANCELED. */
+void nfsx_ctx_free(struct nfsx_ctx *ctx);
+
+/* Last error message of the context (human-readable, never NULL). */
+const char *nfsx_ctx_error(const struct nfsx_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Event-loop integration                                               */
+
+/* A descriptor to poll for POLLIN; stable for the context's lifetime. */
+int nfsx_get_fd(const struct nfsx_ctx *ctx);
+
+/*
+ * nfsx_service - do all I/O and timer work that is ready, without
+ * blocking, running completion callbacks.
+ * Return values: 0, or a negative errno if the context is unusable.
+ */
+int nfsx_service(struct nfsx_ctx *ctx);
+
+/*
+ * nfsx_run_once - wait up to @timeout_ms (-1: until something happens)
+ * for work, then service it. Used by the sync API and simple programs.
+ */
+int nfsx_run_once(struct nfsx_ctx *ctx, int timeout_ms);
+
+/* Calls queued or in flight on the context. */
+unsigned nfsx_pending(const struct nfsx_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* RPC core                                                             */
+
+/*
+ * Completion callback. @err is 0 and @res the decoded result (type given
+ * by the procedure, e.g. READ3res *) on a successful RPC, whatever the
+ * NFS status inside; otherwise @err < 0 and @res is NULL.
+ */
+typedef void (*nfsx_cb)(struct nfsx_ctx *ctx, int err, void *res, void *priv);
+
+typedef bool (*nfsx_encode_fn)(void *enc, const void *args);  /* struct xdr_enc * */
+typedef bool (*nfsx_decode_fn)(void *dec, void *res);         /* struct xdr_dec * */
+
+/* One remote procedure: what the core needs to call it and count it. */
+struct nfsx_proc {
+	uint32_t prog, vers, proc;
+	const char *name;           /* "READ", "GETATTR", ... as mountstats prints */
+	nfsx_encode_fn encode;
+	nfsx_decode_fn decode;
+	size_t res_size;            /* sizeof the result struct */
+	bool idempotent;            /* informational; retransmission is by xid anyway */
+};
+
+/*
+ * nfsx_call - queue a call of @p with @args. @args (and any buffer it
+ * points to, such as WRITE data) must stay valid until @cb runs.
+ * @cb runs from nfsx_service()/nfsx_run_once(), never from inside
+ * nfsx_call().
+ * Return values: 0 queued, -ENOMEM, -ESHUTDOWN (context being freed).
+ */
+int nfsx_call(struct nfsx_ctx *ctx, const struct nfsx_proc *p, const void *args,
+	      nfsx_cb cb, void *priv);
+
+/*
+ * A caller identity for fairness: calls submitted under different
+ * owners are transmitted round-robin, so one owner with 1000 queued
+ * calls does not delay another owner's one call behind all of them.
+ * Owner 0 is the default. (nfsx bench gives each job its own context;
+ * owners are for callers sharing one context.)
+ */
+int nfsx_call_owner(struct nfsx_ctx *ctx, unsigned owner, const struct nfsx_proc *p,
+		    const void *args, nfsx_cb cb, void *priv);
+
+/* ------------------------------------------------------------------ */
+/* MOUNT v3 and NFSv3 (raw, asynchronous)                               */
+
+/* Procedure tables, indexed by procedure number. */
+extern const struct nfsx_proc nfsx_mnt3_procs[MOUNTPROC3_EXPORT + 1];
+extern const struct nfsx_proc nfsx_nfs3_procs[NFSPROC3_COMMIT + 1];
+
+/* Typed wrappers: res is GETATTR3res * etc. in the callback. */
+int nfsx3_null(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
+int nfsx3_getattr(struct nfsx_ctx *c, const struct GETATTR3args *a, nfsx_cb cb, void *priv);
+int nfsx3_setattr(struct nfsx_ctx *c, const struct SETATTR3args *a, nfsx_cb cb, void *priv);
+int nfsx3_lookup(struct nfsx_ctx *c, const struct LOOKUP3args *a, nfsx_cb cb, void *priv);
+int nfsx3_access(struct nfsx_ctx *c, const struct ACCESS3args *a, nfsx_cb cb, void *priv);
+int nfsx3_readlink(struct nfsx_ctx *c, const struct READLINK3args *a, nfsx_cb cb, void *priv);
+int nfsx3_read(struct nfsx_ctx *c, const struct READ3args *a, nfsx_cb cb, void *priv);
+int nfsx3_write(struct nfsx_ctx *c, const struct WRITE3args *a, nfsx_cb cb, void *priv);
+int nfsx3_create(struct nfsx_ctx *c, const struct CREATE3args *a, nfsx_cb cb, void *priv);
+int nfsx3_mkdir(struct nfsx_ctx *c, const struct MKDIR3args *a, nfsx_cb cb, void *priv);
+int nfsx3_symlink(struct nfsx_ctx *c, const struct SYMLINK3args *a, nfsx_cb cb, void *priv);
+int nfsx3_mknod(struct nfsx_ctx *c, const struct MKNOD3args *a, nfsx_cb cb, void *priv);
+int nfsx3_remove(struct nfsx_ctx *c, const struct REMOVE3args *a, nfsx_cb cb, void *priv);
+int nfsx3_rmdir(struct nfsx_ctx *c, const struct RMDIR3args *a, nfsx_cb cb, void *priv);
+int nfsx3_rename(struct nfsx_ctx *c, const struct RENAME3args *a, nfsx_cb cb, void *priv);
+int nfsx3_link(struct nfsx_ctx *c, const struct LINK3args *a, nfsx_cb cb, void *priv);
+int nfsx3_readdir(struct nfsx_ctx *c, const struct READDIR3args *a, nfsx_cb cb, void *priv);
+int nfsx3_readdirplus(struct nfsx_ctx *c, const struct READDIRPLUS3args *a, nfsx_cb cb, void *priv);
+int nfsx3_fsstat(struct nfsx_ctx *c, const struct FSSTAT3args *a, nfsx_cb cb, void *priv);
+int nfsx3_fsinfo(struct nfsx_ctx *c, const struct FSINFO3args *a, nfsx_cb cb, void *priv);
+int nfsx3_pathconf(struct nfsx_ctx *c, const struct PATHCONF3args *a, nfsx_cb cb, void *priv);
+int nfsx3_commit(struct nfsx_ctx *c, const struct COMMIT3args *a, nfsx_cb cb, void *priv);
+
+int nfsx_mnt3_null(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
+int nfsx_mnt3_mnt(struct nfsx_ctx *c, const dirpath3 *path, nfsx_cb cb, void *priv);
+int nfsx_mnt3_dump(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
+int nfsx_mnt3_umnt(struct nfsx_ctx *c, const dirpath3 *path, nfsx_cb cb, void *priv);
+int nfsx_mnt3_umntall(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
+int nfsx_mnt3_export(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
+
+/* ------------------------------------------------------------------ */
+/* Synchronous, path-oriented API                                       */
+
+#define NFSX_FH_MAX 64
+
+struct nfsx_fh {
+	uint32_t len;
+	uint8_t data[NFSX_FH_MAX];
+};
+
+/* File attributes, decoded from fattr3 (and later fattr4). */
+struct nfsx_attr {
+	uint32_t type;          /* ftype3 values: NF3REG, NF3DIR, ... */
+	uint32_t mode, nlink, uid, gid;
+	uint64_t size, used, fsid, fileid;
+	uint32_t rdev_major, rdev_minor;
+	int64_t atime_ns, mtime_ns, ctime_ns;   /* since the epoch */
+};
+
+/*
+ * nfsx_url_parse - split "nfs://host[:port]/path[?opt=v&...]" into
+ * options and a path. Options: uid, gid, version (3), nconnect,
+ * mountport, timeo (ms), retrans. Unknown options are an error.
+ * Return values: 0, or -EINVAL with a message in @err.
+ */
+struct nfsx_url {
+	char host[256];
+	uint16_t port;
+	char path[4096];
+	unsigned version;
+	struct nfsx_opts opts;   /* filled from nfsx_opts_init + the URL */
+};
+int nfsx_url_parse(const char *url, struct nfsx_url *u, char *err, size_t errlen);
+
+/*
+ * nfsx_mount - MNT @export and remember its root handle in the context.
+ * nfsx_mount_path - find the export that is the longest prefix of @path
+ * (from the server's EXPORT list), mount it and return the rest of the
+ * path in @rest (pointing into @path).
+ */
+int nfsx_mount(struct nfsx_ctx *c, const char *export, struct nfsx_fh *root);
+int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
+		    const char **rest);
+int nfsx_umount(struct nfsx_ctx *c);
+
+/* Path helpers; paths are relative to the mounted root, '/'-separated. */
+int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
+		 struct nfsx_attr *attr);
+int nfsx_mkdir_p(struct nfsx_ctx *c, const char *path, uint32_t mode, struct nfsx_fh *fh);
+
+struct nfsx_dirent {
+	const char *name;        /* valid during the callback */
+	uint64_t fileid, cookie;
+	bool has_attr;
+	struct nfsx_attr attr;
+	struct nfsx_fh fh;       /* len 0 when the server gave none */
+};
+/* Called per entry ("." and ".." included); return non-zero to stop. */
+typedef int (*nfsx_dirent_fn)(const struct nfsx_dirent *e, void *priv);
+int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
+		 nfsx_dirent_fn fn, void *priv);
+
+/* Depth-first walk below @path; @fn gets the path relative to @path. */
+typedef int (*nfsx_walk_fn)(const char *relpath, const struct nfsx_dirent *e, void *priv);
+int nfsx_walk(struct nfsx_ctx *c, const char *path, nfsx_walk_fn fn, void *priv);
+
+int nfsx_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr *attr);
+int nfsx_lookup(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
+		struct nfsx_fh *fh, struct nfsx_attr *attr);
+int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
+	      uint32_t len, uint32_t *got, bool *eof);
+int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const void *buf,
+	       uint32_t len, enum stable_how how, uint32_t *written, uint8_t verf[NFS3_WRITEVERFSIZE]);
+int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE]);
+int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
+		uint32_t mode, bool exclusive, struct nfsx_fh *fh);
+int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size);
+int nfsx_mkdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
+	       uint32_t mode, struct nfsx_fh *fh);
+int nfsx_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name);
+int nfsx_rmdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name);
+int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
+		uint32_t *wtmax, uint32_t *dtpref);
+
+/* "NFS3ERR_NOENT (2): no such file or directory", or strerror for < 0. */
+const char *nfsx_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Statistics (as /proc/self/mountstats reports them)                   */
+
+#define NFSX_HIST_BUCKETS 32    /* bucket i: [2^i, 2^(i+1)) microseconds; 0 holds < 2 */
+
+struct nfsx_op_stats {
+	const char *name;
+	uint64_t ops;            /* calls completed (with any result) */
+	uint64_t trans;          /* transmissions, retransmissions included */
+	uint64_t timeouts;       /* retransmit timer expiries */
+	uint64_t errors;         /* calls completed with err < 0 */
+	uint64_t bytes_sent;     /* call records incl. marker, per transmission */
+	uint64_t bytes_recv;     /* reply records incl. marker */
+	uint64_t queue_ns;       /* submitted -> first byte handed to the socket */
+	uint64_t rtt_ns;         /* last transmission -> reply received */
+	uint64_t exec_ns;        /* submitted -> callback invoked */
+	uint32_t hist_queue[NFSX_HIST_BUCKETS];
+	uint32_t hist_rtt[NFSX_HIST_BUCKETS];
+	uint32_t hist_exec[NFSX_HIST_BUCKETS];
+};
+
+/*
+ * nfsx_stats_get - statistics of procedure @p on this context.
+ * Return values: pointer valid until nfsx_ctx_free (counters keep
+ * moving), or NULL if @p was never called.
+ */
+const struct nfsx_op_stats *nfsx_stats_get(const struct nfsx_ctx *c, const struct nfsx_proc *p);
+
+/* Add @src into @dst (to merge the contexts of several threads). */
+void nfsx_stats_add(struct nfsx_op_stats *dst, const struct nfsx_op_stats *src);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
