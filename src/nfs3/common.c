@@ -25,6 +25,11 @@ int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 		free(s);
 		return -1;
 	}
+	if (!vfs_nodes_init(0)) {
+		snprintf(err, errlen, "out of memory");
+		free(s);
+		return -1;
+	}
 	s->exports = ex;
 	s->vexp = calloc(n ? n : 1, sizeof(*s->vexp));
 	if (!s->vexp) {
@@ -58,6 +63,7 @@ void nfs3_fini(void)
 
 	if (!nfs3)
 		return;
+	vfs_nodes_fini();
 	for (i = 0; i < nfs3->nexp; i++)
 		vfs_export_close(&nfs3->vexp[i]);
 	exports_free(nfs3->exports);
@@ -91,9 +97,8 @@ void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct nfs3_obj *o)
 {
-	struct vfs_cred cred;
 	struct fh_parts p;
-	int fd;
+	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -108,27 +113,69 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 		return NFS3ERR_ACCES;
 	if (!exports_port_ok(o->client, req->peer))
 		return NFS3ERR_PERM;
-	if (vfs_become(NULL) < 0)
-		return NFS3ERR_SERVERFAULT;
-	fd = vfs_open_handle(o->vexp, &p);
-	if (fd < 0)
-		return nfs3_errno(-fd);
-	o->fd = fd;
-	nfs3_cred(req, o->client, &cred);
-	if (vfs_become(&cred) < 0) {
+	r = vfs_node_get(o->vexp, &p, false, &o->node);
+	if (r == -EWOULDBLOCK) {
+		/* A miss may read an inode from disk: not on a loop. */
+		if (req->on_loop) {
+			o->would_block = true;
+			return NFS3ERR_JUKEBOX;
+		}
+		if (vfs_become(NULL) < 0)
+			return NFS3ERR_SERVERFAULT;
+		r = vfs_node_get(o->vexp, &p, true, &o->node);
+	}
+	if (r < 0)
+		return nfs3_errno(-r);
+	o->fd = vfs_node_fd(o->node);
+	nfs3_cred(req, o->client, &o->cred);
+	if (vfs_become(&o->cred) < 0) {
 		nfs3_release(o);
 		return NFS3ERR_SERVERFAULT;
 	}
-	if (vfs_stat(fd, &o->st) == 0)
+	if (vfs_stat(o->fd, &o->st) == 0) {
 		o->have_st = true;
+		/* Removed since it was cached: as gone as a failed open. */
+		if (o->st.st_nlink == 0) {
+			vfs_node_forget(o->node);
+			nfs3_release(o);
+			return NFS3ERR_STALE;
+		}
+	}
 	return NFS3_OK;
 }
 
 void nfs3_release(struct nfs3_obj *o)
 {
-	if (o->fd >= 0)
-		close(o->fd);
+	vfs_node_put(o->node);
+	o->node = NULL;
 	o->fd = -1;
+}
+
+int nfs3_open_io(struct nfs3_obj *o, int acc)
+{
+	int fd = vfs_node_io_fd(o->node, acc);
+
+	if (fd < 0) {
+		/* Opened once as root, shared by every caller: the
+		 * permission check below is per call. */
+		if (vfs_become(NULL) < 0)
+			return -EPERM;
+		fd = vfs_node_open_io(o->node, acc);
+		if (vfs_become(&o->cred) < 0)
+			return -EPERM;   /* never go on as root */
+		if (fd < 0)
+			return fd;
+	}
+	/* uid 0 not squashed has CAP_DAC_OVERRIDE: nothing to check. */
+	if (o->cred.uid != 0 &&
+	    faccessat(o->fd, "", (acc & O_ACCMODE) == O_RDONLY ? R_OK : W_OK,
+		      AT_EACCESS | AT_EMPTY_PATH) < 0) {
+		int err = errno;
+
+		if (err != EACCES || !o->have_st || o->st.st_uid != o->cred.uid)
+			return -err;
+	}
+	return fd;
 }
 
 enum nfsstat3 nfs3_errno(int err)

@@ -22,6 +22,7 @@
 #include "rpc/req.h"
 #include "server/exports.h"
 #include "vfs/fh.h"
+#include "vfs/node.h"
 #include "vfs/vfs.h"
 #include "xdr/gen/nfs3.h"
 
@@ -54,9 +55,12 @@ struct nfs3_obj {
 	const struct nfsx_export *exp;
 	const struct nfsx_export_client *client;
 	struct vfs_export *vexp;
-	int fd;                  /* O_PATH, or -1 */
+	struct vfs_node *node;   /* cached open object, or NULL */
+	int fd;                  /* its O_PATH descriptor, or -1 (not ours to close) */
+	struct vfs_cred cred;    /* the caller, squashed */
 	struct stat st;
 	bool have_st;
+	bool would_block;        /* on a loop: resolving needs a worker */
 };
 
 /*
@@ -69,6 +73,27 @@ struct nfs3_obj {
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct nfs3_obj *o);
 void nfs3_release(struct nfs3_obj *o);
+
+/*
+ * nfs3_open_io - a descriptor of the regular file @o for O_RDONLY or
+ * O_WRONLY I/O (cached in its node: do not close it), after checking
+ * that the caller may read or write it, with the owner override of
+ * Linux's nfsd (NFSD_MAY_OWNER_OVERRIDE: the owner may do I/O whatever
+ * the mode, so a file created read-only can still be written).
+ * Return values: fd, or -errno.
+ */
+int nfs3_open_io(struct nfs3_obj *o, int acc);
+
+/*
+ * On an event loop (RPC_PROC_TRY_INLINE), may this call's file system
+ * work run here? Only on a memory-backed export, where nothing waits for
+ * a device; elsewhere handlers that can (READ with RWF_NOWAIT) decide
+ * for themselves.
+ */
+static inline bool nfs3_inline_ok(const struct rpc_req *req, const struct nfs3_obj *o)
+{
+	return !req->on_loop || o->vexp->mem_backed;
+}
 
 /* The caller's identity after the export's squashing rules. */
 void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
@@ -24,6 +25,8 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 	if (!ARGS_OK(xdr_dec_GETATTR3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.object, &o);
+	if (o.would_block)
+		return RPC_WOULD_BLOCK;
 	if (r.status == NFS3_OK && !o.have_st)
 		r.status = NFS3ERR_IO;
 	if (r.status == NFS3_OK)
@@ -43,6 +46,10 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 	if (!ARGS_OK(xdr_dec_LOOKUP3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.what.dir, &o);
+	if (o.would_block || !nfs3_inline_ok(req, &o)) {
+		nfs3_release(&o);
+		return RPC_WOULD_BLOCK;
+	}
 	if (r.status != NFS3_OK)
 		goto out;
 	if (!S_ISDIR(o.st.st_mode)) {
@@ -102,6 +109,10 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 	if (!ARGS_OK(xdr_dec_ACCESS3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.object, &o);
+	if (o.would_block || !nfs3_inline_ok(req, &o)) {
+		nfs3_release(&o);
+		return RPC_WOULD_BLOCK;
+	}
 	if (r.status == NFS3_OK) {
 		r.u.resok.access = access_bits(&o, a.access);
 		nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
@@ -144,7 +155,10 @@ out:
 
 /*
  * READ: the data goes straight from pread(2) into the reply buffer, at
- * the place it has in the encoded reply, so it is copied once.
+ * the place it has in the encoded reply, so it is copied once. Tried on
+ * the event loop first: a memory-backed file is read there; elsewhere
+ * preadv2(RWF_NOWAIT) reads what the page cache holds, and anything that
+ * would wait for the device goes to a worker.
  */
 enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 {
@@ -160,13 +174,18 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	if (!ARGS_OK(xdr_dec_READ3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.file, &o);
+	if (o.would_block)
+		return RPC_WOULD_BLOCK;
 	if (r.status != NFS3_OK)
 		goto fail;
 	if (!S_ISREG(o.st.st_mode)) {
 		r.status = S_ISDIR(o.st.st_mode) ? NFS3ERR_ISDIR : NFS3ERR_INVAL;
 		goto fail_attr;
 	}
-	fd = vfs_reopen(o.fd, O_RDONLY);
+	if (req->on_loop && !o.vexp->mem_backed &&
+	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
+		goto would_block;
+	fd = nfs3_open_io(&o, O_RDONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail_attr;
@@ -175,19 +194,32 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	/* status, post_op_attr, count, eof, length: then the data */
 	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + 4 + 88 + 12 +
 				       count + 4) < 0) {
-		close(fd);
 		nfs3_release(&o);
 		return RPC_SYSTEM_ERR;
 	}
 	data = req->enc.p + 4 + 88 + 12;
-	n = a.offset > (uint64_t)INT64_MAX ? 0 : pread(fd, data, count, (off_t)a.offset);
+	if (a.offset > (uint64_t)INT64_MAX) {
+		n = 0;
+	} else if (req->on_loop && !o.vexp->mem_backed) {
+		struct iovec iov = { data, count };
+
+		n = preadv2(fd, &iov, 1, (off_t)a.offset, RWF_NOWAIT);
+		if (n < 0 && errno == EOPNOTSUPP)
+			__atomic_store_n(&o.vexp->no_nowait_read, true, __ATOMIC_RELAXED);
+		/* Not all in the page cache (a short count before the end
+		 * of the file) or not supported: a worker reads it. */
+		if ((n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP)) ||
+		    (n >= 0 && (uint32_t)n < count &&
+		     a.offset + (uint64_t)n < (uint64_t)o.st.st_size))
+			goto would_block;
+	} else {
+		n = pread(fd, data, count, (off_t)a.offset);
+	}
 	if (n < 0) {
 		r.status = nfs3_errno(errno);
-		close(fd);
 		goto fail_attr;
 	}
 	nfs3_post_op(&o, fd, &pa);
-	close(fd);
 	if (!pa.attributes_follow) {
 		/* Stat failed after the read: the header is 84 bytes shorter. */
 		memmove(data - 84, data, (size_t)n);
@@ -205,6 +237,10 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	req->enc.p += xdr_pad((uint32_t)n) - (size_t)n;
 	nfs3_release(&o);
 	return RPC_SUCCESS;
+
+would_block:
+	nfs3_release(&o);
+	return RPC_WOULD_BLOCK;
 
 fail_attr:
 	nfs3_post_op(&o, o.fd, &r.u.resfail.file_attributes);

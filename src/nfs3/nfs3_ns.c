@@ -340,6 +340,9 @@ static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 
 	struct dirop op;
 
 	st = dirop_begin(req, da, NFS3ERR_ACCES, &op);
+	/* A cached descriptor would keep a removed file's blocks. */
+	if (st == NFS3_OK)
+		vfs_node_forget_name(op.d.vexp, op.d.fd, op.name);
 	if (st == NFS3_OK && unlinkat(op.d.fd, op.name, flags) < 0) {
 		int e = errno;
 
@@ -408,6 +411,7 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 		r.status = NFS3ERR_XDEV;
 		goto out;
 	}
+	vfs_node_forget_name(to.d.vexp, to.d.fd, to.name);   /* a replaced target */
 	if (renameat(from.d.fd, from.name, to.d.fd, to.name) < 0)
 		r.status = nfs3_errno(errno == EEXIST ? ENOTEMPTY : errno);
 out:

@@ -41,31 +41,28 @@ static void proc_path(char *buf, size_t len, int fd)
 }
 
 /*
- * open_write - the regular file @o reopened O_WRONLY, with the owner
- * override described above: when the caller is refused (EACCES) but owns
- * the file, it is reopened as root and the thread becomes the caller again.
- * Return values: fd, or -errno.
+ * reopen_write - the regular file @fd (of owner @owner) reopened O_WRONLY
+ * as the caller @c, with the owner override described above. For
+ * truncation, which may name a file just created and not in the node
+ * cache; WRITE and COMMIT use the cache (nfs3_open_io).
+ * Return values: fd to close, or -errno.
  */
-static int open_write(struct rpc_req *req, const struct nfs3_obj *o)
+static int reopen_write(const struct vfs_cred *c, int fd, uid_t owner)
 {
-	struct vfs_cred c;
-	int fd = vfs_reopen(o->fd, O_WRONLY);
+	int wfd = vfs_reopen(fd, O_WRONLY);
 
-	if (fd != -EACCES || !o->have_st)
-		return fd;
-	nfs3_cred(req, o->client, &c);
-	if (c.uid != o->st.st_uid)
-		return fd;
+	if (wfd != -EACCES || c->uid != owner)
+		return wfd;
 	if (vfs_become(NULL) < 0)
 		return -EACCES;
-	fd = vfs_reopen(o->fd, O_WRONLY);
-	if (vfs_become(&c) < 0) {
+	wfd = vfs_reopen(fd, O_WRONLY);
+	if (vfs_become(c) < 0) {
 		/* Never go on as root. */
-		if (fd >= 0)
-			close(fd);
+		if (wfd >= 0)
+			close(wfd);
 		return -EPERM;
 	}
-	return fd;
+	return wfd;
 }
 
 /* ISDIR for a directory, INVAL for anything else that is not a regular file. */
@@ -98,6 +95,12 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 	if (!ARGS_OK(xdr_dec_WRITE3args, &a) || a.count > a.data.len)
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.file, &o);
+	/* On a loop only to a memory-backed file (buffered writes have no
+	 * dependable RWF_NOWAIT: tmpfs and ext4 refuse it). */
+	if (o.would_block || !nfs3_inline_ok(req, &o)) {
+		nfs3_release(&o);
+		return RPC_WOULD_BLOCK;
+	}
 	if (r.status != NFS3_OK)
 		goto out;
 	nfs3_pre_op(o.fd, &pre);
@@ -114,7 +117,7 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		r.status = NFS3ERR_FBIG;
 		goto fail;
 	}
-	fd = open_write(req, &o);
+	fd = nfs3_open_io(&o, O_WRONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail;
@@ -152,8 +155,6 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 fail:
 	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
 out:
-	if (fd >= 0)
-		close(fd);
 	nfs3_release(&o);
 	return REPLY(xdr_enc_WRITE3res, &r);
 }
@@ -192,7 +193,7 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 		r.status = NFS3ERR_INVAL;
 		goto fail;
 	}
-	fd = open_write(req, &o);
+	fd = nfs3_open_io(&o, O_WRONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail;
@@ -207,8 +208,6 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 fail:
 	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
 out:
-	if (fd >= 0)
-		close(fd);
 	nfs3_release(&o);
 	return REPLY(xdr_enc_COMMIT3res, &r);
 }
@@ -255,17 +254,13 @@ static enum nfsstat3 apply_sattr(struct rpc_req *req, const struct nfs3_obj *o,
 
 	proc_path(path, sizeof(path), fd);
 	if (s->size.set_it) {
-		struct nfs3_obj w = *o;
 		int wfd, r = 0;
 
 		if (!S_ISREG(st->st_mode))
 			return not_regular(st);
 		if (s->size.u.size > (uint64_t)INT64_MAX)
 			return NFS3ERR_FBIG;
-		w.fd = fd;
-		w.st = *st;
-		w.have_st = true;
-		wfd = open_write(req, &w);
+		wfd = reopen_write(&o->cred, fd, st->st_uid);
 		if (wfd < 0)
 			return nfs3_errno(-wfd);
 		/* Linux skips a truncation to the current size (no mtime change). */

@@ -14,6 +14,8 @@
 #include "xdr/gen/nfs3.h"
 
 #define B RPC_PROC_BLOCKING
+/* Tried on the event loop first; see RPC_PROC_TRY_INLINE. */
+#define I (RPC_PROC_BLOCKING | RPC_PROC_TRY_INLINE)
 /* Worst-case result sizes, beyond which a handler reserves its own. */
 #define ATTR 88u
 #define FH (4u + NFS3_FHSIZE)
@@ -24,14 +26,14 @@
 
 static const struct rpc_proc nfs3_procs[22] = {
 	[NFSPROC3_NULL] = { "NULL", rpc_proc_null, 0, 0 },
-	[NFSPROC3_GETATTR] = { "GETATTR", nfs3_getattr, B, 4 + 84 },
+	[NFSPROC3_GETATTR] = { "GETATTR", nfs3_getattr, I, 4 + 84 },
 	[NFSPROC3_SETATTR] = { "SETATTR", nfs3_setattr, B | RPC_PROC_NONIDEMPOTENT,
 			       4 + 28 + ATTR },
-	[NFSPROC3_LOOKUP] = { "LOOKUP", nfs3_lookup, B, 4 + FH + 2 * ATTR },
-	[NFSPROC3_ACCESS] = { "ACCESS", nfs3_access, B, 4 + ATTR + 4 },
+	[NFSPROC3_LOOKUP] = { "LOOKUP", nfs3_lookup, I, 4 + FH + 2 * ATTR },
+	[NFSPROC3_ACCESS] = { "ACCESS", nfs3_access, I, 4 + ATTR + 4 },
 	[NFSPROC3_READLINK] = { "READLINK", nfs3_readlink, B, 4 + ATTR + 4 + 4096 },
-	[NFSPROC3_READ] = { "READ", nfs3_read, B, 4 + ATTR + 12 },
-	[NFSPROC3_WRITE] = { "WRITE", nfs3_write, B | RPC_PROC_NONIDEMPOTENT,
+	[NFSPROC3_READ] = { "READ", nfs3_read, I, 4 + ATTR + 12 },
+	[NFSPROC3_WRITE] = { "WRITE", nfs3_write, I | RPC_PROC_NONIDEMPOTENT,
 			     4 + 28 + ATTR + 16 },
 	[NFSPROC3_CREATE] = { "CREATE", nfs3_create, B | RPC_PROC_NONIDEMPOTENT,
 			      4 + 4 + FH + ATTR + 28 + ATTR },

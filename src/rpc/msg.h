@@ -40,6 +40,9 @@ enum rpc_accept_stat {
 	RPC_PROC_UNAVAIL = 3,
 	RPC_GARBAGE_ARGS = 4,
 	RPC_SYSTEM_ERR = 5,
+	/* Never on the wire: a handler tried on an event loop (see
+	 * RPC_PROC_TRY_INLINE) would have to block; run it on a worker. */
+	RPC_WOULD_BLOCK = 0x7fff,
 };
 
 enum rpc_auth_flavor {

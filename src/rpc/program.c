@@ -51,10 +51,16 @@ static void drc_copy(void *arg, const uint8_t *reply, size_t len)
 	}
 }
 
-/* Run the handler; leaves req->enc holding the whole reply. */
-static void run_proc(struct rpc_req *req, const struct rpc_proc *proc)
+/*
+ * Run the handler; leaves req->enc holding the whole reply.
+ * Return values: false when the handler, on a loop, would block (the
+ * request is then as before the call, ready for a worker).
+ */
+static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 {
 	uint32_t xid = req->call.xid;
+	struct xdr_dec args = req->args;
+	size_t arena_used = req->arena.used;
 	enum rpc_accept_stat stat;
 
 	if (proc->max_reply + RPC_ACCEPTED_HDR_LEN >
@@ -62,14 +68,29 @@ static void run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 	    rpc_req_reply_reserve(req, proc->max_reply +
 				  RPC_ACCEPTED_HDR_LEN) < 0) {
 		rpc_encode_accepted(&req->enc, xid, RPC_SYSTEM_ERR);
-		return;
+		return true;
 	}
 	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
 	stat = proc->handler(req);
+	if (stat == RPC_WOULD_BLOCK && req->on_loop) {
+		req->enc.p = req->enc.start;
+		req->args = args;
+		req->arena.used = arena_used;
+		return false;
+	}
 	if (stat != RPC_SUCCESS) {
 		req->enc.p = req->enc.start;
-		rpc_encode_accepted(&req->enc, xid, stat);
+		rpc_encode_accepted(&req->enc, xid, stat == RPC_WOULD_BLOCK ?
+				    RPC_SYSTEM_ERR : stat);
 	}
+	return true;
+}
+
+static void store(struct rpc_drc *drc, struct rpc_req *req)
+{
+	if (req->drc_keyed)
+		rpc_drc_store(drc, &req->drc_key, req->enc.start,
+			      xdr_enc_len(&req->enc));
 }
 
 enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
@@ -132,8 +153,19 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 			break;
 		}
 	}
-	if (proc->flags & RPC_PROC_BLOCKING)
-		return RPC_DISPATCH_DEFER;
+	if (proc->flags & RPC_PROC_BLOCKING) {
+		bool done;
+
+		if (!(proc->flags & RPC_PROC_TRY_INLINE))
+			return RPC_DISPATCH_DEFER;
+		req->on_loop = true;
+		done = run_proc(req, proc);
+		req->on_loop = false;
+		if (!done)
+			return RPC_DISPATCH_DEFER;
+		store(drc, req);
+		return RPC_DISPATCH_REPLY;
+	}
 	rpc_dispatch_finish(drc, req);
 	return RPC_DISPATCH_REPLY;
 out:
@@ -143,9 +175,7 @@ out:
 void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req)
 {
 	run_proc(req, req->proc);
-	if (req->drc_keyed)
-		rpc_drc_store(drc, &req->drc_key, req->enc.start,
-			      xdr_enc_len(&req->enc));
+	store(drc, req);
 }
 
 bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,

@@ -23,6 +23,14 @@ struct rpc_req;
 #define RPC_PROC_NONIDEMPOTENT 0x1u
 /* The handler may block (file system calls): it runs on a worker thread. */
 #define RPC_PROC_BLOCKING 0x2u
+/*
+ * A blocking procedure that is first tried on the event loop with
+ * req->on_loop set: the handler does what it can without waiting (cached
+ * objects, memory-backed files, RWF_NOWAIT) and returns RPC_WOULD_BLOCK,
+ * with no side effect, when it cannot; the call then goes to a worker.
+ * A worker's context switch costs more than most calls it would run.
+ */
+#define RPC_PROC_TRY_INLINE 0x4u
 
 /*
  * A handler decodes its arguments from req->args, and on success

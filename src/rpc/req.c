@@ -14,6 +14,7 @@ void rpc_req_reset(struct rpc_req *req)
 	req->reply_cap = sizeof(req->reply_inline);
 	xdr_enc_init(&req->enc, req->reply + 4, req->reply_cap - 4);
 	req->tx_len = req->tx_done = 0;
+	req->on_loop = false;
 	req->next = NULL;
 }
 

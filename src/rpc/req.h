@@ -38,6 +38,7 @@ struct rpc_req {
 	const struct rpc_proc *proc;
 	struct rpc_drc_key drc_key;
 	bool drc_keyed;                /* drc_key is in the DRC, in progress */
+	bool on_loop;                  /* handler runs on an event loop: must not block */
 
 	uint8_t *rec;                  /* the call record */
 	size_t rec_len;

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 {
+	struct statfs sf;
 	struct stat st;
 
 	memset(e, 0, sizeof(*e));
@@ -33,6 +36,8 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	}
 	e->root_dev = st.st_dev;
 	e->root_ino = st.st_ino;
+	if (fstatfs(e->root_fd, &sf) == 0)
+		e->mem_backed = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
 	return 0;
 }
 

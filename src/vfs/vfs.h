@@ -36,6 +36,11 @@ struct vfs_export {
 	int mount_fd;     /* O_RDONLY: open_by_handle_at refuses O_PATH */
 	dev_t root_dev;
 	ino_t root_ino;
+	/* tmpfs/ramfs: I/O never waits for a device, so it may run on an
+	 * event loop like any other work of bounded cost. */
+	bool mem_backed;
+	/* preadv2(RWF_NOWAIT) answered EOPNOTSUPP here once (atomic). */
+	bool no_nowait_read;
 };
 
 struct vfs_cred {

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/* Open-object cache: see node.h. */
+#include "vfs/node.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "vfs/vfs.h"
+
+#define NSHARDS 64u
+#define NBUCKETS 1024u   /* per shard; chains stay short at the default size */
+
+struct vfs_node {
+	struct vfs_node *hnext;                  /* hash chain */
+	struct vfs_node *prev, *next;            /* LRU, most recent first */
+	uint64_t hash;
+	uint32_t refs;                           /* guarded by the shard lock */
+	bool cached;                             /* in the shard's table */
+	int path_fd;
+	int io_fd[2];                            /* O_RDONLY, O_WRONLY; atomic, -1 until opened */
+	uint32_t export_id;
+	int kernel_type;
+	uint32_t kernel_len;
+	uint8_t kernel[FH_KERNEL_MAX];
+};
+
+struct shard {
+	pthread_mutex_t lock;
+	struct vfs_node *lru_head, *lru_tail;
+	unsigned int count;
+	struct vfs_node *bucket[NBUCKETS];
+};
+
+static struct shard *shards;
+static unsigned int per_shard_cap;
+
+/* FNV-1a over what identifies an object: export, handle type and bytes. */
+static uint64_t key_hash(uint32_t export_id, int type, const uint8_t *k, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	h = (h ^ export_id) * 0x100000001b3ull;
+	h = (h ^ (uint32_t)type) * 0x100000001b3ull;
+	for (i = 0; i < len; i++)
+		h = (h ^ k[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static struct shard *shard_of(uint64_t h)
+{
+	return &shards[h % NSHARDS];
+}
+
+static struct vfs_node **slot_of(struct shard *s, uint64_t h)
+{
+	return &s->bucket[(h / NSHARDS) % NBUCKETS];
+}
+
+unsigned int vfs_nodes_init(unsigned int capacity)
+{
+	struct rlimit rl;
+	unsigned int i;
+
+	if (shards)
+		return per_shard_cap * NSHARDS;
+	/* Each node may hold three descriptors: make room for them. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (capacity == 0) {
+		rlim_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+
+		/* A third of the descriptors, the rest for connections. */
+		capacity = fds / 3 / 3 > 16384 ? 16384 : (unsigned int)(fds / 3 / 3);
+		if (capacity < NSHARDS)
+			capacity = NSHARDS;
+	}
+	shards = calloc(NSHARDS, sizeof(*shards));
+	if (!shards)
+		return 0;
+	for (i = 0; i < NSHARDS; i++)
+		pthread_mutex_init(&shards[i].lock, NULL);
+	per_shard_cap = (capacity + NSHARDS - 1) / NSHARDS;
+	return per_shard_cap * NSHARDS;
+}
+
+static void node_close(struct vfs_node *n)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (n->io_fd[i] >= 0)
+			close(n->io_fd[i]);
+	if (n->path_fd >= 0)
+		close(n->path_fd);
+	free(n);
+}
+
+void vfs_nodes_fini(void)
+{
+	unsigned int i;
+
+	if (!shards)
+		return;
+	for (i = 0; i < NSHARDS; i++) {
+		struct vfs_node *n = shards[i].lru_head;
+
+		while (n) {
+			struct vfs_node *next = n->next;
+
+			node_close(n);
+			n = next;
+		}
+		pthread_mutex_destroy(&shards[i].lock);
+	}
+	free(shards);
+	shards = NULL;
+}
+
+static bool same(const struct vfs_node *n, uint64_t h, uint32_t export_id,
+		 int type, const uint8_t *k, uint32_t len)
+{
+	return n->hash == h && n->export_id == export_id && n->kernel_type == type &&
+	       n->kernel_len == len && memcmp(n->kernel, k, len) == 0;
+}
+
+static struct vfs_node *find(struct shard *s, uint64_t h, uint32_t export_id,
+			     int type, const uint8_t *k, uint32_t len)
+{
+	struct vfs_node *n;
+
+	for (n = *slot_of(s, h); n; n = n->hnext)
+		if (same(n, h, export_id, type, k, len))
+			return n;
+	return NULL;
+}
+
+static void lru_unlink(struct shard *s, struct vfs_node *n)
+{
+	if (n->prev)
+		n->prev->next = n->next;
+	else
+		s->lru_head = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	else
+		s->lru_tail = n->prev;
+	n->prev = n->next = NULL;
+}
+
+static void lru_push(struct shard *s, struct vfs_node *n)
+{
+	n->prev = NULL;
+	n->next = s->lru_head;
+	if (s->lru_head)
+		s->lru_head->prev = n;
+	else
+		s->lru_tail = n;
+	s->lru_head = n;
+}
+
+/* Take @n out of the table. Return values: true when the caller must close it. */
+static bool drop(struct shard *s, struct vfs_node *n)
+{
+	struct vfs_node **pp = slot_of(s, n->hash);
+
+	while (*pp != n)
+		pp = &(*pp)->hnext;
+	*pp = n->hnext;
+	lru_unlink(s, n);
+	n->cached = false;
+	s->count--;
+	return n->refs == 0;
+}
+
+/* Evict unused nodes past the shard's capacity; they are closed by the caller. */
+static struct vfs_node *evict(struct shard *s)
+{
+	struct vfs_node *out = NULL, *n = s->lru_tail;
+
+	while (s->count > per_shard_cap && n) {
+		struct vfs_node *prev = n->prev;
+
+		if (n->refs == 0) {
+			drop(s, n);
+			n->hnext = out;
+			out = n;
+		}
+		n = prev;
+	}
+	return out;
+}
+
+int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
+		 bool may_block, struct vfs_node **out)
+{
+	uint64_t h = key_hash(p->export_id, p->kernel_type, p->kernel, p->kernel_len);
+	struct shard *s = shard_of(h);
+	struct vfs_node *n, *old, *victims;
+	int fd;
+
+	pthread_mutex_lock(&s->lock);
+	n = find(s, h, p->export_id, p->kernel_type, p->kernel, p->kernel_len);
+	if (n) {
+		n->refs++;
+		if (s->lru_head != n) {
+			lru_unlink(s, n);
+			lru_push(s, n);
+		}
+		pthread_mutex_unlock(&s->lock);
+		*out = n;
+		return 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!may_block)
+		return -EWOULDBLOCK;
+
+	fd = vfs_open_handle(e, p);
+	if (fd < 0)
+		return fd;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n->hash = h;
+	n->refs = 1;
+	n->path_fd = fd;
+	n->io_fd[0] = n->io_fd[1] = -1;
+	n->export_id = p->export_id;
+	n->kernel_type = p->kernel_type;
+	n->kernel_len = p->kernel_len;
+	memcpy(n->kernel, p->kernel, p->kernel_len);
+
+	pthread_mutex_lock(&s->lock);
+	old = find(s, h, p->export_id, p->kernel_type, p->kernel, p->kernel_len);
+	if (old) {
+		/* Another thread opened it meanwhile: use theirs. */
+		old->refs++;
+		pthread_mutex_unlock(&s->lock);
+		node_close(n);
+		*out = old;
+		return 0;
+	}
+	n->cached = true;
+	n->hnext = *slot_of(s, h);
+	*slot_of(s, h) = n;
+	lru_push(s, n);
+	s->count++;
+	victims = evict(s);
+	pthread_mutex_unlock(&s->lock);
+	while (victims) {
+		struct vfs_node *next = victims->hnext;
+
+		node_close(victims);
+		victims = next;
+	}
+	*out = n;
+	return 0;
+}
+
+void vfs_node_put(struct vfs_node *n)
+{
+	struct shard *s;
+	bool last;
+
+	if (!n)
+		return;
+	s = shard_of(n->hash);
+	pthread_mutex_lock(&s->lock);
+	last = --n->refs == 0 && !n->cached;
+	pthread_mutex_unlock(&s->lock);
+	if (last)
+		node_close(n);
+}
+
+int vfs_node_fd(const struct vfs_node *n)
+{
+	return n->path_fd;
+}
+
+static int acc_index(int acc)
+{
+	return (acc & O_ACCMODE) == O_RDONLY ? 0 : 1;
+}
+
+int vfs_node_io_fd(const struct vfs_node *n, int acc)
+{
+	return __atomic_load_n(&n->io_fd[acc_index(acc)], __ATOMIC_ACQUIRE);
+}
+
+int vfs_node_open_io(struct vfs_node *n, int acc)
+{
+	int i = acc_index(acc), expect = -1;
+	int fd = vfs_node_io_fd(n, acc);
+
+	if (fd >= 0)
+		return fd;
+	fd = vfs_reopen(n->path_fd, i == 0 ? O_RDONLY : O_WRONLY);
+	if (fd < 0)
+		return fd;
+	if (!__atomic_compare_exchange_n(&n->io_fd[i], &expect, fd, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);       /* lost a race: @expect holds the winner's */
+		fd = expect;
+	}
+	return fd;
+}
+
+void vfs_node_forget(struct vfs_node *n)
+{
+	struct shard *s = shard_of(n->hash);
+
+	pthread_mutex_lock(&s->lock);
+	if (n->cached)
+		drop(s, n);      /* in use by the caller: closed at its put */
+	pthread_mutex_unlock(&s->lock);
+}
+
+void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *name)
+{
+	union {
+		struct file_handle h;
+		uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct vfs_node *n, *victim = NULL;
+	struct shard *s;
+	uint64_t h;
+	int mnt;
+
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dirfd, name, &u.h, &mnt, 0) < 0 ||
+	    u.h.handle_bytes > FH_KERNEL_MAX)
+		return;
+	h = key_hash(e->id, u.h.handle_type, u.h.f_handle, u.h.handle_bytes);
+	s = shard_of(h);
+	pthread_mutex_lock(&s->lock);
+	n = find(s, h, e->id, u.h.handle_type, u.h.f_handle, u.h.handle_bytes);
+	if (n && drop(s, n))
+		victim = n;
+	pthread_mutex_unlock(&s->lock);
+	if (victim)
+		node_close(victim);
+}
+
+unsigned int vfs_nodes_count(void)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; shards && i < NSHARDS; i++) {
+		pthread_mutex_lock(&shards[i].lock);
+		c += shards[i].count;
+		pthread_mutex_unlock(&shards[i].lock);
+	}
+	return c;
+}

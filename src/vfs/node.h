@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Open-object cache: client handles to open descriptors, shared by all
+ * threads.
+ *
+ * DESIGN
+ * - Resolving a handle costs open_by_handle_at(2) (as root, so two
+ *   identity switches for a squashed caller) and an I/O call used to
+ *   reopen the object through /proc/self/fd: four to ten system calls
+ *   around one pread. Linux's nfsd keeps an open-file cache (nfsd_file)
+ *   for the same reason. Here a node keeps the O_PATH descriptor of an
+ *   object and, once asked for, a read and a write descriptor opened as
+ *   root; the caller's permission is checked on every call instead
+ *   (faccessat(2) under the caller's identity, see nfs3_resolve_io), as
+ *   nfsd checks nfsd_permission() against its cached files.
+ * - A hit costs no system call, so an event loop may resolve a handle
+ *   without blocking; a miss may read an inode from disk and is left to
+ *   a worker thread (vfs_node_get with may_block false says -EWOULDBLOCK).
+ * - Removed objects: callers check st_nlink on every use (0 means
+ *   removed: the node is forgotten and the client gets STALE), and
+ *   REMOVE/RMDIR/RENAME forget the victim's node so a cached descriptor
+ *   never keeps a deleted file's blocks allocated for long.
+ * - Bounded: at most @capacity nodes (each up to three descriptors),
+ *   least recently used first out; a node in use is closed when its last
+ *   user puts it. 64 shards, each with its own mutex, no other lock taken
+ *   while one is held.
+ */
+#ifndef NFSX_VFS_NODE_H
+#define NFSX_VFS_NODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vfs/fh.h"
+
+struct vfs_export;
+struct vfs_node;
+
+/*
+ * vfs_nodes_init - size the cache for @capacity nodes (0: a default that
+ * fits RLIMIT_NOFILE, which is raised to its hard limit).
+ * Return values: the capacity chosen.
+ */
+unsigned int vfs_nodes_init(unsigned int capacity);
+/* Close every node; no node may be in use. */
+void vfs_nodes_fini(void);
+
+/*
+ * vfs_node_get - the node of a decoded handle, referenced.
+ * On a miss, @may_block false returns -EWOULDBLOCK; true opens the
+ * object (the caller must be root).
+ * Return values: 0 with *@out set, -EWOULDBLOCK, -ESTALE, other -errno.
+ */
+int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
+		 bool may_block, struct vfs_node **out);
+void vfs_node_put(struct vfs_node *n);
+
+/* The O_PATH descriptor of @n. */
+int vfs_node_fd(const struct vfs_node *n);
+
+/*
+ * vfs_node_io_fd - @n's descriptor for O_RDONLY or O_WRONLY I/O, or -1
+ * when not opened yet. vfs_node_open_io opens it with the thread's
+ * current identity (root, so that one descriptor serves every caller).
+ * Return values: fd, or -errno.
+ */
+int vfs_node_io_fd(const struct vfs_node *n, int acc);
+int vfs_node_open_io(struct vfs_node *n, int acc);
+
+/* Drop @n from the cache (it stays usable by whoever holds it). */
+void vfs_node_forget(struct vfs_node *n);
+
+/* Drop the node of @name in @dirfd, if cached (called before it is removed). */
+void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *name);
+
+/* Nodes cached now (for tests and statistics). */
+unsigned int vfs_nodes_count(void);
+
+#endif
