@@ -34,6 +34,10 @@ static uint8_t *rbuf_get(struct rpc_loop *loop)
 
 static void rbuf_put(struct rpc_loop *loop, uint8_t *b, size_t cap)
 {
+	if (cap == loop->srv->bigpool.cap) {
+		rpc_big_put(&loop->srv->bigpool, b);
+		return;
+	}
 	if (cap != RPC_RBUF_SIZE || loop->nfree_rbufs >= POOLED_RBUFS_MAX) {
 		free(b);
 		return;
@@ -118,6 +122,39 @@ bool rpc__conn_buffered(const struct rpc_conn *c)
 	return c->backlog;
 }
 
+/*
+ * hand_off - give @req the pool buffer holding its record at @off; the
+ * connection goes on in a new buffer holding the bytes after the record.
+ * Return values: false (nothing changed) when no buffer is available.
+ */
+static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off, size_t len)
+{
+	struct rpc_bigpool *pool = &c->loop->srv->bigpool;
+	size_t end = c->rec.rd, tail = c->rlen - end;
+	uint8_t *nb;
+	size_t ncap;
+
+	if (tail <= RPC_RBUF_SIZE - 4096) {
+		nb = rbuf_get(c->loop);
+		ncap = RPC_RBUF_SIZE;
+	} else {
+		nb = rpc_big_get(pool);
+		ncap = pool->cap;
+	}
+	if (!nb)
+		return false;
+	memcpy(nb, c->rbuf + end, tail);
+	req->rec = c->rbuf + off;
+	req->rec_big = c->rbuf;
+	c->rbuf = nb;
+	c->rcap = ncap;
+	c->rlen = tail;
+	rpc_record_consumed(&c->rec);
+	rpc_record_shift(&c->rec, end);
+	(void)len;
+	return true;
+}
+
 void rpc__conn_parse(struct rpc_conn *c)
 {
 	struct rpc_loop *loop = c->loop;
@@ -147,7 +184,10 @@ void rpc__conn_parse(struct rpc_conn *c)
 			}
 			break;
 		}
-		if (len > sizeof(req->rec_inline)) {
+		if (len > sizeof(req->rec_inline) && c->rcap == loop->srv->bigpool.cap &&
+		    hand_off(c, req, off, len)) {
+			/* the record stays where it is: no copy */
+		} else if (len > sizeof(req->rec_inline)) {
 			req->rec = malloc(len);
 			if (!req->rec) {
 				req->rec = req->rec_inline;
@@ -156,9 +196,11 @@ void rpc__conn_parse(struct rpc_conn *c)
 				return;
 			}
 		}
-		memcpy(req->rec, c->rbuf + off, len);
+		if (!req->rec_big) {
+			memcpy(req->rec, c->rbuf + off, len);
+			rpc_record_consumed(&c->rec);
+		}
 		req->rec_len = len;
-		rpc_record_consumed(&c->rec);
 		rpc_req_reset(req);
 		req->conn = c;
 		req->peer = &c->peer;
@@ -177,7 +219,7 @@ void rpc__conn_parse(struct rpc_conn *c)
 /* Room to read into: compact, or grow towards the record limit. */
 static bool make_room(struct rpc_conn *c)
 {
-	size_t dead, newcap, max = (size_t)c->loop->srv->cfg.max_record + RPC_RBUF_SIZE;
+	size_t dead, max = (size_t)c->loop->srv->cfg.max_record + RPC_RBUF_SIZE;
 	uint8_t *nb;
 
 	if (!c->rbuf) {
@@ -199,17 +241,15 @@ static bool make_room(struct rpc_conn *c)
 	}
 	if (c->rcap >= max)
 		return c->rlen < c->rcap;
-	/* Only a record in progress gets here: grow with what has arrived. */
-	newcap = c->rcap * 2 < max ? c->rcap * 2 : max;
-	nb = c->rcap == RPC_RBUF_SIZE ? malloc(newcap) : realloc(c->rbuf, newcap);
+	/* Only a record in progress gets here: move it to a pool buffer,
+	 * big enough for any record, once. */
+	nb = rpc_big_get(&c->loop->srv->bigpool);
 	if (!nb)
 		return c->rlen < c->rcap;
-	if (c->rcap == RPC_RBUF_SIZE) {
-		memcpy(nb, c->rbuf, c->rlen);
-		rbuf_put(c->loop, c->rbuf, c->rcap);
-	}
+	memcpy(nb, c->rbuf, c->rlen);
+	rbuf_put(c->loop, c->rbuf, c->rcap);
 	c->rbuf = nb;
-	c->rcap = newcap;
+	c->rcap = c->loop->srv->bigpool.cap;
 	return true;
 }
 

@@ -51,8 +51,11 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 		return NULL;
 	loop->nreqs++;
 	r->rec = r->rec_inline;
+	r->rec_big = NULL;
+	r->pool = &loop->srv->bigpool;
 	r->reply = r->reply_inline;
 	r->reply_cap = sizeof(r->reply_inline);
+	r->reply_big = false;
 	return r;
 }
 

@@ -18,25 +18,42 @@ void rpc_req_reset(struct rpc_req *req)
 	req->next = NULL;
 }
 
+static void release_reply(struct rpc_req *req)
+{
+	if (req->reply_big)
+		rpc_big_put(req->pool, req->reply);
+	else if (req->reply != req->reply_inline)
+		free(req->reply);
+	req->reply = req->reply_inline;
+	req->reply_cap = sizeof(req->reply_inline);
+	req->reply_big = false;
+}
+
 int rpc_req_reply_reserve(struct rpc_req *req, size_t len)
 {
-	size_t used = xdr_enc_len(&req->enc);
+	size_t used = xdr_enc_len(&req->enc), cap = len + 4;
+	bool big = false;
 	uint8_t *nb;
 
 	if (len + 4 <= req->reply_cap)
 		return 0;
-	if (req->reply == req->reply_inline) {
-		nb = malloc(len + 4);
-		if (nb)
-			memcpy(nb, req->reply, used + 4);
+	/* Pool buffers for the large (READ) replies; malloc is cheaper
+	 * for a READDIR's 64 KiB. */
+	if (req->pool && len + 4 > RPC_REQ_BIG_REPLY && len + 4 <= req->pool->cap) {
+		nb = rpc_big_get(req->pool);
+		big = nb != NULL;
+		cap = req->pool->cap;
 	} else {
-		nb = realloc(req->reply, len + 4);
+		nb = malloc(len + 4);
 	}
 	if (!nb)
 		return -1;
+	memcpy(nb, req->reply, used + 4);
+	release_reply(req);
 	req->reply = nb;
-	req->reply_cap = len + 4;
-	xdr_enc_init(&req->enc, nb + 4, len);
+	req->reply_cap = cap;
+	req->reply_big = big;
+	xdr_enc_init(&req->enc, nb + 4, cap - 4);
 	req->enc.p += used;
 	return 0;
 }
@@ -52,11 +69,11 @@ void rpc_req_finish(struct rpc_req *req)
 
 void rpc_req_release(struct rpc_req *req)
 {
-	if (req->rec != req->rec_inline)
+	if (req->rec_big)
+		rpc_big_put(req->pool, req->rec_big);
+	else if (req->rec != req->rec_inline)
 		free(req->rec);
-	if (req->reply != req->reply_inline)
-		free(req->reply);
 	req->rec = req->rec_inline;
-	req->reply = req->reply_inline;
-	req->reply_cap = sizeof(req->reply_inline);
+	req->rec_big = NULL;
+	release_reply(req);
 }

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "rpc/bigbuf.h"
 #include "rpc/drc.h"
 #include "rpc/msg.h"
 #include "xdr/xdr.h"
@@ -25,6 +26,8 @@
 #define RPC_REQ_INLINE_REC 1024u
 #define RPC_REQ_INLINE_REPLY 1024u
 #define RPC_REQ_ARENA 2048u
+/* Replies above this take a pool buffer (bigbuf.h). */
+#define RPC_REQ_BIG_REPLY (128u << 10)
 
 struct rpc_conn;
 struct rpc_proc;
@@ -42,6 +45,9 @@ struct rpc_req {
 
 	uint8_t *rec;                  /* the call record */
 	size_t rec_len;
+	struct rpc_bigpool *pool;      /* large buffers, or NULL: malloc */
+	uint8_t *rec_big;              /* pool buffer holding rec, or NULL */
+	bool reply_big;                /* reply is a pool buffer */
 	struct rpc_call call;
 	struct xdr_dec args;           /* positioned at the arguments */
 	struct xdr_arena arena;

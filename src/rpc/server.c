@@ -38,6 +38,11 @@ struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
 	}
 	srv->reg = reg;
 	srv->drc = drc;
+	/* The largest record plus a read of the next, or a 1 MiB READ reply. */
+	rpc_bigpool_init(&srv->bigpool,
+			 (size_t)srv->cfg.max_record + RPC_RBUF_SIZE > RPC_BIG_MIN ?
+			 (size_t)srv->cfg.max_record + RPC_RBUF_SIZE : RPC_BIG_MIN,
+			 2 * (srv->cfg.threads + srv->cfg.workers));
 	return srv;
 }
 
@@ -140,5 +145,6 @@ void rpc_server_destroy(struct rpc_server *srv)
 	free(srv->loops);
 	for (i = 0; i < srv->nlisteners; i++)
 		close(srv->listeners[i]);
+	rpc_bigpool_fini(&srv->bigpool);
 	free(srv);
 }

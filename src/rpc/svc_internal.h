@@ -8,10 +8,13 @@
 #include <stdbool.h>
 
 #include "rpc/record.h"
+#include "rpc/bigbuf.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
 
 #define RPC_RBUF_SIZE (64u << 10)
+/* Smallest pool buffer: a 1 MiB READ reply with its headers. */
+#define RPC_BIG_MIN ((1u << 20) + (64u << 10))
 #define RPC_MAX_LISTENERS 8
 
 struct rpc_loop;
@@ -91,6 +94,7 @@ struct rpc_server {
 	atomic_uint nconns;
 	atomic_uint next_loop;           /* round-robin of new connections */
 	struct rpc_workers *workers;
+	struct rpc_bigpool bigpool;      /* large records and replies */
 	atomic_bool stop;
 	int grace_ms;
 };
