@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The open-object cache (vfs/node.c): a handle resolves to one shared
+ * node while cached; its I/O descriptors are opened once; forgetting a
+ * name drops its node; the cache stays within its capacity however many
+ * objects pass through it, least recently used out first; a node still
+ * in use survives eviction and is closed by its last put; a miss without
+ * permission to block says -EWOULDBLOCK. Needs root (open_by_handle_at).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "vfs/node.h"
+#include "vfs/vfs.h"
+
+#define NFILES 600
+
+static char dir[] = "/tmp/nfsx-node-XXXXXX";
+static struct vfs_export exp_;
+
+/* The decoded handle of @name, as nfs3_resolve would get it. */
+static int parts_of(const char *name, struct fh_parts *p)
+{
+	uint8_t key[FH_KEY_LEN] = { 1 };
+	struct nfsx_fh fh;
+	int fd = openat(exp_.root_fd, name, O_PATH | O_NOFOLLOW);
+	int r;
+
+	if (fd < 0)
+		return -1;
+	r = vfs_handle_of(key, &exp_, fd, &fh);
+	close(fd);
+	return r < 0 || !fh_decode(key, fh.data, fh.len, p) ? -1 : 0;
+}
+
+static bool fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+int main(void)
+{
+	struct vfs_node *a, *b, *held;
+	struct fh_parts p, q;
+	char name[64];
+	unsigned int cap, i;
+	int fd, rfd, held_fd;
+	bool all_ok = true;
+
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root (open_by_handle_at)\n");
+		return 0;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	ok(vfs_export_open(&exp_, 7, dir) == 0, "export opened");
+	for (i = 0; i < NFILES; i++) {
+		snprintf(name, sizeof(name), "%s/f%04u", dir, i);
+		fd = open(name, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, "data", 4) != 4)
+			all_ok = false;
+		close(fd);
+	}
+	ok(all_ok, "%d files created", NFILES);
+
+	cap = vfs_nodes_init(128);
+	ok(cap >= 128 && cap < 256, "capacity %u for 128 asked", cap);
+
+	ok(parts_of("f0000", &p) == 0, "handle of f0000");
+	ok(vfs_node_get(&exp_, &p, false, &a) == -EWOULDBLOCK,
+	   "a miss that may not block says -EWOULDBLOCK");
+	ok(vfs_node_get(&exp_, &p, true, &a) == 0, "a miss that may block opens the object");
+	ok(vfs_node_get(&exp_, &p, false, &b) == 0 && a == b,
+	   "then a hit without blocking gives the same node");
+	ok(vfs_node_io_fd(a, O_RDONLY) < 0, "no read descriptor before one is asked for");
+	rfd = vfs_node_open_io(a, O_RDONLY);
+	ok(rfd >= 0 && vfs_node_open_io(b, O_RDONLY) == rfd &&
+	   vfs_node_io_fd(a, O_RDONLY) == rfd, "the read descriptor is opened once and shared");
+	{
+		char buf[8] = { 0 };
+
+		ok(pread(rfd, buf, sizeof(buf), 0) == 4 && memcmp(buf, "data", 4) == 0,
+		   "and reads the file");
+	}
+	ok(vfs_node_io_fd(a, O_WRONLY) < 0 && vfs_node_open_io(a, O_WRONLY) >= 0 &&
+	   vfs_node_open_io(a, O_WRONLY) != rfd, "a write descriptor is separate");
+	vfs_node_put(b);
+
+	/* forget by name: the next get opens a new node */
+	vfs_node_forget_name(&exp_, exp_.root_fd, "f0000");
+	ok(fd_open(vfs_node_fd(a)) && fd_open(rfd),
+	   "a forgotten node in use keeps its descriptors");
+	ok(vfs_node_get(&exp_, &p, false, &b) == -EWOULDBLOCK,
+	   "after forgetting the name, the handle is a miss");
+	held_fd = vfs_node_fd(a);
+	vfs_node_put(a);
+	ok(!fd_open(held_fd) && !fd_open(rfd), "the last put of a forgotten node closes it");
+
+	/* capacity: many objects through, the cache stays bounded */
+	ok(parts_of("f0001", &q) == 0 && vfs_node_get(&exp_, &q, true, &held) == 0,
+	   "hold f0001");
+	held_fd = vfs_node_fd(held);
+	all_ok = true;
+	for (i = 2; i < NFILES; i++) {
+		struct vfs_node *n;
+
+		snprintf(name, sizeof(name), "f%04u", i);
+		if (parts_of(name, &p) < 0 || vfs_node_get(&exp_, &p, true, &n) < 0) {
+			all_ok = false;
+			break;
+		}
+		vfs_node_put(n);
+		if (vfs_nodes_count() > cap + 1)
+			all_ok = false;
+	}
+	ok(all_ok, "%d objects passed through; never more than %u cached (now %u)",
+	   NFILES - 2, cap + 1, vfs_nodes_count());
+	ok(fd_open(held_fd) && vfs_node_get(&exp_, &q, false, &b) == 0 && b == held,
+	   "a node in use is not evicted");
+	vfs_node_put(b);
+	snprintf(name, sizeof(name), "f%04u", NFILES - 1);
+	ok(parts_of(name, &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == 0,
+	   "the most recently used node is still cached");
+	vfs_node_put(b);
+	ok(parts_of("f0002", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == -EWOULDBLOCK,
+	   "the least recently used ones were evicted");
+	vfs_node_put(held);
+
+	/* a removed file's handle no longer opens */
+	vfs_node_forget_name(&exp_, exp_.root_fd, "f0003");
+	snprintf(name, sizeof(name), "%s/f0003", dir);
+	ok(parts_of("f0003", &p) == 0 && unlink(name) == 0 &&
+	   vfs_node_get(&exp_, &p, true, &b) == -ESTALE, "a removed file's handle is stale");
+
+	vfs_nodes_fini();
+	vfs_export_close(&exp_);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(name, sizeof(name), "%s/f%04u", dir, i);
+		unlink(name);
+	}
+	rmdir(dir);
+	return tap_done();
+}
