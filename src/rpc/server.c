@@ -20,6 +20,7 @@ void rpc_server_config_defaults(struct rpc_server_config *cfg)
 	cfg->max_requests = RPC_DEFAULT_MAX_REQUESTS;
 	cfg->max_conns = RPC_DEFAULT_MAX_CONNS;
 	cfg->workers = RPC_DEFAULT_WORKERS;
+	cfg->slice_us = RPC_DEFAULT_SLICE_US;
 }
 
 struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,

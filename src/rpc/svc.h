@@ -36,6 +36,7 @@ struct rpc_server_config {
 	unsigned int max_requests;  /* requests per loop, all connections */
 	unsigned int max_conns;     /* connections, all loops */
 	unsigned int workers;       /* threads for blocking procedures */
+	unsigned int slice_us;      /* loop threads' scheduler slice; 0: kernel's */
 };
 
 #define RPC_DEFAULT_MAX_RECORD (1048576u + 4096u)
@@ -44,6 +45,7 @@ struct rpc_server_config {
 #define RPC_DEFAULT_MAX_REQUESTS 16384u
 #define RPC_DEFAULT_MAX_CONNS 4096u
 #define RPC_DEFAULT_WORKERS 8u
+#define RPC_DEFAULT_SLICE_US 100u
 
 void rpc_server_config_defaults(struct rpc_server_config *cfg);
 

@@ -292,6 +292,7 @@ int main(int argc, char **argv)
 	cfg.max_unsent = o.max_unsent;
 	cfg.max_conns = o.max_conns;
 	cfg.workers = o.workers;
+	cfg.slice_us = o.slice_us;
 	srv = drc ? rpc_server_create(&cfg, &reg, drc) : NULL;
 	if (!srv || rpc_server_add_listener(srv, lfd) < 0 ||
 	    (rpcb_fd >= 0 && rpc_server_add_listener(srv, rpcb_fd) < 0)) {

@@ -44,6 +44,10 @@ static const char usage[] =
 "      --drc-size BYTES    duplicate request cache bound (default 33554432)\n"
 "      --workers N         threads for calls that may block on the file\n"
 "                          system (default 8)\n"
+"      --loop-slice-us N   scheduler slice asked for the event-loop threads\n"
+"                          (Linux 6.12+), so a loop woken by a call preempts\n"
+"                          busy threads sooner; 0 keeps the kernel's\n"
+"                          (default 100)\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
@@ -63,6 +67,7 @@ enum {
 	OPT_MAX_CONNS,
 	OPT_DRC_SIZE,
 	OPT_WORKERS,
+	OPT_LOOP_SLICE,
 };
 
 static const struct option longopts[] = {
@@ -82,6 +87,7 @@ static const struct option longopts[] = {
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "drc-size", required_argument, NULL, OPT_DRC_SIZE },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "loop-slice-us", required_argument, NULL, OPT_LOOP_SLICE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -123,6 +129,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->max_conns = RPC_DEFAULT_MAX_CONNS;
 	o->drc_size = DEFAULT_DRC_SIZE;
 	o->workers = RPC_DEFAULT_WORKERS;
+	o->slice_us = RPC_DEFAULT_SLICE_US;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -205,6 +212,11 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("drc-size", optarg, 0, 1ull << 34, &v))
 				return -1;
 			o->drc_size = (size_t)v;
+			break;
+		case OPT_LOOP_SLICE:
+			if (number("loop-slice-us", optarg, 0, 100000, &v))
+				return -1;
+			o->slice_us = (unsigned int)v;
 			break;
 		case OPT_WORKERS:
 			if (number("workers", optarg, 1, 1024, &v))

@@ -29,6 +29,7 @@ struct nfsxd_opts {
 	size_t drc_size;
 	unsigned int max_conns;
 	unsigned int workers;
+	unsigned int slice_us;
 };
 
 /*
