@@ -9,7 +9,12 @@
 #include <string.h>
 
 #define DRC_SHARDS 16u
-#define DRC_BUCKETS 1024u /* per shard, power of two */
+/* Buckets per shard: a power of two sized for the entries the memory
+ * bound allows (a WRITE's entry is about 300 bytes), so chains stay
+ * about one long; a fixed 1024 made them ~8 long at the default bound. */
+#define DRC_ENTRY_GUESS 300u
+#define DRC_BUCKETS_MIN 64u
+#define DRC_BUCKETS_MAX (1u << 18)
 #define DRC_SUM_BYTES 256u
 
 struct drc_link {
@@ -27,7 +32,8 @@ struct drc_entry {
 
 struct drc_shard {
 	pthread_mutex_t lock;
-	struct drc_entry *buckets[DRC_BUCKETS];
+	struct drc_entry **buckets;
+	uint32_t mask;                       /* buckets - 1 */
 	struct drc_link lru;                 /* head: lru.next is the oldest */
 	size_t bytes, entries;
 	uint64_t hits, misses, in_progress_drops, evictions;
@@ -86,14 +92,25 @@ static uint32_t key_hash(const struct rpc_drc_key *k)
 struct rpc_drc *rpc_drc_create(size_t max_bytes)
 {
 	struct rpc_drc *drc = calloc(1, sizeof(*drc));
+	uint32_t nb = DRC_BUCKETS_MIN;
 	unsigned int i;
 
 	if (!drc)
 		return NULL;
 	drc->shard_max = max_bytes / DRC_SHARDS;
+	while (nb < DRC_BUCKETS_MAX && nb < drc->shard_max / DRC_ENTRY_GUESS)
+		nb *= 2;
 	for (i = 0; i < DRC_SHARDS; i++) {
 		struct drc_shard *s = &drc->shards[i];
 
+		s->buckets = calloc(nb, sizeof(*s->buckets));
+		if (!s->buckets) {
+			while (i--)
+				free(drc->shards[i].buckets);
+			free(drc);
+			return NULL;
+		}
+		s->mask = nb - 1;
 		pthread_mutex_init(&s->lock, NULL);
 		s->lru.next = s->lru.prev = &s->lru;
 	}
@@ -121,7 +138,7 @@ static size_t entry_cost(const struct drc_entry *e)
 
 static void remove_entry(struct drc_shard *s, struct drc_entry *e, uint32_t h)
 {
-	struct drc_entry **pp = &s->buckets[h & (DRC_BUCKETS - 1)];
+	struct drc_entry **pp = &s->buckets[h & s->mask];
 
 	while (*pp != e)
 		pp = &(*pp)->hnext;
@@ -146,6 +163,7 @@ void rpc_drc_destroy(struct rpc_drc *drc)
 
 			remove_entry(s, e, key_hash(&e->key));
 		}
+		free(s->buckets);
 		pthread_mutex_destroy(&s->lock);
 	}
 	free(drc);
@@ -154,7 +172,7 @@ void rpc_drc_destroy(struct rpc_drc *drc)
 static struct drc_entry **find(struct drc_shard *s, const struct rpc_drc_key *k,
 			       uint32_t h)
 {
-	struct drc_entry **pp = &s->buckets[h & (DRC_BUCKETS - 1)];
+	struct drc_entry **pp = &s->buckets[h & s->mask];
 
 	while (*pp && memcmp(&(*pp)->key, k, sizeof(*k)) != 0)
 		pp = &(*pp)->hnext;
@@ -213,8 +231,8 @@ enum rpc_drc_result rpc_drc_lookup(struct rpc_drc *drc,
 	e = calloc(1, sizeof(*e));
 	if (e) {
 		e->key = *k;
-		e->hnext = s->buckets[h & (DRC_BUCKETS - 1)];
-		s->buckets[h & (DRC_BUCKETS - 1)] = e;
+		e->hnext = s->buckets[h & s->mask];
+		s->buckets[h & s->mask] = e;
 		lru_push(s, e);
 		s->bytes += entry_cost(e);
 		s->entries++;
