@@ -68,6 +68,9 @@ struct fh {
 
 /* ---- calls ------------------------------------------------------------- */
 
+/* Xids from several threads (rpc_next_xid() is for one thread). */
+static atomic_uint next_xid;
+
 /* One call as root (AUTH_SYS 0/0); results in *body (valid until the next
  * call with the same store). Returns false on no reply or a non-SUCCESS
  * accept. */
@@ -81,7 +84,7 @@ static bool call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *arg
 
 	rpc_buf_init(&cred);
 	rpc_authsys_encode(&cred, 0, "nfsx-reload", 0, 0, NULL, 0);
-	rpc_call_init(&c, rpc_next_xid(), prog, 3, proc);
+	rpc_call_init(&c, atomic_fetch_add(&next_xid, 1), prog, 3, proc);
 	c.cred_flavor = AUTH_SYS;
 	c.cred_body = cred.data;
 	c.cred_len = cred.len;
@@ -577,5 +580,6 @@ int main(int argc, char **argv)
 	if (!names)
 		printf("# /etc/hosts does not name 127.0.0.1 \"localhost\" first: host name checks skipped\n");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	atomic_init(&next_xid, (unsigned int)getpid() << 16);
 	return run();
 }
