@@ -14,41 +14,248 @@
 
 struct nfs3_state *nfs3;
 
+/* ---- the exports in use: snapshots, swapped on reload ---------------
+ *
+ * Taking the snapshot in use is one atomic read-modify-write, with no
+ * window in which a reload could free it between reading the pointer
+ * and counting the hold (a split reference count):
+ * - Live snapshots sit in slots[]. `current` packs the slot of the one
+ *   in use (low 8 bits) with the number of holds taken on it since it
+ *   was published (the upper 56 bits), so nfs3_exports_get() adding
+ *   1 << 8 learns in the same instruction which snapshot it now holds.
+ * - A hold is given back by decrementing the snapshot's own `released`
+ *   (negative until the snapshot is retired: minus the releases).
+ * - A reload exchanges `current` for the new slot (no holds yet) and
+ *   adds the holds the old snapshot got to its `released`, which then
+ *   counts the holds still out; whoever brings it to 0 (the reload when
+ *   no call holds it, else the last call to let it go) frees it and its
+ *   slot. Before retirement no release can bring it to 0 (one release
+ *   leaves -1). 2^56 holds do not wrap.
+ * At most SNAP_SLOTS snapshots live at once: a reload that finds no
+ * free slot (old sets pinned by calls that do not end) fails and keeps
+ * the exports in use. Nested holds on one thread reuse the thread's
+ * snapshot (held, below), so the two handles of RENAME or LINK are
+ * looked up in the same set.
+ */
+#define SNAP_SLOTS 64
+#define SNAP_SLOT_MASK 0xffu
+#define SNAP_HOLD (1u << 8)
+
+static _Atomic(struct nfs3_exports *) slots[SNAP_SLOTS];
+static _Atomic uint64_t current;
+static bool published;          /* main thread only */
+
+static _Thread_local struct {
+	struct nfs3_exports *x;
+	unsigned int depth;
+} held;
+
+static nfs3_peer_name_fn *peer_name_fn;
+
+static void root_put(struct nfs3_root *r)
+{
+	if (r && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1) {
+		vfs_export_close(&r->v);
+		free(r);
+	}
+}
+
+/* Free a snapshot no call holds any more (on whichever thread let it go). */
+static void snap_free(struct nfs3_exports *x)
+{
+	unsigned int i, slot = x->slot;
+
+	for (i = 0; i < x->n; i++)
+		root_put(x->roots[i]);
+	free(x->roots);
+	exports_free(x->set);
+	free(x);
+	atomic_store_explicit(&slots[slot], NULL, memory_order_release);
+}
+
+const struct nfs3_exports *nfs3_exports_get(void)
+{
+	uint64_t w;
+
+	if (held.depth++)
+		return held.x;
+	w = atomic_fetch_add_explicit(&current, SNAP_HOLD, memory_order_acquire);
+	held.x = atomic_load_explicit(&slots[w & SNAP_SLOT_MASK],
+				      memory_order_acquire);
+	return held.x;
+}
+
+void nfs3_exports_put(const struct nfs3_exports *cx)
+{
+	struct nfs3_exports *x = held.x;
+
+	(void)cx; /* the thread's snapshot: nested holds share it */
+	if (!x || --held.depth)
+		return;
+	held.x = NULL;
+	if (atomic_fetch_sub_explicit(&x->released, 1, memory_order_acq_rel) == 1)
+		snap_free(x);
+}
+
+/* Swap @x in (NULL: none, at the end); the old snapshot is retired. */
+static void publish(struct nfs3_exports *x)
+{
+	struct nfs3_exports *old;
+	int_least64_t holds;
+	uint64_t w;
+
+	if (x)
+		atomic_store_explicit(&slots[x->slot], x, memory_order_release);
+	w = atomic_exchange_explicit(&current, x ? x->slot : 0,
+				     memory_order_acq_rel);
+	if (!published) {
+		published = x != NULL;
+		return;
+	}
+	published = x != NULL;
+	old = atomic_load_explicit(&slots[w & SNAP_SLOT_MASK], memory_order_acquire);
+	holds = (int_least64_t)(w >> 8);
+	if (atomic_fetch_add_explicit(&old->released, holds,
+				      memory_order_acq_rel) == -holds)
+		snap_free(old);
+}
+
+/* The snapshot in use, seen from the main thread (the only publisher). */
+static struct nfs3_exports *in_use(void)
+{
+	if (!published)
+		return NULL;
+	return atomic_load_explicit(&slots[atomic_load(&current) & SNAP_SLOT_MASK],
+				    memory_order_acquire);
+}
+
+static int free_slot(const struct nfs3_exports *cur)
+{
+	int i;
+
+	for (i = 0; i < SNAP_SLOTS; i++)
+		if (!atomic_load_explicit(&slots[i], memory_order_acquire) &&
+		    (!cur || cur->slot != (unsigned int)i))
+			return i;
+	return -1;
+}
+
+/* Is @path still the directory @r opened? */
+static bool same_dir(const struct nfs3_root *r, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_dev == r->v.root_dev && st.st_ino == r->v.root_ino;
+}
+
+int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
+			 char *err, size_t errlen)
+{
+	struct nfs3_exports *old = in_use(), *x;
+	const struct nfsx_export *e = NULL;
+	unsigned int i, n = exports_count(ex), ngone = 0;
+	int slot = free_slot(old);
+	uint32_t *gone;
+
+	memset(st, 0, sizeof(*st));
+	if (slot < 0) {
+		snprintf(err, errlen,
+			 "%d sets of exports are still in use by calls in progress; try again later",
+			 SNAP_SLOTS - 1);
+		exports_free(ex);
+		return -1;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x)
+		x->roots = calloc(n ? n : 1, sizeof(*x->roots));
+	if (!x || !x->roots) {
+		snprintf(err, errlen, "out of memory");
+		free(x);
+		exports_free(ex);
+		return -1;
+	}
+	x->set = ex;
+	x->slot = (unsigned int)slot;
+	while ((e = exports_next(ex, e))) {
+		const struct nfsx_export *oe = old ? exports_find_path(old->set, e->path) : NULL;
+		struct nfs3_root *r = oe ? old->roots[oe->index] : NULL;
+		int rc;
+
+		if (r && oe->id == e->id && same_dir(r, e->path)) {
+			atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+			x->roots[x->n++] = r;
+			continue;
+		}
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		rc = vfs_export_open(&r->v, e->id, e->path);
+		if (rc < 0) {
+			snprintf(err, errlen, "export %s: %s", e->path, strerror(-rc));
+			free(r);
+			goto fail;
+		}
+		atomic_init(&r->refs, 1);
+		x->roots[x->n++] = r;
+		if (oe)
+			st->reopened++;
+		else
+			st->added++;
+	}
+	e = NULL;
+	while (old && (e = exports_next(old->set, e)))
+		if (!exports_find_path(ex, e->path))
+			st->removed++;
+	st->exports = n;
+	/* Cached objects of a removed or reopened export go (nodes are
+	 * keyed by export id; a reopened root may be another directory).
+	 * Listed now: publishing may free the old set. */
+	gone = old ? calloc(exports_count(old->set) + 1, sizeof(*gone)) : NULL;
+	e = NULL;
+	while (gone && (e = exports_next(old->set, e))) {
+		const struct nfsx_export *ne = exports_find_path(ex, e->path);
+
+		if (!ne || x->roots[ne->index] != old->roots[e->index])
+			gone[ngone++] = e->id;
+	}
+	atomic_init(&x->released, 0);
+	publish(x);
+	for (i = 0; i < ngone; i++)
+		vfs_nodes_forget_export(gone[i]);
+	free(gone);
+	return 0;
+fail:
+	for (i = 0; i < x->n; i++)
+		root_put(x->roots[i]);
+	free(x->roots);
+	free(x);
+	exports_free(ex);
+	return -1;
+}
+
 int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 	      size_t errlen)
 {
 	struct nfs3_state *s = calloc(1, sizeof(*s));
-	const struct nfsx_export *e = NULL;
-	unsigned int n = exports_count(ex);
+	struct nfs3_reload_stats st;
 
-	if (!s || fh_key_load(state_dir, s->key, err, errlen) < 0) {
-		free(s);
-		return -1;
-	}
-	if (!vfs_nodes_init(0)) {
+	if (!s || !vfs_nodes_init(0)) {
 		snprintf(err, errlen, "out of memory");
 		free(s);
+		exports_free(ex);
 		return -1;
 	}
-	s->exports = ex;
-	s->vexp = calloc(n ? n : 1, sizeof(*s->vexp));
-	if (!s->vexp) {
-		snprintf(err, errlen, "out of memory");
+	if (fh_key_load(state_dir, s->key, err, errlen) < 0) {
+		free(s);
+		exports_free(ex);
+		return -1;
+	}
+	if (nfs3_exports_replace(ex, &st, err, errlen) < 0) {
 		free(s);
 		return -1;
-	}
-	while ((e = exports_next(ex, e))) {
-		int r = vfs_export_open(&s->vexp[e->index], e->id, e->path);
-
-		if (r < 0) {
-			snprintf(err, errlen, "export %s: %s", e->path, strerror(-r));
-			while (s->nexp)
-				vfs_export_close(&s->vexp[--s->nexp]);
-			free(s->vexp);
-			free(s);
-			return -1;
-		}
-		s->nexp++;
 	}
 	/* A new write verifier at every start, so clients resend
 	 * unstable writes a crash may have lost. */
@@ -59,17 +266,29 @@ int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 
 void nfs3_fini(void)
 {
-	unsigned int i;
-
 	if (!nfs3)
 		return;
 	vfs_nodes_fini();
-	for (i = 0; i < nfs3->nexp; i++)
-		vfs_export_close(&nfs3->vexp[i]);
-	exports_free(nfs3->exports);
-	free(nfs3->vexp);
+	publish(NULL);
 	free(nfs3);
 	nfs3 = NULL;
+}
+
+void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn)
+{
+	peer_name_fn = fn;
+}
+
+const struct nfsx_export_client *nfs3_match(const struct rpc_req *req,
+					    const struct nfsx_export *e)
+{
+	char name[256];
+	const char *known = NULL;
+
+	if (peer_name_fn && exports_match_needs_name(e, req->peer) &&
+	    peer_name_fn(req->peer, name, sizeof(name)))
+		known = name;
+	return exports_match(e, req->peer, known);
 }
 
 void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
@@ -97,35 +316,57 @@ void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct nfs3_obj *o)
 {
+	const struct nfs3_exports *x;
 	struct fh_parts p;
+	enum nfsstat3 st;
 	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	if (!fh_decode(nfs3->key, fh->data.data, fh->data.len, &p))
 		return NFS3ERR_BADHANDLE;
-	o->exp = exports_find_id(nfs3->exports, p.export_id);
-	if (!o->exp)
-		return NFS3ERR_STALE;
-	o->vexp = &nfs3->vexp[o->exp->index];
-	o->client = exports_match(o->exp, req->peer, NULL);
-	if (!o->client)
-		return NFS3ERR_ACCES;
-	if (!exports_port_ok(o->client, req->peer))
-		return NFS3ERR_PERM;
+	/* Held from here while o->node is, until nfs3_release(). */
+	x = nfs3_exports_get();
+	o->snap = x;
+	o->exp = exports_find_id(x->set, p.export_id);
+	if (!o->exp) {
+		st = NFS3ERR_STALE;
+		goto fail;
+	}
+	o->vexp = nfs3_root_of(x, o->exp);
+	/* A host-name rule may need a DNS lookup: not on a loop. */
+	if (req->on_loop && exports_match_needs_name(o->exp, req->peer)) {
+		o->would_block = true;
+		st = NFS3ERR_JUKEBOX;
+		goto fail;
+	}
+	o->client = nfs3_match(req, o->exp);
+	if (!o->client) {
+		st = NFS3ERR_ACCES;
+		goto fail;
+	}
+	if (!exports_port_ok(o->client, req->peer)) {
+		st = NFS3ERR_PERM;
+		goto fail;
+	}
 	r = vfs_node_get(o->vexp, &p, false, &o->node);
 	if (r == -EWOULDBLOCK) {
 		/* A miss may read an inode from disk: not on a loop. */
 		if (req->on_loop) {
 			o->would_block = true;
-			return NFS3ERR_JUKEBOX;
+			st = NFS3ERR_JUKEBOX;
+			goto fail;
 		}
-		if (vfs_become(NULL) < 0)
-			return NFS3ERR_SERVERFAULT;
+		if (vfs_become(NULL) < 0) {
+			st = NFS3ERR_SERVERFAULT;
+			goto fail;
+		}
 		r = vfs_node_get(o->vexp, &p, true, &o->node);
 	}
-	if (r < 0)
-		return nfs3_errno(-r);
+	if (r < 0) {
+		st = nfs3_errno(-r);
+		goto fail;
+	}
 	o->fd = vfs_node_fd(o->node);
 	nfs3_cred(req, o->client, &o->cred);
 	if (vfs_become(&o->cred) < 0) {
@@ -142,11 +383,21 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 		}
 	}
 	return NFS3_OK;
+fail:
+	nfs3_exports_put(x);
+	o->exp = NULL;
+	o->client = NULL;
+	o->vexp = NULL;
+	o->snap = NULL;
+	return st;
 }
 
 void nfs3_release(struct nfs3_obj *o)
 {
-	vfs_node_put(o->node);
+	if (o->node) {
+		vfs_node_put(o->node);
+		nfs3_exports_put(o->snap);
+	}
 	o->node = NULL;
 	o->fd = -1;
 }

@@ -99,12 +99,13 @@ static void mounts_remove(const char *host, const char *dir)
  * The export holding @dir: the one whose path is the longest whole-
  * component prefix of it. *rest points at what follows ("" or "a/b").
  */
-static const struct nfsx_export *export_of(const char *dir, const char **rest)
+static const struct nfsx_export *export_of(const struct nfsx_exports *set,
+					   const char *dir, const char **rest)
 {
 	const struct nfsx_export *e = NULL, *best = NULL;
 	size_t best_len = 0;
 
-	while ((e = exports_next(nfs3->exports, e))) {
+	while ((e = exports_next(set, e))) {
 		size_t n = strlen(e->path);
 
 		if (n == 1 && e->path[0] == '/')
@@ -160,6 +161,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 {
 	static int32_t flavors[] = { 1 }; /* AUTH_UNIX */
 	struct mountres3 r = { 0 };
+	const struct nfs3_exports *x = NULL;
 	const struct nfsx_export *exp;
 	const struct nfsx_export_client *c;
 	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
@@ -174,27 +176,29 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		r.fhs_status = MNT3ERR_INVAL;
 		goto out;
 	}
-	exp = exports_find_path(nfs3->exports, dir);
+	x = nfs3_exports_get();
+	exp = exports_find_path(x->set, dir);
 	if (!exp)
-		exp = export_of(dir, &rest);
+		exp = export_of(x->set, dir, &rest);
 	if (!exp) {
 		r.fhs_status = MNT3ERR_NOENT;
 		goto out;
 	}
-	c = exports_match(exp, req->peer, NULL);
+	/* MNT runs on a worker: a host name rule may look the peer up. */
+	c = nfs3_match(req, exp);
 	if (!c || !exports_port_ok(c, req->peer)) {
 		r.fhs_status = MNT3ERR_ACCES;
 		goto out;
 	}
 	vfs_become(NULL);
-	fd = walk(&nfs3->vexp[exp->index], rest);
+	fd = walk(nfs3_root_of(x, exp), rest);
 	if (fd < 0) {
 		r.fhs_status = fd == -ENOTDIR ? MNT3ERR_NOTDIR :
 			       fd == -ENAMETOOLONG ? MNT3ERR_NAMETOOLONG :
 			       fd == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
 		goto out;
 	}
-	err = vfs_handle_of(nfs3->key, &nfs3->vexp[exp->index], fd, &fh);
+	err = vfs_handle_of(nfs3->key, nfs3_root_of(x, exp), fd, &fh);
 	close(fd);
 	if (err < 0) {
 		r.fhs_status = MNT3ERR_SERVERFAULT;
@@ -208,6 +212,8 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	peer_name(req, host, sizeof(host));
 	mounts_add(host, dir);
 out:
+	if (x)
+		nfs3_exports_put(x);
 	return xdr_enc_mountres3(&req->enc, &r) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }
 
@@ -258,25 +264,26 @@ enum rpc_accept_stat mount3_umntall(struct rpc_req *req)
 enum rpc_accept_stat mount3_export(struct rpc_req *req)
 {
 	const struct nfsx_export *exp = NULL;
+	const struct nfs3_exports *x;
 	struct xdr_enc *e = &req->enc;
 	unsigned int i;
+	bool ok = true;
 
 	if (xdr_dec_left(&req->args))
 		return RPC_GARBAGE_ARGS;
-	while ((exp = exports_next(nfs3->exports, exp))) {
-		if (!xdr_enc_bool(e, true) ||
-		    !xdr_enc_bytes(e, exp->path, (uint32_t)strlen(exp->path),
-				   MNTPATHLEN))
-			return RPC_SYSTEM_ERR;
-		for (i = 0; i < exp->nclients; i++) {
+	x = nfs3_exports_get();
+	while (ok && (exp = exports_next(x->set, exp))) {
+		ok = xdr_enc_bool(e, true) &&
+		     xdr_enc_bytes(e, exp->path, (uint32_t)strlen(exp->path),
+				   MNTPATHLEN);
+		for (i = 0; ok && i < exp->nclients; i++) {
 			const char *spec = exp->clients[i].spec;
 
-			if (!xdr_enc_bool(e, true) ||
-			    !xdr_enc_bytes(e, spec, (uint32_t)strlen(spec), MNTNAMLEN))
-				return RPC_SYSTEM_ERR;
+			ok = xdr_enc_bool(e, true) &&
+			     xdr_enc_bytes(e, spec, (uint32_t)strlen(spec), MNTNAMLEN);
 		}
-		if (!xdr_enc_bool(e, false))
-			return RPC_SYSTEM_ERR;
+		ok = ok && xdr_enc_bool(e, false);
 	}
-	return xdr_enc_bool(e, false) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+	nfs3_exports_put(x);
+	return ok && xdr_enc_bool(e, false) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }

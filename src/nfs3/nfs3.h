@@ -6,17 +6,29 @@
  * fattr3.
  *
  * DESIGN
- * The state is built once at start-up and read-only afterwards (SIGHUP
- * reload will swap a whole new state in). Procedures run on worker
- * threads (RPC_PROC_BLOCKING): a handle is resolved to an O_PATH
- * descriptor as root, then the thread takes the caller's identity for
- * the operation itself, so the kernel's permission checks decide.
+ * Procedures run on worker threads (RPC_PROC_BLOCKING): a handle is
+ * resolved to an O_PATH descriptor as root, then the thread takes the
+ * caller's identity for the operation itself, so the kernel's permission
+ * checks decide.
+ *
+ * The exports in use are an immutable snapshot (struct nfs3_exports: the
+ * parsed set and the open root of each export) that a reload (SIGHUP)
+ * replaces as a whole. A call holds the snapshot it started with until
+ * it ends, so a reload never changes the exports under a call in flight;
+ * the next call sees the new set. Holding costs one atomic increment and
+ * one atomic decrement per call, on no lock (see common.c). A root whose
+ * path and id are unchanged is shared by the old and the new snapshot,
+ * so its descriptors stay open; the descriptors of a removed export are
+ * closed when the last call holding an old snapshot ends.
  */
 #ifndef NFSX_NFS3_NFS3_H
 #define NFSX_NFS3_NFS3_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "rpc/req.h"
@@ -27,34 +39,109 @@
 #include "xdr/gen/nfs3.h"
 
 struct nfs3_state {
-	struct nfsx_exports *exports;
-	struct vfs_export *vexp;        /* by nfsx_export.index */
-	unsigned int nexp;
 	uint8_t key[FH_KEY_LEN];
 	uint8_t write_verf[NFS3_WRITEVERFSIZE]; /* new at every start */
 };
 
+/* An export's open root, shared by the snapshots that hold its path. */
+struct nfs3_root {
+	atomic_uint refs;
+	struct vfs_export v;
+};
+
+/* One snapshot of the exports: read-only once published. */
+struct nfs3_exports {
+	struct nfsx_exports *set;
+	struct nfs3_root **roots;       /* by nfsx_export.index */
+	unsigned int n;
+	/* common.c's bookkeeping */
+	atomic_int_least64_t released;  /* see nfs3_exports_put() */
+	unsigned int slot;
+};
+
 /*
- * nfs3_init - open every export of @ex (taking ownership of it) and load
- * the handle key from @state_dir.
+ * nfs3_init - open every export of @ex (taking ownership of it), publish
+ * them as the first snapshot, and load the handle key from @state_dir.
  * Return values: 0, or -1 with a message in @err.
  */
 int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 	      size_t errlen);
+/* After the server has stopped: no call may hold a snapshot. */
 void nfs3_fini(void);
 
 extern struct nfs3_state *nfs3;
+
+struct nfs3_reload_stats {
+	unsigned int exports;   /* in the new set */
+	unsigned int added;     /* paths not exported before */
+	unsigned int removed;   /* paths no longer exported */
+	unsigned int reopened;  /* kept paths whose root was opened again */
+};
+
+/*
+ * nfs3_exports_replace - make @ex the exports in use (SIGHUP). Each
+ * export whose path and id are unchanged keeps its open root (unless the
+ * directory at that path is no longer the one opened); the others are
+ * opened now. Only when all of them open is the new snapshot published;
+ * calls in flight finish with the old one. Main thread only (one reload
+ * at a time).
+ * Return values: 0 (@ex now belongs to nfs3; @st filled), or -1 with a
+ * message in @err (@ex freed, the exports in use unchanged).
+ */
+int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
+			 char *err, size_t errlen);
+
+/*
+ * nfs3_exports_get - the snapshot in use, held until nfs3_exports_put().
+ * Nested holds on one thread (RENAME's second handle) get the snapshot
+ * the first one got, so two handles of one call see one set of exports.
+ */
+const struct nfs3_exports *nfs3_exports_get(void);
+void nfs3_exports_put(const struct nfs3_exports *x);
+
+/* The open root of export @e of snapshot @x. */
+static inline struct vfs_export *nfs3_root_of(const struct nfs3_exports *x,
+					      const struct nfsx_export *e)
+{
+	return &x->roots[e->index]->v;
+}
+
+/*
+ * The peer's verified host name, for host name client rules; may block
+ * (DNS). Return values: true with the name in @name; false: no name.
+ */
+typedef bool nfs3_peer_name_fn(const struct sockaddr_storage *peer,
+			       char *name, size_t len);
+
+/* Set before the server starts; NULL (the default): no peer has a name. */
+void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn);
+
+/*
+ * nfs3_match - the client rule of @e that applies to the caller of @req.
+ * The peer's name is looked up only when a host name rule comes before
+ * any rule its address matches. Blocking: only in procedures that run on
+ * a worker (MNT and every NFS procedure with a handle do; the event
+ * loops never match: EXPORT, DUMP and UMNT do not).
+ * Return values: the rule, or NULL (no rule admits the peer).
+ */
+const struct nfsx_export_client *nfs3_match(const struct rpc_req *req,
+					    const struct nfsx_export *e);
 
 /* In a handler: decode the arguments, which must be consumed exactly. */
 #define ARGS_OK(dec, out) (dec(&req->args, (out)) && xdr_dec_left(&req->args) == 0)
 /* In a handler: encode the result. */
 #define REPLY(encf, res) (encf(&req->enc, (res)) ? RPC_SUCCESS : RPC_SYSTEM_ERR)
 
-/* An object a call names, resolved and checked. */
+/*
+ * An object a call names, resolved and checked. While fd >= 0 the call
+ * holds the exports snapshot that exp, client and vexp point into;
+ * nfs3_release() lets it go.
+ */
 struct nfs3_obj {
 	const struct nfsx_export *exp;
 	const struct nfsx_export_client *client;
 	struct vfs_export *vexp;
+	const struct nfs3_exports *snap; /* held while node is */
 	struct vfs_node *node;   /* cached open object, or NULL */
 	int fd;                  /* its O_PATH descriptor, or -1 (not ours to close) */
 	struct vfs_cred cred;    /* the caller, squashed */
@@ -68,7 +155,9 @@ struct nfs3_obj {
  * it, open the object, and become the caller (squashed).
  * Return values: NFS3_OK, NFS3ERR_BADHANDLE (forged, altered, malformed),
  * NFS3ERR_STALE (unknown export or object gone), NFS3ERR_ACCES (client
- * not allowed), NFS3ERR_PERM (insecure port on a secure export).
+ * not allowed), NFS3ERR_PERM (insecure port on a secure export). After
+ * NFS3_OK the caller must nfs3_release(@o); after an error @o->fd is -1
+ * and nothing is held.
  */
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct nfs3_obj *o);

@@ -274,6 +274,23 @@ exports_match(const struct nfsx_export *e, const struct sockaddr_storage *peer,
 	      const char *peer_hostname);
 
 /**
+ * exports_match_needs_name() - would the peer's host name change which
+ * rule of an export applies?
+ * @e: the export.
+ * @peer: the peer's address, or NULL.
+ *
+ * True when, trying the rules in order, a host name or pattern rule
+ * comes before any rule the address alone matches: only then is the
+ * name worth looking up (a reverse lookup may block on DNS). Reads the
+ * rules only, like exports_match().
+ *
+ * Return values:
+ * true when exports_match() should be given the peer's name.
+ */
+bool exports_match_needs_name(const struct nfsx_export *e,
+			      const struct sockaddr_storage *peer);
+
+/**
  * exports_squash() - map a caller's credential as the rule says.
  * @c: the rule that matched.
  * @uid: the caller's uid, mapped in place.

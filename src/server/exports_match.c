@@ -340,6 +340,36 @@ exports_match(const struct nfsx_export *e, const struct sockaddr_storage *peer,
 	return NULL;
 }
 
+bool exports_match_needs_name(const struct nfsx_export *e,
+			      const struct sockaddr_storage *peer)
+{
+	struct peer p;
+	unsigned int i;
+
+	peer_view(peer, &p);
+	for (i = 0; i < e->nclients; i++) {
+		const struct nfsx_export_client *c = &e->clients[i];
+
+		switch (c->kind) {
+		case NFSX_CLIENT_ANY:
+			return false;
+		case NFSX_CLIENT_HOST:
+		case NFSX_CLIENT_WILDCARD:
+			return true;
+		case NFSX_CLIENT_IPV4:
+			if (p.family == AF_INET &&
+			    (p.v4 & c->net.v4.mask) == c->net.v4.addr)
+				return false;
+			break;
+		case NFSX_CLIENT_IPV6:
+			if (p.family == AF_INET6 && v6_match(c, p.v6))
+				return false;
+			break;
+		}
+	}
+	return false;
+}
+
 /* ---- what a matched rule implies ------------------------------------ */
 
 void exports_squash(const struct nfsx_export_client *c, uint32_t *uid,

@@ -3,7 +3,9 @@
  * nfsxd: start-up, rpcbind mode, daemonising, signals, orderly stop.
  *
  * Signals are blocked in every thread and taken by the main thread with
- * sigwaitinfo(), so handlers never run inside the event loops.
+ * sigwaitinfo(), so handlers never run inside the event loops. SIGHUP
+ * reloads the exports there: the file is parsed and checked whole, and
+ * only a valid set replaces the one in use (nfs3_exports_replace()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "rpcbind/map.h"
 #include "rpcbind/service.h"
 #include "server/exports.h"
+#include "server/hostnames.h"
 #include "server/options.h"
 #include "util/log.h"
 
@@ -103,6 +106,71 @@ static struct nfsx_exports *load_exports(const struct nfsxd_opts *o)
 	if (!exports_count(ex))
 		log_warn("no exports: MOUNT will refuse every path (use --export DIR)");
 	return ex;
+}
+
+/*
+ * SIGHUP: the exports file again, with the --export options of the
+ * command line; the exports in use stay when anything is wrong.
+ */
+static void reload_exports(const struct nfsxd_opts *o)
+{
+	struct nfs3_reload_stats st;
+	struct nfsx_exports *ex;
+	char err[512];
+
+	log_info("SIGHUP: reloading the exports%s%s", o->exports_file ? " from " : "",
+		 o->exports_file ? o->exports_file : "");
+	ex = load_exports(o);	/* logs what is wrong, FILE:LINE first */
+	if (!ex) {
+		log_error("exports not reloaded: the exports in use are kept");
+		return;
+	}
+	if (nfs3_exports_replace(ex, &st, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		log_error("exports not reloaded: the exports in use are kept");
+		return;
+	}
+	if (st.reopened)
+		log_info("exports reloaded: %u exports (+%u -%u), %u reopened (new fsid or directory)",
+			 st.exports, st.added, st.removed, st.reopened);
+	else
+		log_info("exports reloaded: %u exports (+%u -%u)", st.exports,
+			 st.added, st.removed);
+}
+
+static struct hostnames *names;
+
+/* Host name rules: verified names, cached (nfs3_match, on workers only). */
+static bool peer_name(const struct sockaddr_storage *peer, char *name,
+		      size_t len)
+{
+	char buf[HOSTNAMES_NAME_MAX];
+
+	if (!hostnames_lookup(names, peer, buf) || strlen(buf) >= len)
+		return false;
+	memcpy(name, buf, strlen(buf) + 1);
+	return true;
+}
+
+/*
+ * A relative exports file is made absolute: a daemon changes to "/"
+ * and reads the file again on SIGHUP.
+ * Return values: 0, or -1 after logging why.
+ */
+static int absolute_exports_file(struct nfsxd_opts *o, char *buf, size_t len)
+{
+	char cwd[4096];
+
+	if (!o->exports_file || o->exports_file[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd)) ||
+	    (size_t)snprintf(buf, len, "%s/%s", cwd, o->exports_file) >= len) {
+		log_error("--exports-file %s: cannot make the path absolute",
+			  o->exports_file);
+		return -1;
+	}
+	o->exports_file = buf;
+	return 0;
 }
 
 static const char *netid_of(const char *addr)
@@ -239,22 +307,34 @@ int main(int argc, char **argv)
 	struct nfsxd_opts o;
 	int lfd, rpcb_fd = -1, ready_fd = -1, r;
 	struct nfsx_exports *exports;
-	char errbuf[512];
+	struct hostnames_config hcfg;
+	char errbuf[512], exports_path[4096];
+	unsigned int nexports;
 	sigset_t sigs;
 
 	r = nfsxd_parse_options(argc, argv, &o);
 	if (r)
 		return r > 0 ? 0 : 2;
 	nfsx_log_threshold = o.log_level;
+	if (absolute_exports_file(&o, exports_path, sizeof(exports_path)) < 0)
+		return 1;
 	if (ensure_state_dir(o.state_dir) < 0)
 		return 1;
 	exports = load_exports(&o);
 	if (!exports)
 		return 1;
+	nexports = exports_count(exports);
 	if (nfs3_init(exports, o.state_dir, errbuf, sizeof(errbuf)) < 0) {
 		log_error("%s", errbuf);
 		return 1;
 	}
+	hostnames_config_defaults(&hcfg);
+	names = hostnames_new(&hcfg);
+	if (!names) {
+		log_error("out of memory");
+		return 1;
+	}
+	nfs3_set_peer_name_fn(peer_name);
 
 	/* Before any thread exists, so that every thread inherits the mask. */
 	sigemptyset(&sigs);
@@ -311,7 +391,7 @@ int main(int argc, char **argv)
 		mode = RPCB_FAILED;
 
 	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3), %u export(s), rpcbind: %s",
-		 NFSX_VERSION, o.bind, o.port, exports_count(exports),
+		 NFSX_VERSION, o.bind, o.port, nexports,
 		 mode == RPCB_EMBEDDED ? "embedded" :
 		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :
 		 mode == RPCB_FAILED ? "registration with the system rpcbind failed (see above)" :
@@ -329,7 +409,7 @@ int main(int argc, char **argv)
 		int sig = sigwaitinfo(&sigs, &si);
 
 		if (sig == SIGHUP) {
-			log_warn("SIGHUP: reloading exports is not implemented yet; restart nfsxd to change them");
+			reload_exports(&o);
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -345,6 +425,7 @@ int main(int argc, char **argv)
 	rpc_drc_destroy(drc);
 	rpcb_map_clear();
 	nfs3_fini();
+	hostnames_free(names);
 	log_info("stopped");
 	return 0;
 }

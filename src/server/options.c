@@ -28,7 +28,10 @@ static const char usage[] =
 "                          free, else nfsxd registers with the rpcbind there\n"
 "  -e, --export DIR[:OPTS] export DIR (may be repeated); OPTS as in\n"
 "                          /etc/exports, e.g. /srv/nfs:rw,no_root_squash\n"
-"      --exports-file FILE exports in /etc/exports syntax\n"
+"      --exports-file FILE exports in /etc/exports syntax; a host name client\n"
+"                          (host.example.com, *.example.com) matches the\n"
+"                          peer's reverse lookup when its forward lookup gives\n"
+"                          the address back (cached 5 min, 30 s when none)\n"
 "      --state-dir DIR     server state (default " DEFAULT_STATE_DIR "),\n"
 "                          created with mode 0700\n"
 "  -f, --foreground        stay in the foreground, log to stderr (default:\n"
@@ -51,8 +54,11 @@ static const char usage[] =
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
-"Signals: SIGTERM/SIGINT finish the calls already received and exit;\n"
-"SIGHUP is logged and ignored: reloading the exports is not implemented yet.\n";
+"Signals: SIGTERM/SIGINT finish the calls already received and exit.\n"
+"SIGHUP reloads the exports file (the --export options are kept): a valid\n"
+"file replaces the exports for the next call, without closing connections;\n"
+"a bad one is logged (FILE:LINE) and the exports in use stay. Handles of\n"
+"exports kept stay valid; those of removed exports become stale.\n";
 
 enum {
 	OPT_NO_RPCBIND = 256,

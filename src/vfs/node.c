@@ -350,6 +350,31 @@ void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *nam
 		node_close(victim);
 }
 
+void vfs_nodes_forget_export(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; shards && i < NSHARDS; i++) {
+		struct shard *s = &shards[i];
+		struct vfs_node *n, *prev, *victims = NULL;
+
+		pthread_mutex_lock(&s->lock);
+		for (n = s->lru_tail; n; n = prev) {
+			prev = n->prev;
+			if (n->export_id == id && drop(s, n)) {
+				n->hnext = victims;
+				victims = n;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+		while (victims) {
+			n = victims->hnext;
+			node_close(victims);
+			victims = n;
+		}
+	}
+}
+
 unsigned int vfs_nodes_count(void)
 {
 	unsigned int i, c = 0;

@@ -73,6 +73,9 @@ void vfs_node_forget(struct vfs_node *n);
 /* Drop the node of @name in @dirfd, if cached (called before it is removed). */
 void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *name);
 
+/* Drop every node of export @id (removed or reopened by a reload). */
+void vfs_nodes_forget_export(uint32_t id);
+
 /* Nodes cached now (for tests and statistics). */
 unsigned int vfs_nodes_count(void);
 
