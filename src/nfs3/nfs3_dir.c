@@ -98,6 +98,9 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	xdr_enc_opaque_fixed(e, zero_verf, sizeof(zero_verf));
 	/* the result's size as the client counts it, with the list's end */
 	used = 4 + POST_OP_MAX + NFS3_COOKIEVERFSIZE + 8;
+	/* A count that cannot hold even an empty list: TOOSMALL, also at
+	 * the end of the directory, rather than a result beyond count. */
+	full = used > a->maxcount;
 
 	while (!full) {
 		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
