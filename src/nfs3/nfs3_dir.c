@@ -6,9 +6,10 @@
  * a directory of 100,000 entries must cost time linear in its size.
  *
  * Cookies are the file system's own directory offsets (d_off): ext4's
- * hash positions and tmpfs's stable offsets stay valid while the
- * directory changes, so the cookie verifier is always zero and is not
- * checked (as Linux's nfsd does).
+ * hash positions and tmpfs's stable offsets (Linux 6.6 and later) stay
+ * valid while the directory changes, so the cookie verifier is always
+ * zero and is not checked (as Linux's nfsd does). tests/integration/
+ * test_nfs3_readdir.c checks both file systems.
  */
 #include <dirent.h>
 #include <errno.h>
