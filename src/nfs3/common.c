@@ -429,21 +429,40 @@ int nfs3_open_io(struct nfs3_obj *o, int acc)
 	return fd;
 }
 
+/*
+ * errno to nfsstat3: RFC 1813's meaning of each status, and where they
+ * differ in detail, what Linux's nfsd answers (nfserrno(), and
+ * nfsd3_map_status() for NFSv3), so that clients see what they see from
+ * the kernel server. tests/unit/nfs3/test_errno.c holds the same table
+ * as its expectation.
+ */
 enum nfsstat3 nfs3_errno(int err)
 {
 	switch (err) {
 	case 0: return NFS3_OK;
 	case EPERM: return NFS3ERR_PERM;
+	case ENOKEY: return NFS3ERR_PERM;    /* fscrypt: no key (as nfsd) */
 	case ENOENT: return NFS3ERR_NOENT;
+	case EIO: return NFS3ERR_IO;
+	case ETXTBSY: return NFS3ERR_IO;     /* as nfsd */
+	case EUCLEAN: return NFS3ERR_IO;     /* corrupted file system (as nfsd) */
+	case EBADMSG: return NFS3ERR_IO;     /* bad checksum on disk */
+	case EREMOTEIO: return NFS3ERR_IO;
 	case ENXIO: return NFS3ERR_NXIO;
 	case EACCES: return NFS3ERR_ACCES;
+	/* A mount point removed or renamed over: nfsd answers v3 ACCES. */
+	case EBUSY: return NFS3ERR_ACCES;
 	case EEXIST: return NFS3ERR_EXIST;
 	case EXDEV: return NFS3ERR_XDEV;
 	case ENODEV: return NFS3ERR_NODEV;
 	case ENOTDIR: return NFS3ERR_NOTDIR;
 	case EISDIR: return NFS3ERR_ISDIR;
 	case EINVAL: return NFS3ERR_INVAL;
+	/* A symlink where a file was asked (open without O_PATH of an
+	 * O_NOFOLLOW-resolved object): nfsd answers v3 INVAL. */
+	case ELOOP: return NFS3ERR_INVAL;
 	case EFBIG: return NFS3ERR_FBIG;
+	case E2BIG: return NFS3ERR_FBIG;     /* as nfsd */
 	case ENOSPC: return NFS3ERR_NOSPC;
 	case EROFS: return NFS3ERR_ROFS;
 	case EMLINK: return NFS3ERR_MLINK;
@@ -451,9 +470,20 @@ enum nfsstat3 nfs3_errno(int err)
 	case ENOTEMPTY: return NFS3ERR_NOTEMPTY;
 	case EDQUOT: return NFS3ERR_DQUOT;
 	case ESTALE: return NFS3ERR_STALE;
-	case EOPNOTSUPP: return NFS3ERR_NOTSUPP;
-	case ELOOP: return NFS3ERR_INVAL; /* a symlink where a file was asked */
+	case EBADF: return NFS3ERR_STALE;    /* as nfsd */
+	case EOPNOTSUPP: return NFS3ERR_NOTSUPP; /* = ENOTSUP on Linux */
+	/* Transient: the client waits and retries (nfsd: JUKEBOX for
+	 * ETIMEDOUT, EAGAIN, ENOMEM, and ERESTARTSYS, which user space
+	 * sees as EINTR). */
+	case ETIMEDOUT: return NFS3ERR_JUKEBOX;
+	case EAGAIN: return NFS3ERR_JUKEBOX; /* = EWOULDBLOCK on Linux */
+	case ENOMEM: return NFS3ERR_JUKEBOX;
+	case EINTR: return NFS3ERR_JUKEBOX;
+	/* Out of descriptors (nfsd: ENFILE); a handle too large for NFSv3. */
+	case ENFILE: return NFS3ERR_SERVERFAULT;
+	case EMFILE: return NFS3ERR_SERVERFAULT;
 	case EOVERFLOW: return NFS3ERR_SERVERFAULT;
+	/* Anything else: a hard error, as nfsd (clients map it to EIO). */
 	default: return NFS3ERR_IO;
 	}
 }
