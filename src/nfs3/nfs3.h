@@ -6,10 +6,11 @@
  * fattr3.
  *
  * DESIGN
- * Procedures run on worker threads (RPC_PROC_BLOCKING): a handle is
- * resolved to an O_PATH descriptor as root, then the thread takes the
- * caller's identity for the operation itself, so the kernel's permission
- * checks decide.
+ * Procedures run on worker threads (RPC_PROC_BLOCKING), and some are
+ * first tried on the event loop (RPC_PROC_TRY_INLINE, see
+ * nfs3_inline_ok). A handle resolves to a cached open object (vfs/node.h;
+ * opened as root on a miss), then the thread takes the caller's identity
+ * for the operation itself, so the kernel's permission checks decide.
  *
  * The exports in use are an immutable snapshot (struct nfs3_exports: the
  * parsed set and the open root of each export) that a reload (SIGHUP)
