@@ -11,7 +11,8 @@
  *           nfsx3_read/nfsx3_write/nfsx3_commit, until runtime has passed
  *           or io_size bytes were issued (time_based: runtime only)
  *   verify  with verify=crc32c, after a job that wrote: all its files
- *           read back and every block checked
+ *           read back and every block checked (verify_only: only this,
+ *           on the files as an earlier run left them)
  * The hot path allocates nothing: slots (one per call in flight) own
  * their argument structs and, with verify, a block buffer; without
  * verify all writes send one shared buffer of random bytes.
@@ -581,6 +582,16 @@ static int layout(struct bench_job *j, struct pump *p)
 			job_fail(j, EEXIST, "%s exists and is not a regular file", f->name);
 			break;
 		}
+		if (o->verify_only) {
+			if (rc)
+				job_fail(j, rc, "verify_only: LOOKUP %s: %s", f->name, nfsx_strerror(rc));
+			else if (at.size < j->file_size)
+				job_fail(j, EINVAL, "verify_only: %s has %" PRIu64 " bytes, not %" PRIu64,
+					 f->name, at.size, j->file_size);
+			if (rc || at.size < j->file_size)
+				break;
+			continue;
+		}
 		if (rc == 0 && at.size >= j->file_size && !o->verify)
 			continue;
 		if (rc != 0 && rc != NFS3ERR_NOENT) {
@@ -668,6 +679,8 @@ static int alloc_job(struct bench_job *j, struct pump *p)
 			j->files[i].gen = calloc(nblocks, sizeof(uint32_t));
 			if (!j->files[i].gen)
 				return -1;
+			if (o->verify_only)
+				memset(j->files[i].gen, 0xff, nblocks * sizeof(uint32_t)); /* BV_GEN_ANY */
 		}
 	}
 	for (unsigned i = 0; i < j->nslots; i++) {
@@ -714,7 +727,11 @@ static void *job_main(void *arg)
 	if (ok && layout(j, &p) < 0)
 		ok = false;
 	pthread_barrier_wait(j->start);
-	if (ok) {
+	if (ok && o->verify_only) {
+		j->t_measure = j->t_end = bench_now_ns();
+		p.depth = j->nslots;
+		verify_pass(j, &p);
+	} else if (ok) {
 		uint64_t now = bench_now_ns();
 
 		j->stopping = false;

@@ -34,6 +34,10 @@ const char bench_usage[] =
 "  sync=MODE         0|none: UNSTABLE writes, 1|sync: FILE_SYNC, dsync: DATA_SYNC [0]\n"
 "  verify=crc32c     write blocks with a crc32c header and check every block\n"
 "                    read; after a job that wrote, read all its files back [none]\n"
+"  verify_only       no layout and no workload: read the files of an earlier run\n"
+"                    with the same name, numjobs, nrfiles, size, bs and randseed\n"
+"                    and check every block (any generation: corruption and\n"
+"                    misplaced blocks are found, lost writes are not)\n"
 "  randseed=N        seed of offsets and data [0x6e667378]\n"
 "  name=NAME         job name, used in file names [nfsx]\n"
 "  nfs_version=3     NFS version (only 3 today) [the URL's version, 3]\n"
@@ -293,10 +297,12 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 		return 0;
 	}
 	if (!strcmp(key, "time_based") || !strcmp(key, "end_fsync") || !strcmp(key, "verbose") ||
-	    !strcmp(key, "latency")) {
+	    !strcmp(key, "latency") || !strcmp(key, "verify_only")) {
 		if (!parse_bool(val, &b))
 			return BAD("expected 0 or 1");
-		if (key[0] == 't')
+		if (!strcmp(key, "verify_only"))
+			o->verify_only = b;
+		else if (key[0] == 't')
 			o->time_based = b;
 		else if (key[0] == 'e')
 			o->end_fsync = b;
@@ -459,6 +465,11 @@ int bench_opts_check(struct bench_opts *o, char *err, size_t errlen)
 		if (!o->bs_set)
 			o->bs = 512u << 10;
 		o->nrfiles = 1;
+	}
+	if (o->verify_only) {
+		if (o->latency)
+			return fail(err, errlen, "verify_only does not apply to the latency mode");
+		o->verify = true;
 	}
 	if (o->verify && o->bs < 64)
 		return fail(err, errlen, "verify=crc32c needs bs of at least 64 bytes (a block "

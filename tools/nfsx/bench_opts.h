@@ -50,6 +50,7 @@ struct bench_opts {
 	bool end_fsync;            /* COMMIT every written file when the job ends */
 	enum bench_stable stable;  /* sync=0|1|sync|dsync|none */
 	bool verify;               /* verify=crc32c */
+	bool verify_only;          /* no layout, no workload: check the files as they are */
 	uint64_t randseed;
 	unsigned nfs_version;      /* 3 (0: as the URL says, 3 by default) */
 	enum bench_fmt fmt;

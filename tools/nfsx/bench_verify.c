@@ -146,6 +146,7 @@ static long first_diff(const uint8_t *p, uint32_t len, const struct bv_id *id,
 bool bv_check(const void *buf, uint32_t len, const struct bv_id *want, struct bv_report *r)
 {
 	const uint8_t *p = buf;
+	struct bv_id any;
 	long d;
 
 	memset(r, 0, sizeof(*r));
@@ -154,6 +155,11 @@ bool bv_check(const void *buf, uint32_t len, const struct bv_id *want, struct bv
 	r->want_gen = want->gen;
 	if (len < BV_MIN_BLOCK || get32(p) != BV_MAGIC) {
 		r->fault = BV_BAD_MAGIC;
+		if (want->gen == BV_GEN_ANY) {
+			any = *want;
+			any.gen = 0;
+			want = &any;
+		}
 		d = len >= BV_MIN_BLOCK ? first_diff(p, len, want, &r->expected) : 0;
 		r->bad_offset = want->offset + (uint64_t)(d < 0 ? 0 : d);
 		r->got = len ? p[d < 0 ? 0 : d] : 0;
@@ -167,6 +173,12 @@ bool bv_check(const void *buf, uint32_t len, const struct bv_id *want, struct bv
 	r->found.file = get32(p + 32);
 	r->found_len = get32(p + 36);
 	r->crc_computed = block_crc(p, len);
+	if (want->gen == BV_GEN_ANY) {
+		/* compare with the generation the block claims to be */
+		any = *want;
+		any.gen = r->found.gen;
+		want = &any;
+	}
 	if (r->crc_computed != r->crc_stored) {
 		r->fault = BV_BAD_CRC;
 		d = first_diff(p, len, want, &r->expected);

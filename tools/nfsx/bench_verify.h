@@ -29,6 +29,7 @@
 #define BV_HDR_SIZE 48u
 #define BV_MIN_BLOCK 64u
 #define BV_MAGIC 0x5658464eu   /* "NFXV" read as little-endian u32 */
+#define BV_GEN_ANY UINT32_MAX  /* want.gen: accept any generation (verify_only) */
 
 struct bv_id {
 	uint64_t seed;
@@ -61,7 +62,9 @@ struct bv_report {
 void bv_fill(void *buf, uint32_t len, const struct bv_id *id);
 
 /*
- * Check one block of @len bytes against what @want describes.
+ * Check one block of @len bytes against what @want describes (with
+ * want->gen == BV_GEN_ANY, any generation is accepted: the block is then
+ * only checked for corruption and misplacement).
  * Return values: true if it is exactly that block; false with @r filled.
  */
 bool bv_check(const void *buf, uint32_t len, const struct bv_id *want, struct bv_report *r);

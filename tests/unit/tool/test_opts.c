@@ -108,6 +108,10 @@ int main(void)
 	ok(PARSE(&o, "--help") == 1, "--help returns 1");
 	ok(PARSE(&o, "-h", "rw=bogus") == 1, "-h returns 1 before later errors");
 
+	ok(PARSE(&o, "verify_only", URL) == 0 && o.verify_only && o.verify,
+	   "verify_only implies verify");
+	ok(PARSE(&o, "latency", "verify_only", URL) < 0, "verify_only with latency refused");
+
 	/* latency mode */
 	ok(PARSE(&o, "latency", "runs=3", URL) == 0 && o.latency && o.runs == 3 &&
 	   o.bs == 512u << 10 && o.rw == RW_WRITE && o.iodepth == 1,

@@ -130,6 +130,26 @@ int main(void)
 	bv_describe(&r, msg, sizeof(msg));
 	ok(strstr(msg, "generation 4, expected 5"), "described: %s", msg);
 
+	/* any generation (verify_only): intact blocks of any generation pass,
+	 * corruption and misplacement are still found */
+	w = id;
+	w.gen = BV_GEN_ANY;
+	{
+		struct bv_id g9 = id;
+
+		g9.gen = 9;
+		bv_fill(buf, 4096, &g9);
+		ok(bv_check(buf, 4096, &w, &r), "BV_GEN_ANY: generation 9 accepted");
+		buf[2222] ^= 0x80;
+		ok(!bv_check(buf, 4096, &w, &r) && r.fault == BV_BAD_CRC &&
+		   r.bad_offset == id.offset + 2222 && r.got == (uint8_t)(r.expected ^ 0x80),
+		   "BV_GEN_ANY: corrupted byte found at its offset");
+		g9.offset += 4096;
+		bv_fill(buf, 4096, &g9);
+		ok(!bv_check(buf, 4096, &w, &r) && r.fault == BV_MISPLACED,
+		   "BV_GEN_ANY: misplaced block found");
+	}
+
 	/* a hole (zeros) where data should be */
 	memset(buf, 0, 4096);
 	ok(!bv_check(buf, 4096, &id, &r) && r.fault == BV_BAD_MAGIC &&
