@@ -852,6 +852,9 @@ int bench_run(const struct bench_opts *o, struct bench_job **jobs_out)
 			rc = -EINVAL;
 			break;
 		}
+		/* as root, a source port below 1024 (exports are "secure" by default) */
+		if (geteuid() == 0)
+			j->url.opts.privileged_port = true;
 		if (j->url.version && j->url.version != 3) {
 			fprintf(stderr, "nfsx bench: NFS version %u is not supported (NFSv3 only)\n",
 				j->url.version);

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 
@@ -60,6 +61,8 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		status = 2;
 		goto out;
 	}
+	if (geteuid() == 0)
+		u->opts.privileged_port = true;    /* "secure" exports, as in bench_job.c */
 	ctx = nfsx_ctx_new(&u->opts, err, sizeof(err));
 	if (!ctx) {
 		fprintf(stderr, "nfsx bench latency: %s\n", err);

@@ -88,6 +88,10 @@ static int target_open(struct target *t, const char *arg)
 		msg(arg, "NFS version %u is not supported (NFSv3 only)", t->url.version);
 		return 2;
 	}
+	/* as root, use a source port below 1024 as the kernel and libnfs do,
+	 * so that exports with the (default) "secure" option accept us */
+	if (geteuid() == 0)
+		t->url.opts.privileged_port = true;
 	t->ctx = nfsx_ctx_new(&t->url.opts, err, sizeof(err));
 	if (!t->ctx) {
 		msg(arg, "%s", err);
