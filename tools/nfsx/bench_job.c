@@ -791,13 +791,17 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
+/* The live line on stderr, once a second: phases, rates of the last
+ * second, elapsed time (of ramp + runtime when there is one). */
 static void progress(const struct bench_opts *o, struct bench_job *jobs, unsigned n,
 		     uint64_t t0, uint64_t *last_t, uint64_t last[4])
 {
+	static const char *const names[] = { "setup", "layout", "ramp", "run", "verify", "done" };
 	uint64_t now = bench_now_ns(), cur[4] = { 0, 0, 0, 0 };
 	unsigned ph[PH_DONE + 1] = { 0 };
 	double dt = (double)(now - *last_t) / 1e9, el = (double)(now - t0) / 1e9;
-	char rbw[32], wbw[32], riops[32], wiops[32], state[64];
+	char rbw[32], wbw[32], riops[32], wiops[32], state[128];
+	size_t len = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		cur[0] += atomic_load_explicit(&jobs[i].p_rd_ios, memory_order_relaxed);
@@ -806,16 +810,19 @@ static void progress(const struct bench_opts *o, struct bench_job *jobs, unsigne
 		cur[3] += atomic_load_explicit(&jobs[i].p_wr_bytes, memory_order_relaxed);
 		ph[atomic_load(&jobs[i].p_phase)]++;
 	}
+	state[0] = 0;
+	for (int p = 0; p <= PH_DONE; p++)
+		if (ph[p] && len < sizeof(state))
+			len += (size_t)snprintf(state + len, sizeof(state) - len, "%s%s %u",
+						len ? ", " : "", names[p], ph[p]);
 	if (dt <= 0)
 		dt = 1e-9;
 	fmt_bytes_iec(rbw, sizeof(rbw), (double)(cur[2] - last[2]) / dt);
 	fmt_bytes_iec(wbw, sizeof(wbw), (double)(cur[3] - last[3]) / dt);
 	fmt_count(riops, sizeof(riops), (double)(cur[0] - last[0]) / dt);
 	fmt_count(wiops, sizeof(wiops), (double)(cur[1] - last[1]) / dt);
-	snprintf(state, sizeof(state), "setup %u, layout %u, ramp %u, run %u, verify %u, done %u",
-		 ph[PH_SETUP], ph[PH_LAYOUT], ph[PH_RAMP], ph[PH_RUN], ph[PH_VERIFY], ph[PH_DONE]);
-	fprintf(stderr, "\r\033[KJobs: %u [%s] [r=%s/s,w=%s/s] [r=%s,w=%s IOPS] [%.0fs",
-		n, state, rbw, wbw, riops, wiops, el);
+	fprintf(stderr, "\r\033[KJobs: %u (%s): [r=%s/s,w=%s/s][r=%s,w=%s IOPS][%.0fs", n, state,
+		rbw, wbw, riops, wiops, el);
 	if (o->runtime_ns)
 		fprintf(stderr, "/%.0fs", (double)(o->runtime_ns + o->ramp_ns) / 1e9);
 	fputs("]", stderr);
@@ -874,7 +881,8 @@ int bench_run(const struct bench_opts *o, struct bench_job **jobs_out)
 		}
 	}
 	{
-		uint64_t t0 = bench_now_ns(), last_t = t0, last[4] = { 0, 0, 0, 0 }, next = t0;
+		uint64_t t0 = bench_now_ns(), last_t = t0, last[4] = { 0, 0, 0, 0 };
+		uint64_t next = t0 + 1000000000ull;
 
 		for (;;) {
 			unsigned done = 0;
