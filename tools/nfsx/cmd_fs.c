@@ -539,7 +539,13 @@ static int dst_open(struct end *e, const char *arg, const char *srcname, uint32_
 		if (!strcmp(arg, "-")) {
 			e->fd = dup(1);
 		} else {
-			snprintf(path, sizeof(path), "%s", arg);
+			size_t alen = strlen(arg);
+
+			if (alen >= sizeof(path)) {
+				msg(arg, "%s", strerror(ENAMETOOLONG));
+				return 1;
+			}
+			memcpy(path, arg, alen + 1);
 			if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 				snprintf(path, sizeof(path), "%s/%s", arg, srcname);
 				snprintf(e->what, sizeof(e->what), "%s", path);
