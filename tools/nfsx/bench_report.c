@@ -204,7 +204,8 @@ static void text_block(FILE *f, const struct bench_opts *o, const char *title,
 	if (j && j->err)
 		fprintf(f, "  error: %s\n", j->errmsg);
 	if (!g->rd.ios && !g->wr.ios && !g->sync.ios)
-		fprintf(f, "  (nothing measured)\n");
+		fprintf(f, "  (nothing measured%s)\n",
+			o->ramp_ns && !g->errors ? ": the job ended within ramp_time" : "");
 }
 
 static void text_status(FILE *f, const char *label, const struct figs *g,
