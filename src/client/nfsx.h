@@ -68,9 +68,16 @@ struct nfsx_opts {
 	uint32_t gids[NFSX_MAX_GIDS];
 	const char *machine;     /* AUTH_SYS machine name (gethostname) */
 	bool privileged_port;    /* bind a source port < 1024 (needs root) */
+	uint16_t rpcbind_port;   /* where to ask for ports (111) */
+	uint32_t max_reply;      /* largest reply record accepted (4 MiB + 64 KiB) */
 };
 
-/* nfsx_opts_init - fill @o with the defaults given above. */
+/*
+ * nfsx_opts_init - fill @o with the defaults given above (supplementary
+ * groups: the first 16 of getgroups()). In nfsx_ctx_new, zero nconnect,
+ * slots, timeo_ms, max_backoff_ms, rpcbind_port and max_reply also mean
+ * the default; nconnect is at most 16, slots at most 4096.
+ */
 void nfsx_opts_init(struct nfsx_opts *o);
 
 /*
@@ -114,10 +121,18 @@ unsigned nfsx_pending(const struct nfsx_ctx *ctx);
 /*
  * Completion callback. @err is 0 and @res the decoded result (type given
  * by the procedure, e.g. READ3res *) on a successful RPC, whatever the
- * NFS status inside; otherwise @err < 0 and @res is NULL.
+ * NFS status inside; otherwise @err < 0 and @res is NULL. @res is also
+ * NULL for procedures whose result is void (NULL, UMNT, UMNTALL).
+ * A callback may queue new calls; it must not call nfsx_ctx_free,
+ * nfsx_service/nfsx_run_once or the synchronous API (-EDEADLK).
  */
 typedef void (*nfsx_cb)(struct nfsx_ctx *ctx, int err, void *res, void *priv);
 
+/*
+ * @enc points to a struct xdr_enc (the first member of the library's own
+ * encoder, which can also carry a WRITE payload sent from the caller's
+ * buffer); @dec to a struct xdr_dec whose arena is sized for the reply.
+ */
 typedef bool (*nfsx_encode_fn)(void *enc, const void *args);  /* struct xdr_enc * */
 typedef bool (*nfsx_decode_fn)(void *dec, void *res);         /* struct xdr_dec * */
 
@@ -136,7 +151,13 @@ struct nfsx_proc {
  * points to, such as WRITE data) must stay valid until @cb runs.
  * @cb runs from nfsx_service()/nfsx_run_once(), never from inside
  * nfsx_call().
- * Return values: 0 queued, -ENOMEM, -ESHUTDOWN (context being freed).
+ * Calls are retransmitted with the same xid after timeo_ms without a
+ * reply, fail with -ETIMEDOUT after @retrans retransmissions, and are
+ * replayed on a new connection when theirs breaks. A server that refuses
+ * every connection before one ever succeeded fails queued calls at once
+ * (-ECONNREFUSED).
+ * Return values: 0 queued, -ENOMEM, -ESHUTDOWN (context being freed),
+ * -EINVAL (@args cannot be encoded, e.g. a name over 255 bytes).
  */
 int nfsx_call(struct nfsx_ctx *ctx, const struct nfsx_proc *p, const void *args,
 	      nfsx_cb cb, void *priv);

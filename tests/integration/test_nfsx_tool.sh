@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# TAP integration test of the nfsx command-line tool against nfsxd on a
+# free 127.0.0.1 port (--no-rpcbind, the port given in the URL): put,
+# get, cat, cp (local->nfs, nfs->local, nfs->nfs, into directories),
+# ls, stat, mkdir (-p), rm (-r), compared by sha256 with the export's
+# files on disk; identities from the URL (uid/gid); errors that name the
+# NFS status (NFS3ERR_NOENT, NFS3ERR_EXIST, NFS3ERR_ISDIR, NFS3ERR_NOTEMPTY
+# is not reached: rm -r empties first) and exit statuses 1 and 2.
+# Needs root (nfsxd resolves handles with open_by_handle_at; the tool
+# binds a privileged port for the default "secure" export).
+#
+# Usage: test_nfsx_tool.sh NFSXD NFSX
+
+. "$(dirname "$0")/lib.sh"
+
+need_nfsxd "${1:-}"
+NFSX=$(realpath "${2:?usage: test_nfsx_tool.sh NFSXD NFSX}")
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (nfsxd handles, privileged source port)"
+	exit 0
+fi
+
+chmod 755 "$WORK"
+EXP=$WORK/export
+LOC=$WORK/local
+mkdir -p "$EXP" "$LOC/into"
+chmod 777 "$EXP"
+head -c $((3 * 1024 * 1024 + 4321)) /dev/urandom >"$LOC/big.bin"
+printf 'hello nfsx\n' >"$LOC/small.txt"
+: >"$LOC/empty"
+printf 'served\n' >"$EXP/served.txt"
+
+pick_port P || { echo "Bail out! no free port"; exit 1; }
+start_nfsxd tool --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+	--export "$EXP:rw,no_root_squash"
+PID=$SERVER_PID
+if ! wait_port "$P" 10 "$PID"; then
+	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
+	show_log tool
+	exit 1
+fi
+U="nfs://127.0.0.1:$P$EXP"
+
+sum() { sha256sum <"$1" | cut -d' ' -f1; }
+# run NAME ARGS...: run nfsx, stdout to $WORK/NAME.out, stderr to
+# $WORK/NAME-err.log (checked for sanitizer reports), status in RC
+run() {
+	local name=$1
+	shift
+	timeout 60 "$NFSX" "$@" >"$WORK/$name.out" 2>"$WORK/$name-err.log"
+	RC=$?
+}
+err_has() { grep -q -- "$2" "$WORK/$1-err.log"; }
+show_err() { tap_diag <"$WORK/$1-err.log"; }
+
+# --- usage ---
+run help --help
+tap_ok $(( RC != 0 )) "nfsx --help exits 0"
+grep -q "bench" "$WORK/help.out" && grep -q "nfs://HOST" "$WORK/help.out"
+tap_ok $? "--help names the commands and the URL form"
+run bogus frobnicate
+tap_ok $(( RC != 2 )) "an unknown command exits 2 (got $RC)"
+run badurl ls "http://127.0.0.1/x"
+tap_ok $(( RC == 0 )) "ls of a non-nfs URL fails (got $RC)"
+run v4 ls "$U?version=4"
+tap_ok $(( RC != 2 )) "version=4 in the URL is a usage error (got $RC)" || show_err v4
+
+# --- put / get / cat ---
+run put put "$LOC/big.bin" "$U/big.bin"
+tap_ok $(( RC != 0 )) "put of a 3 MiB file exits 0" || show_err put
+[ "$(sum "$EXP/big.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "the file on the server has the local file's sha256"
+run get get "$U/big.bin" "$WORK/back.bin"
+tap_ok $(( RC != 0 )) "get exits 0" || show_err get
+[ "$(sum "$WORK/back.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "get brings back the same bytes"
+run cat cat "$U/big.bin"
+[ "$RC" -eq 0 ] && [ "$(sum "$WORK/cat.out")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "cat writes the same bytes to stdout"
+run catsmall cat "$U/served.txt" "$U/served.txt"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/catsmall.out")" = "$(printf 'served\nserved')" ]
+tap_ok $? "cat of two URLs concatenates a file the server already had"
+run putempty put "$LOC/empty" "$U/empty"
+[ "$RC" -eq 0 ] && [ -f "$EXP/empty" ] && [ ! -s "$EXP/empty" ]
+tap_ok $? "put of an empty file makes an empty file"
+head -c 100 /dev/urandom >"$LOC/shorter"
+cp "$LOC/small.txt" "$EXP/overwrite.txt"
+head -c 5000 /dev/urandom >"$EXP/overwrite.txt"
+run overwrite put "$LOC/shorter" "$U/overwrite.txt"
+[ "$RC" -eq 0 ] && [ "$(sum "$EXP/overwrite.txt")" = "$(sum "$LOC/shorter")" ]
+tap_ok $? "put over a longer file truncates it"
+(cd "$WORK/local/into" && timeout 60 "$NFSX" get "$U/served.txt" >/dev/null 2>"$WORK/getdot-err.log")
+[ "$(cat "$LOC/into/served.txt" 2>/dev/null)" = "served" ]
+tap_ok $? "get without LOCAL writes into the current directory"
+
+# --- mkdir ---
+run mkdir mkdir "$U/d1"
+[ "$RC" -eq 0 ] && [ -d "$EXP/d1" ]
+tap_ok $? "mkdir makes a directory"
+run mkdirp mkdir -p "$U/d2/x/y/z"
+[ "$RC" -eq 0 ] && [ -d "$EXP/d2/x/y/z" ]
+tap_ok $? "mkdir -p makes the parents"
+run mkdirp2 mkdir -p "$U/d2/x"
+tap_ok $(( RC != 0 )) "mkdir -p of an existing directory succeeds"
+run mkdirex mkdir "$U/d1"
+[ "$RC" -eq 1 ] && err_has mkdirex NFS3ERR_EXIST
+tap_ok $? "mkdir of an existing name fails with NFS3ERR_EXIST" || show_err mkdirex
+run mkdirnoent mkdir "$U/nope/sub"
+[ "$RC" -eq 1 ] && err_has mkdirnoent NFS3ERR_NOENT
+tap_ok $? "mkdir under a missing parent fails with NFS3ERR_NOENT" || show_err mkdirnoent
+
+# --- cp in every direction ---
+run cpln cp "$LOC/small.txt" "$U/d1/"
+[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/small.txt")" = "$(sum "$LOC/small.txt")" ]
+tap_ok $? "cp local -> nfs directory keeps the name" || show_err cpln
+run cpnn cp "$U/big.bin" "$U/d2/x/copy.bin"
+[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d2/x/copy.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "cp nfs -> nfs" || show_err cpnn
+run cpnl cp "$U/d2/x/copy.bin" "$LOC/into"
+[ "$RC" -eq 0 ] && [ "$(sum "$LOC/into/copy.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "cp nfs -> local directory keeps the name" || show_err cpnl
+run cpll cp "$LOC/small.txt" "$LOC/other.txt"
+tap_ok $(( RC != 2 )) "cp with no nfs:// side is a usage error (got $RC)"
+run cpnoent cp "$U/missing.bin" "$LOC/x"
+[ "$RC" -eq 1 ] && err_has cpnoent NFS3ERR_NOENT && err_has cpnoent "missing.bin"
+tap_ok $? "cp of a missing file names the URL and NFS3ERR_NOENT" || show_err cpnoent
+run cpdir cp "$U/d1" "$LOC/x"
+[ "$RC" -eq 1 ] && err_has cpdir NFS3ERR_ISDIR
+tap_ok $? "cp of a directory fails with NFS3ERR_ISDIR" || show_err cpdir
+
+# --- identities from the URL ---
+run uid put "$LOC/small.txt" "$U/owned.txt?uid=1234&gid=4321"
+[ "$RC" -eq 0 ] && [ "$(stat -c %u:%g "$EXP/owned.txt")" = "1234:4321" ]
+tap_ok $? "put with ?uid=1234&gid=4321 creates a file owned by 1234:4321" || show_err uid
+chmod 600 "$EXP/owned.txt"
+run uidread cat "$U/owned.txt?uid=999&gid=999"
+[ "$RC" -eq 1 ] && err_has uidread NFS3ERR_ACCES
+tap_ok $? "another uid cannot read a 0600 file: NFS3ERR_ACCES" || show_err uidread
+run uidread2 cat "$U/owned.txt?uid=1234&gid=4321"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/uidread2.out")" = "hello nfsx" ]
+tap_ok $? "its owner can"
+
+# --- ls, stat ---
+run ls ls "$U"
+[ "$RC" -eq 0 ] && grep -qx "big.bin" "$WORK/ls.out" && grep -qx "d1" "$WORK/ls.out" &&
+	! grep -qx "\.\." "$WORK/ls.out"
+tap_ok $? "ls lists the names (no dot entries)" || tap_diag <"$WORK/ls.out"
+[ "$(cat "$WORK/ls.out")" = "$(cd "$EXP" && LC_ALL=C ls -1)" ]
+tap_ok $? "ls shows exactly the export's entries, sorted"
+run lsa ls -a "$U"
+grep -qx "\.\." "$WORK/lsa.out"
+tap_ok $? "ls -a shows dot entries"
+run lsl ls -l "$U"
+grep -E "^-rw-r--r-- +1 +[0-9]+ +[0-9]+ +$((3 * 1024 * 1024 + 4321)) .* big\.bin$" "$WORK/lsl.out" >/dev/null &&
+	grep -E "^d[rwx-]{9} .* d1$" "$WORK/lsl.out" >/dev/null
+tap_ok $? "ls -l shows mode, size and type" || tap_diag <"$WORK/lsl.out"
+run lsfile ls -l "$U/big.bin"
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$WORK/lsfile.out")" -eq 1 ] && grep -q "big.bin" "$WORK/lsfile.out"
+tap_ok $? "ls of a file shows that file"
+run stat stat "$U/big.bin"
+[ "$RC" -eq 0 ] && grep -q "Size: $((3 * 1024 * 1024 + 4321)) " "$WORK/stat.out" &&
+	grep -q "regular file" "$WORK/stat.out" &&
+	grep -q "Fileid: $(stat -c %i "$EXP/big.bin") " "$WORK/stat.out"
+tap_ok $? "stat shows size, type and the inode number as fileid" || tap_diag <"$WORK/stat.out"
+run statdir stat "$U/d1"
+grep -q "directory" "$WORK/statdir.out"
+tap_ok $? "stat of a directory says directory"
+run statnoent stat "$U/no/such/file"
+[ "$RC" -eq 1 ] && err_has statnoent "NFS3ERR_NOENT"
+tap_ok $? "stat of a missing path: exit 1, NFS3ERR_NOENT" || show_err statnoent
+run lsnoexp ls "nfs://127.0.0.1:$P/not/exported/anywhere"
+tap_ok $(( RC != 1 )) "ls outside every export fails with exit 1 (got $RC)"
+[ -s "$WORK/lsnoexp-err.log" ]
+tap_ok $? "and says why: $(head -c 200 "$WORK/lsnoexp-err.log")"
+
+# --- rm ---
+run rm rm "$U/big.bin"
+[ "$RC" -eq 0 ] && [ ! -e "$EXP/big.bin" ]
+tap_ok $? "rm removes a file"
+run rmnoent rm "$U/big.bin"
+[ "$RC" -eq 1 ] && err_has rmnoent NFS3ERR_NOENT
+tap_ok $? "rm of a missing file: NFS3ERR_NOENT" || show_err rmnoent
+run rmdir rm "$U/d2"
+[ "$RC" -eq 1 ] && err_has rmdir NFS3ERR_ISDIR && [ -d "$EXP/d2" ]
+tap_ok $? "rm of a directory without -r: NFS3ERR_ISDIR, nothing removed" || show_err rmdir
+run rmr rm -r "$U/d2"
+[ "$RC" -eq 0 ] && [ ! -e "$EXP/d2" ]
+tap_ok $? "rm -r removes a tree" || show_err rmr
+run rmroot rm -r "$U"
+[ "$RC" -eq 1 ] && [ -d "$EXP" ] && [ -e "$EXP/served.txt" ]
+tap_ok $? "rm -r of the export root is refused"
+
+# --- a server that is gone ---
+if ! stop_nfsxd "$PID" 5; then
+	tap_ok 1 "nfsxd exits on SIGTERM"
+else
+	tap_ok "$STOP_STATUS" "nfsxd exits 0 on SIGTERM"
+fi
+run down stat "$U/served.txt?timeo=2000&retrans=1"
+[ "$RC" -eq 1 ] && grep -q "Connection refused" "$WORK/down-err.log"
+tap_ok $? "with the server stopped: exit 1, connection refused ($(head -c 160 "$WORK/down-err.log"))"
+
+logs_clean
+tap_ok $? "no sanitizer report from nfsxd or nfsx"
+tap_done
