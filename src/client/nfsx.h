@@ -153,9 +153,10 @@ struct nfsx_proc {
  * nfsx_call().
  * Calls are retransmitted with the same xid after timeo_ms without a
  * reply, fail with -ETIMEDOUT after @retrans retransmissions, and are
- * replayed on a new connection when theirs breaks. A server that refuses
- * every connection before one ever succeeded fails queued calls at once
- * (-ECONNREFUSED).
+ * replayed on a new connection when theirs breaks. While the context has
+ * never reached the server, a refused connection fails the queued calls
+ * at once (-ECONNREFUSED); afterwards it is retried with back-off and
+ * calls wait for their timeouts.
  * Return values: 0 queued, -ENOMEM, -ESHUTDOWN (context being freed),
  * -EINVAL (@args cannot be encoded, e.g. a name over 255 bytes).
  */
