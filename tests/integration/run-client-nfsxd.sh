@@ -11,7 +11,8 @@
 #
 # Tree (BASE = $WORK/tree):
 #   rw/      dir/inner.txt, many/ (3000 empty files), secret600 (root 0600),
-#            u1000/ (1000:1000)  --export rw:rw,no_root_squash,insecure
+#            group2000 (root:2000 0640), u1000/ (1000:1000)
+#                                --export rw:rw,no_root_squash,insecure
 #   secure/  (empty)             --export secure:ro,no_root_squash (secure)
 #
 # Usage: run-client-nfsxd.sh NFSXD TEST_CLIENT_NFSXD
@@ -33,6 +34,9 @@ printf 'inner\n' >"$BASE/rw/dir/inner.txt"
 printf 'secret\n' >"$BASE/rw/secret600"
 chmod 600 "$BASE/rw/secret600"
 chown 1000:1000 "$BASE/rw/u1000"
+printf 'group\n' >"$BASE/rw/group2000"
+chown 0:2000 "$BASE/rw/group2000"
+chmod 640 "$BASE/rw/group2000"
 (cd "$BASE/rw/many" && for i in $(seq -f '%05g' 0 2999); do : >"f$i"; done) || exit 1
 chmod 755 "$BASE" "$BASE/rw" "$BASE/secure"
 

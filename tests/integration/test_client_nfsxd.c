@@ -536,6 +536,28 @@ static void test_sync_errors(void)
 		   nfsx_create(u, &fh, "mine", 0600, false, &fh2) == 0 &&
 		   nfsx_getattr(c, &fh2, &a) == 0 && a.uid == 1000 && a.gid == 1000,
 		   "but creates in its own directory, owned by 1000:1000");
+		r = nfsx_resolve(u, "group2000", &fh, NULL);
+		ok(r == 0 && nfsx_read(u, &fh, 0, buf, sizeof(buf), &got, &eof) == NFS3ERR_ACCES,
+		   "uid 1000 without group 2000 may not read group2000 (root:2000 0640)");
+		nfsx_ctx_free(u);
+	}
+	{
+		/* The same uid with 2000 among its AUTH_SYS groups. */
+		struct nfsx_opts o;
+		char err[256];
+
+		nfsx_opts_init(&o);
+		o.host = "127.0.0.1";
+		o.port = port;
+		o.uid = o.gid = 1000;
+		o.ngids = 3;
+		o.gids[0] = 1000;
+		o.gids[1] = 1999;
+		o.gids[2] = 2000;
+		u = nfsx_ctx_new(&o, err, sizeof(err));
+		ok(u && nfsx_mount(u, rw, &root) == 0 && nfsx_resolve(u, "group2000", &fh, NULL) == 0 &&
+		   nfsx_read(u, &fh, 0, buf, sizeof(buf), &got, &eof) == 0 && got == 6 &&
+		   !memcmp(buf, "group\n", 6), "with groups {1000, 1999, 2000} it reads it");
 		nfsx_ctx_free(u);
 	}
 	ok(nfsx_umount(c) == 0 && nfsx_umount(c) == -ENOTCONN, "umount, then not mounted");
