@@ -202,6 +202,7 @@ void nc_conn_start(struct nc_conn *c)
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(c->ch->port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons(c->ch->port);
+	c->nattempts++;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		connect_failed(c, -errno);

@@ -118,6 +118,7 @@ struct nc_conn {
 	unsigned backoff_n;          /* failures since the last good reply */
 	uint64_t ncalls;             /* transmissions on this connection */
 	uint64_t nconnects;          /* successful connects */
+	uint64_t nattempts;          /* connects started */
 	bool broken;                 /* fail at the next safe point (ENOMEM) */
 };
 

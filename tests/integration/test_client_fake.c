@@ -459,14 +459,20 @@ static void test_restart_and_nconnect(void)
 	struct nfsx_ctx *c = mk(port, 10000, 1, 16, 1);
 	static struct res r[400];
 	bool even = true;
+	uint64_t attempts;
 	unsigned i;
 
 	nfsx3_getattr(c, &ga, cb_getattr, &r[0]);
 	ok(wait_done(c, r, 1, 3000) && r[0].err == 0, "call before the restart");
 	fake_stop(fs);
+	attempts = c->chan[NC_CH_NFS].conns[0].nattempts;
 	nfsx3_getattr(c, &ga, cb_getattr, &r[1]);
-	spin(c, 300); /* reconnects are refused and backed off meanwhile */
+	spin(c, 700); /* reconnects are refused and backed off meanwhile */
 	ok(!r[1].done, "a call made while the server is down waits");
+	attempts = c->chan[NC_CH_NFS].conns[0].nattempts - attempts;
+	/* 0, 100, 200, 400 (max_backoff) ms: about 4, never a busy loop. */
+	ok(attempts >= 2 && attempts <= 6, "reconnects backed off: %llu attempts in 700 ms",
+	   (unsigned long long)attempts);
 	fs = fake_start(0, port);
 	ok(fs != NULL, "server back on port %u", port);
 	ok(fs && wait_done(c, &r[1], 1, 5000) && r[1].err == 0, "and completes after reconnection");
