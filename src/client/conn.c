@@ -119,12 +119,12 @@ static void connect_failed(struct nc_conn *c, int err)
 	close_socket(c);
 	c->state = NC_IDLE;
 	c->backoff_n++;
-	if (ch->ever_up) {
+	if (c->ctx->ever_up) {
 		schedule_reconnect(c);
 		return;
 	}
 	/*
-	 * Never reached the server: fail what waits rather than retry
+	 * Never reached the server (on any port): fail what waits rather than retry
 	 * forever, once no other connection of the channel may still make
 	 * it (until then this one waits, so it does not spin).
 	 */
@@ -159,7 +159,7 @@ static void conn_up(struct nc_conn *c)
 	c->state = NC_UP;
 	c->deadline = 0;
 	c->nconnects++;
-	c->ch->ever_up = true;
+	c->ctx->ever_up = true;
 	nc_epoll_mod(c->ctx, c, EPOLLIN | (nc_list_empty(&c->sendq) ? 0u : EPOLLOUT));
 }
 
@@ -202,6 +202,7 @@ void nc_conn_start(struct nc_conn *c)
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(c->ch->port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons(c->ch->port);
+	c->nattempts++;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		connect_failed(c, -errno);

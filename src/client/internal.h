@@ -118,6 +118,7 @@ struct nc_conn {
 	unsigned backoff_n;          /* failures since the last good reply */
 	uint64_t ncalls;             /* transmissions on this connection */
 	uint64_t nconnects;          /* successful connects */
+	uint64_t nattempts;          /* connects started */
 	bool broken;                 /* fail at the next safe point (ENOMEM) */
 };
 
@@ -128,7 +129,6 @@ struct nc_chan {
 	enum nc_chan_id id;
 	enum nc_chan_state state;
 	uint16_t port;
-	bool ever_up;                /* a connection succeeded once */
 	struct nc_xq queue;
 	unsigned nconn;
 	struct nc_conn *conns;
@@ -163,6 +163,7 @@ struct nfsx_ctx {
 	unsigned pending;
 	int in_cb;
 	bool in_service, kicked, dirty, dying;
+	bool ever_up;                /* some connection to the server succeeded */
 	/* mount state of the sync API */
 	bool mounted;
 	struct nfsx_fh root;

@@ -153,9 +153,10 @@ struct nfsx_proc {
  * nfsx_call().
  * Calls are retransmitted with the same xid after timeo_ms without a
  * reply, fail with -ETIMEDOUT after @retrans retransmissions, and are
- * replayed on a new connection when theirs breaks. A server that refuses
- * every connection before one ever succeeded fails queued calls at once
- * (-ECONNREFUSED).
+ * replayed on a new connection when theirs breaks. While the context has
+ * never reached the server, a refused connection fails the queued calls
+ * at once (-ECONNREFUSED); afterwards it is retried with back-off and
+ * calls wait for their timeouts.
  * Return values: 0 queued, -ENOMEM, -ESHUTDOWN (context being freed),
  * -EINVAL (@args cannot be encoded, e.g. a name over 255 bytes).
  */
@@ -232,7 +233,9 @@ struct nfsx_attr {
 /*
  * nfsx_url_parse - split "nfs://host[:port]/path[?opt=v&...]" into
  * options and a path. Options: uid, gid, version (3), nconnect,
- * mountport, timeo (ms), retrans. Unknown options are an error.
+ * mountport, timeo (ms), retrans. Unknown options are an error. The
+ * path is percent-decoded; host may be [IPv6]. u->opts.host points to
+ * u->host: re-point it if the struct is copied.
  * Return values: 0, or -EINVAL with a message in @err.
  */
 struct nfsx_url {
@@ -255,7 +258,11 @@ int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		    const char **rest);
 int nfsx_umount(struct nfsx_ctx *c);
 
-/* Path helpers; paths are relative to the mounted root, '/'-separated. */
+/*
+ * Path helpers; paths are relative to the mounted root, '/'-separated;
+ * empty components and "." are skipped, ".." is looked up like any name,
+ * symlinks are not followed. -ENOTCONN when nothing is mounted.
+ */
 int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
 		 struct nfsx_attr *attr);
 int nfsx_mkdir_p(struct nfsx_ctx *c, const char *path, uint32_t mode, struct nfsx_fh *fh);
@@ -267,7 +274,11 @@ struct nfsx_dirent {
 	struct nfsx_attr attr;
 	struct nfsx_fh fh;       /* len 0 when the server gave none */
 };
-/* Called per entry ("." and ".." included); return non-zero to stop. */
+/*
+ * Called per entry ("." and ".." included), after each page was copied
+ * out of the reply, so it may use the synchronous API; return non-zero
+ * to stop (nfsx_readdir/nfsx_walk then return that value).
+ */
 typedef int (*nfsx_dirent_fn)(const struct nfsx_dirent *e, void *priv);
 int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
 		 nfsx_dirent_fn fn, void *priv);
@@ -276,6 +287,13 @@ int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
 typedef int (*nfsx_walk_fn)(const char *relpath, const struct nfsx_dirent *e, void *priv);
 int nfsx_walk(struct nfsx_ctx *c, const char *path, nfsx_walk_fn fn, void *priv);
 
+/*
+ * One call each. nfsx_read/nfsx_write issue a single READ/WRITE: *got or
+ * *written may be less than @len (at most the server's rtmax/wtmax).
+ * nfsx_create with @exclusive uses EXCLUSIVE (a random verifier) and
+ * sets @mode with a SETATTR afterwards, else UNCHECKED. Handles and
+ * attributes are copied out; out-pointers may be NULL.
+ */
 int nfsx_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr *attr);
 int nfsx_lookup(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		struct nfsx_fh *fh, struct nfsx_attr *attr);

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Write the seed corpus of the client-replies fuzz target (run from anywhere).
+
+Each seed is one byte (the chunk size the target feeds the client's
+receive path with; 0 = all at once) followed by the bytes a server sends:
+record-marked replies to the calls the target has in flight (xid 1 + the
+NFSv3 procedure number, 23 + the MOUNT procedure number, 29 for PMAP
+GETPORT), well-formed ones for every result type, RPC errors, fragments,
+an unknown xid and an oversized record marker.
+"""
+import os
+import struct
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "client-replies")
+
+
+def u32(*v):
+    return b"".join(struct.pack(">I", x & 0xFFFFFFFF) for x in v)
+
+
+def u64(*v):
+    return b"".join(struct.pack(">Q", x & 0xFFFFFFFFFFFFFFFF) for x in v)
+
+
+def opaque(b):
+    return u32(len(b)) + b + b"\0" * ((4 - len(b) % 4) % 4)
+
+
+def rec(payload, frags=1):
+    if frags <= 1:
+        return u32(0x80000000 | len(payload)) + payload
+    step = max(1, len(payload) // frags)
+    parts, pos = [], 0
+    while pos < len(payload):
+        chunk = payload[pos:pos + step]
+        pos += len(chunk)
+        last = 0x80000000 if pos >= len(payload) else 0
+        parts.append(u32(last | len(chunk)) + chunk)
+    return b"".join(parts)
+
+
+def ok(xid, results=b""):
+    return u32(xid, 1, 0, 0, 0, 0) + results
+
+
+def nfs(proc):
+    return 1 + proc
+
+
+def mnt(proc):
+    return 23 + proc
+
+
+GETPORT = 29
+
+
+def fh3(n=32):
+    return opaque(bytes((5 * i + 3) & 0xFF for i in range(n)))
+
+
+def fattr3(ftype=1):
+    return (u32(ftype, 0o644, 1, 1000, 100) + u64(12345, 16384) + u32(0, 0)
+            + u64(0x1122334455667788, 42) + u32(1700000000, 1, 1700000001, 2, 1700000002, 3))
+
+
+def post_attr(follow=True, ftype=1):
+    return u32(1) + fattr3(ftype) if follow else u32(0)
+
+
+def wcc():
+    return u32(1) + u64(4096) + u32(1700000000, 5, 1700000000, 6) + post_attr()
+
+
+def post_fh(follow=True):
+    return u32(1) + fh3() if follow else u32(0)
+
+
+VERF = b"\x01\x23\x45\x67\x89\xab\xcd\xef"
+OK = u32(0)
+
+
+def entries(names, plus=False):
+    body = b""
+    for i, name in enumerate(names):
+        body += u32(1) + u64(100 + i) + opaque(name) + u64(i + 1)
+        if plus:
+            body += post_attr(i % 2 == 0) + post_fh(i % 3 != 2)
+    return body + u32(0)
+
+
+NAMES = [b".", b"..", b"a", b"hello.c", b"a longer file name"]
+
+results = {
+    "null": (nfs(0), b""),
+    "getattr": (nfs(1), OK + fattr3()),
+    "setattr": (nfs(2), OK + wcc()),
+    "lookup": (nfs(3), OK + fh3() + post_attr() + post_attr(ftype=2)),
+    "lookup-noent": (nfs(3), u32(2) + post_attr(ftype=2)),
+    "access": (nfs(4), OK + post_attr() + u32(0x1f)),
+    "readlink": (nfs(5), OK + post_attr(ftype=5) + opaque(b"../target")),
+    "read": (nfs(6), OK + post_attr() + u32(11, 1) + opaque(b"hello world")),
+    "write": (nfs(7), OK + wcc() + u32(5, 2) + VERF),
+    "create": (nfs(8), OK + post_fh() + post_attr() + wcc()),
+    "mkdir": (nfs(9), OK + post_fh() + post_attr(ftype=2) + wcc()),
+    "symlink": (nfs(10), OK + post_fh(False) + post_attr(False) + wcc()),
+    "mknod": (nfs(11), OK + post_fh() + post_attr(ftype=7) + wcc()),
+    "remove": (nfs(12), OK + wcc()),
+    "rmdir-notempty": (nfs(13), u32(66) + wcc()),
+    "rename": (nfs(14), OK + wcc() + wcc()),
+    "link": (nfs(15), OK + post_attr() + wcc()),
+    "readdir": (nfs(16), OK + post_attr(ftype=2) + VERF + entries(NAMES) + u32(1)),
+    "readdirplus": (nfs(17), OK + post_attr(ftype=2) + VERF + entries(NAMES, True) + u32(0)),
+    "fsstat": (nfs(18), OK + post_attr(ftype=2) + u64(1 << 30, 1 << 29, 1 << 28, 1000, 500, 400)
+               + u32(0)),
+    "fsinfo": (nfs(19), OK + post_attr(ftype=2) + u32(1 << 20, 1 << 20, 4096, 1 << 20, 1 << 20,
+                                                      4096, 65536) + u64(1 << 62) + u32(0, 1, 0x1b)),
+    "pathconf": (nfs(20), OK + post_attr(ftype=2) + u32(32000, 255, 1, 1, 0, 1)),
+    "commit": (nfs(21), OK + wcc() + VERF),
+    "mount-null": (mnt(0), b""),
+    "mnt": (mnt(1), OK + fh3() + u32(2, 1, 0)),
+    "mnt-denied": (mnt(1), u32(13)),
+    "dump": (mnt(2), u32(1) + opaque(b"client") + opaque(b"/srv") + u32(1) + opaque(b"c2")
+             + opaque(b"/srv/x") + u32(0)),
+    "umnt": (mnt(3), b""),
+    "export": (mnt(5), u32(1) + opaque(b"/srv") + u32(1) + opaque(b"*") + u32(1)
+               + opaque(b"10.0.0.0/8") + u32(0) + u32(1) + opaque(b"/pub") + u32(0) + u32(0)),
+    "getport": (GETPORT, u32(2049)),
+}
+
+seeds = {}
+for name, (xid, res) in results.items():
+    seeds[name] = b"\0" + rec(ok(xid, res))
+
+seeds["all-at-once"] = b"\0" + b"".join(rec(ok(x, r)) for x, r in results.values())
+seeds["all-in-3-byte-chunks"] = b"\3" + b"".join(rec(ok(x, r)) for x, r in results.values())
+seeds["fragments"] = b"\7" + rec(ok(nfs(17), results["readdirplus"][1]), frags=5)
+seeds["prog-mismatch"] = b"\0" + rec(u32(nfs(1), 1, 0, 0, 0, 2, 3, 3))
+seeds["proc-unavail"] = b"\0" + rec(u32(nfs(2), 1, 0, 0, 0, 3))
+seeds["auth-error"] = b"\0" + rec(u32(nfs(3), 1, 1, 1, 5))
+seeds["rpc-mismatch"] = b"\0" + rec(u32(nfs(4), 1, 1, 0, 2, 2))
+seeds["verifier-short"] = b"\0" + rec(u32(nfs(1), 1, 0, 2) + opaque(b"shortverf") + u32(0)
+                                      + OK + fattr3())
+seeds["unknown-xid"] = b"\0" + rec(ok(0xdeadbeef, OK + fattr3())) + rec(ok(nfs(1), OK + fattr3()))
+seeds["truncated-result"] = b"\0" + rec(ok(nfs(17), results["readdirplus"][1][:100]))
+seeds["huge-marker"] = b"\0" + u32(0xFFFFFFFF) + b"\0" * 64
+seeds["call-not-reply"] = b"\0" + rec(u32(nfs(1), 0, 2, 100003, 3, 1, 0, 0, 0, 0))
+
+os.makedirs(out, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds to %s" % (len(seeds), out))
