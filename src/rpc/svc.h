@@ -37,6 +37,7 @@ struct rpc_server_config {
 	unsigned int max_conns;     /* connections, all loops */
 	unsigned int workers;       /* threads for blocking procedures */
 	unsigned int slice_us;      /* loop threads' scheduler slice; 0: kernel's */
+	unsigned int busy_poll_us;  /* poll this long before sleeping; 0: never */
 };
 
 #define RPC_DEFAULT_MAX_RECORD (1048576u + 4096u)

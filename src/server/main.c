@@ -373,6 +373,7 @@ int main(int argc, char **argv)
 	cfg.max_conns = o.max_conns;
 	cfg.workers = o.workers;
 	cfg.slice_us = o.slice_us;
+	cfg.busy_poll_us = o.busy_poll_us;
 	srv = drc ? rpc_server_create(&cfg, &reg, drc) : NULL;
 	if (!srv || rpc_server_add_listener(srv, lfd) < 0 ||
 	    (rpcb_fd >= 0 && rpc_server_add_listener(srv, rpcb_fd) < 0)) {

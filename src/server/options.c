@@ -51,6 +51,10 @@ static const char usage[] =
 "                          (Linux 6.12+), so a loop woken by a call preempts\n"
 "                          busy threads sooner; 0 keeps the kernel's\n"
 "                          (default 100)\n"
+"      --busy-poll-us N    after a turn with work, an event loop polls its\n"
+"                          sockets this long before it sleeps: lower latency\n"
+"                          at low queue depth (no wake-up per call) for up to\n"
+"                          a CPU per loop while calls keep coming (default 0)\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
@@ -74,6 +78,7 @@ enum {
 	OPT_DRC_SIZE,
 	OPT_WORKERS,
 	OPT_LOOP_SLICE,
+	OPT_BUSY_POLL,
 };
 
 static const struct option longopts[] = {
@@ -94,6 +99,7 @@ static const struct option longopts[] = {
 	{ "drc-size", required_argument, NULL, OPT_DRC_SIZE },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "loop-slice-us", required_argument, NULL, OPT_LOOP_SLICE },
+	{ "busy-poll-us", required_argument, NULL, OPT_BUSY_POLL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -218,6 +224,11 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("drc-size", optarg, 0, 1ull << 34, &v))
 				return -1;
 			o->drc_size = (size_t)v;
+			break;
+		case OPT_BUSY_POLL:
+			if (number("busy-poll-us", optarg, 0, 100000, &v))
+				return -1;
+			o->busy_poll_us = (unsigned int)v;
 			break;
 		case OPT_LOOP_SLICE:
 			if (number("loop-slice-us", optarg, 0, 100000, &v))

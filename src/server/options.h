@@ -30,6 +30,7 @@ struct nfsxd_opts {
 	unsigned int max_conns;
 	unsigned int workers;
 	unsigned int slice_us;
+	unsigned int busy_poll_us;
 };
 
 /*

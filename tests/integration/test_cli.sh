@@ -24,6 +24,7 @@ tap_ok $? "--help prints usage on stdout"
 for opt in --port --bind --no-rpcbind --rpcbind-port --export \
 	--exports-file --state-dir --foreground --log-level --threads \
 	--max-record --max-inflight --max-unsent --max-conns --drc-size --workers \
+	--loop-slice-us --busy-poll-us \
 	--help --version; do
 	grep -q -e "$opt\\b" "$WORK/help.out"
 	tap_ok $? "--help mentions $opt"
@@ -75,6 +76,8 @@ bad_opt --no-rpcbind --port "$P" --max-record abc
 bad_opt --no-rpcbind --port "$P" --max-inflight xyz
 bad_opt --no-rpcbind --port "$P" --max-unsent 12q
 bad_opt --no-rpcbind --port "$P" --workers 0
+bad_opt --no-rpcbind --port "$P" --busy-poll-us -1
+bad_opt --no-rpcbind --port "$P" --loop-slice-us 1000000
 bad_opt --no-rpcbind --port "$P" --bind 999.1.2.3
 
 # ---- port already in use --------------------------------------------------
@@ -213,7 +216,8 @@ had111=0
 port_listening 111 && had111=1
 pick_port P
 A=$(uaddr_of "$P")
-start_nfsxd rpcinfo --no-rpcbind --port "$P"
+start_nfsxd rpcinfo --no-rpcbind --port "$P" \
+	--busy-poll-us 50 --loop-slice-us 0
 S=$SERVER_PID
 if wait_port "$P" 10 "$S"; then
 	if [ "$had111" -eq 0 ]; then
