@@ -312,6 +312,14 @@ int nfsx_rmdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name);
 int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 		uint32_t *wtmax, uint32_t *dtpref);
 
+/*
+ * MOUNT's status values overlap NFS's (MNT3ERR_ACCES == NFS3ERR_ACCES), so
+ * the sync API returns a MOUNT failure as NFSX_MNT3ERR(status), above
+ * every nfsstat3, and nfsx_strerror names it "MNT3ERR_...".
+ */
+#define NFSX_MNT3ERR_BASE 0x100000
+#define NFSX_MNT3ERR(s) (NFSX_MNT3ERR_BASE + (int)(s))
+
 /* "NFS3ERR_NOENT (2): no such file or directory", or strerror for < 0. */
 const char *nfsx_strerror(int err);
 

@@ -30,7 +30,7 @@ static int x_mnt(void *res, void *out)
 	struct mountres3 *r = res;
 
 	if (r->fhs_status != MNT3_OK)
-		return (int)r->fhs_status;
+		return NFSX_MNT3ERR(r->fhs_status);
 	return nc_fh_copy(out, &r->u.mountinfo.fhandle);
 }
 
@@ -114,7 +114,7 @@ int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 	if (r != 0)
 		return r;
 	if (!b.found)
-		return MNT3ERR_NOENT;
+		return NFSX_MNT3ERR(MNT3ERR_NOENT);
 	r = nfsx_mount(c, b.dir, root);
 	if (r != 0)
 		return r;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nfsx_strerror: names for NFS status codes (positive, as the sync API
- * returns them; MOUNT's share the values) and errno texts (negative).
+ * returns them), MOUNT status codes (NFSX_MNT3ERR(s)) and errno texts
+ * (negative).
  * Only constant strings: safe from any thread.
  */
 #include "client/nfsx.h"
@@ -44,6 +45,18 @@ static const struct errname nfs3_errors[] = {
 	{ NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX (10008): try again later" },
 };
 
+static const struct errname mnt3_errors[] = {
+	{ MNT3ERR_PERM, "MNT3ERR_PERM (1): not owner" },
+	{ MNT3ERR_NOENT, "MNT3ERR_NOENT (2): no such export or directory" },
+	{ MNT3ERR_IO, "MNT3ERR_IO (5): I/O error" },
+	{ MNT3ERR_ACCES, "MNT3ERR_ACCES (13): permission denied (this client may not mount it)" },
+	{ MNT3ERR_NOTDIR, "MNT3ERR_NOTDIR (20): not a directory" },
+	{ MNT3ERR_INVAL, "MNT3ERR_INVAL (22): invalid argument" },
+	{ MNT3ERR_NAMETOOLONG, "MNT3ERR_NAMETOOLONG (63): file name too long" },
+	{ MNT3ERR_NOTSUPP, "MNT3ERR_NOTSUPP (10004): operation not supported" },
+	{ MNT3ERR_SERVERFAULT, "MNT3ERR_SERVERFAULT (10006): server fault" },
+};
+
 const char *nfsx_strerror(int err)
 {
 	size_t i;
@@ -54,6 +67,12 @@ const char *nfsx_strerror(int err)
 		const char *s = strerrordesc_np(-err);
 
 		return s ? s : "unknown error";
+	}
+	if (err >= NFSX_MNT3ERR_BASE) {
+		for (i = 0; i < sizeof(mnt3_errors) / sizeof(mnt3_errors[0]); i++)
+			if (mnt3_errors[i].code == err - NFSX_MNT3ERR_BASE)
+				return mnt3_errors[i].text;
+		return "unknown MOUNT status";
 	}
 	for (i = 0; i < sizeof(nfs3_errors) / sizeof(nfs3_errors[0]); i++)
 		if (nfs3_errors[i].code == err)

@@ -185,6 +185,10 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	if (req->on_loop && !o.vexp->mem_backed &&
 	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
 		goto would_block;
+	/* A large READ's copy goes to a worker, so that the copies of one
+	 * connection's READs run on several CPUs while its loop sends. */
+	if (req->on_loop && a.count > NFS3_INLINE_IO_MAX)
+		goto would_block;
 	fd = nfs3_open_io(&o, O_RDONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);

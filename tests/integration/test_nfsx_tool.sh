@@ -172,6 +172,8 @@ run statnoent stat "$U/no/such/file"
 tap_ok $? "stat of a missing path: exit 1, NFS3ERR_NOENT" || show_err statnoent
 run lsnoexp ls "nfs://127.0.0.1:$P/not/exported/anywhere"
 tap_ok $(( RC != 1 )) "ls outside every export fails with exit 1 (got $RC)"
+err_has lsnoexp "MNT3ERR_NOENT"
+tap_ok $? "ls outside every export names the MOUNT status MNT3ERR_NOENT" || show_err lsnoexp
 [ -s "$WORK/lsnoexp-err.log" ]
 tap_ok $? "and says why: $(head -c 200 "$WORK/lsnoexp-err.log")"
 
