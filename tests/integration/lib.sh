@@ -99,10 +99,14 @@ port_listening() {
 # start_nfsxd NAME ARGS...: run nfsxd --foreground ARGS in the background,
 # stdout+stderr to $WORK/NAME.log, state in $WORK/NAME.state (never the
 # system default); sets SERVER_PID.
+# NFSXD_WRAPPER, if set, is put before the command, e.g.
+# NFSXD_WRAPPER='valgrind -q --error-exitcode=99' meson test nfs3-ns
+# (a valgrind error then fails the test through nfsxd's exit status).
 start_nfsxd() {
 	local name=$1
 	shift
-	"$NFSXD" --foreground --state-dir "$WORK/$name.state" "$@" \
+	# shellcheck disable=SC2086 # the wrapper is a command line
+	${NFSXD_WRAPPER:-} "$NFSXD" --foreground --state-dir "$WORK/$name.state" "$@" \
 		>"$WORK/$name.log" 2>&1 &
 	SERVER_PID=$!
 	STARTED_PIDS+=("$SERVER_PID")

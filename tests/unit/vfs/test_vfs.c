@@ -31,7 +31,7 @@ static void path_of(char *out, size_t len, const char *name)
 
 static void test_key(uint8_t key[FH_KEY_LEN])
 {
-	char state[256], kp[300], err[256];
+	char state[256], kp[300], err[256] = "";
 	uint8_t again[FH_KEY_LEN];
 	struct stat st;
 	int fd;
