@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared NFSv3/MOUNT helpers: see nfs3.h. */
 #include "nfs3/nfs3.h"
+#include "util/log.h"
+#include "vfs/hmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -253,6 +255,18 @@ int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 		exports_free(ex);
 		return -1;
 	}
+	/* Not root: no open_by_handle_at, no identity switches (vfs.h). */
+	if (geteuid() != 0) {
+		vfs_set_unprivileged();
+		if (vfs_hmap_open(state_dir, err, errlen) < 0) {
+			free(s);
+			exports_free(ex);
+			return -1;
+		}
+		log_warn("not running as root: every client acts as uid %u gid %u "
+			 "(all_squash), handles are kept in %s/handles.map",
+			 (unsigned int)geteuid(), (unsigned int)getegid(), state_dir);
+	}
 	if (nfs3_exports_replace(ex, &st, err, errlen) < 0) {
 		free(s);
 		return -1;
@@ -270,6 +284,7 @@ void nfs3_fini(void)
 		return;
 	vfs_nodes_fini();
 	publish(NULL);
+	vfs_hmap_close();
 	free(nfs3);
 	nfs3 = NULL;
 }
@@ -297,6 +312,13 @@ void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 	const struct rpc_cred *rc = &req->call.cred;
 	uint32_t i;
 
+	if (!vfs_privileged()) {
+		/* Unprivileged: the server's own identity is the only one. */
+		out->uid = (uint32_t)geteuid();
+		out->gid = (uint32_t)getegid();
+		out->ngids = 0;
+		return;
+	}
 	if (rc->flavor == RPC_AUTH_SYS) {
 		out->uid = rc->uid;
 		out->gid = rc->gid;

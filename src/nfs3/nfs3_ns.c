@@ -414,6 +414,8 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 	vfs_node_forget_name(to.d.vexp, to.d.fd, to.name);   /* a replaced target */
 	if (renameat(from.d.fd, from.name, to.d.fd, to.name) < 0)
 		r.status = nfs3_errno(errno == EEXIST ? ENOTEMPTY : errno);
+	else
+		vfs_renamed(from.d.vexp, from.d.fd, from.name, to.d.fd, to.name);
 out:
 	fw = r.status == NFS3_OK ? &r.u.resok.fromdir_wcc : &r.u.resfail.fromdir_wcc;
 	tw = r.status == NFS3_OK ? &r.u.resok.todir_wcc : &r.u.resfail.todir_wcc;

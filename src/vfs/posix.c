@@ -2,6 +2,11 @@
 /* POSIX backend of the vfs interface: see vfs.h. */
 #include "vfs/vfs.h"
 
+#include <linux/openat2.h>
+#include <stdlib.h>
+
+#include "vfs/hmap.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +17,18 @@
 #include <linux/magic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+static bool privileged = true;
+
+void vfs_set_unprivileged(void)
+{
+	privileged = false;
+}
+
+bool vfs_privileged(void)
+{
+	return privileged;
+}
 
 int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 {
@@ -36,6 +53,12 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	}
 	e->root_dev = st.st_dev;
 	e->root_ino = st.st_ino;
+	if (!realpath(path, e->canon) || strlen(e->canon) >= sizeof(e->canon)) {
+		int err = -errno;
+
+		vfs_export_close(e);
+		return err ? err : -ENAMETOOLONG;
+	}
 	if (fstatfs(e->root_fd, &sf) == 0)
 		e->mem_backed = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
 	return 0;
@@ -59,6 +82,8 @@ int vfs_become(const struct vfs_cred *c)
 	gid_t gids[16];
 	uint32_t i;
 
+	if (!privileged)
+		return 0;   /* one identity, the server's own: see vfs_set_unprivileged */
 	if (!c)
 		c = &root;
 	if (current.uid == c->uid && current.gid == c->gid &&
@@ -81,6 +106,82 @@ int vfs_become(const struct vfs_cred *c)
 	return 0;
 }
 
+/* The path of @fd relative to its export root ("" for the root itself). */
+static int rel_path(const struct vfs_export *e, int fd, char *out, size_t cap)
+{
+	char link[64], target[PATH_MAX];
+	size_t rl = strlen(e->canon);
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	if (strcmp(e->canon, "/") == 0)
+		rl = 0;
+	/* A removed object reads "... (deleted)", and never lies outside. */
+	if (strncmp(target, e->canon, rl) != 0 || (target[rl] != 0 && target[rl] != '/'))
+		return -ESTALE;
+	if (strlen(target + rl) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, target[rl] == '/' ? target + rl + 1 : target + rl);
+	return 0;
+}
+
+/*
+ * Unprivileged resolution: the object at the path the map remembers,
+ * opened beneath the export root without following any symlink, and
+ * only if it still has the handle's kernel handle.
+ */
+static int open_by_path(const struct vfs_export *e, const struct fh_parts *p)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	union {
+		struct file_handle h;
+		uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	char rel[PATH_MAX];
+	int fd, mnt, r;
+
+	r = vfs_hmap_get(e->id, p->kernel_type, p->kernel, p->kernel_len, rel, sizeof(rel));
+	if (r < 0)
+		return r == -ENOENT ? -ESTALE : r;
+	fd = (int)syscall(SYS_openat2, e->root_fd, rel[0] ? rel : ".", &how, sizeof(how));
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == EXDEV ? -ESTALE : -errno;
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &u.h, &mnt, AT_EMPTY_PATH) < 0 ||
+	    u.h.handle_type != p->kernel_type || u.h.handle_bytes != p->kernel_len ||
+	    memcmp(u.h.f_handle, p->kernel, p->kernel_len) != 0) {
+		close(fd);
+		return -ESTALE;   /* the path now names another object */
+	}
+	return fd;
+}
+
+void vfs_renamed(const struct vfs_export *e, int fdir, const char *fname, int tdir,
+		 const char *tname)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	size_t fl, tl;
+
+	if (privileged || rel_path(e, fdir, from, sizeof(from)) < 0 ||
+	    rel_path(e, tdir, to, sizeof(to)) < 0)
+		return;
+	fl = strlen(from);
+	tl = strlen(to);
+	if (fl + strlen(fname) + 2 > sizeof(from) || tl + strlen(tname) + 2 > sizeof(to))
+		return;
+	snprintf(from + fl, sizeof(from) - fl, "%s%s", fl ? "/" : "", fname);
+	snprintf(to + tl, sizeof(to) - tl, "%s%s", tl ? "/" : "", tname);
+	vfs_hmap_rename(e->id, from, to);
+}
+
 int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		  int fd, struct nfsx_fh *fh)
 {
@@ -100,6 +201,15 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	p.kernel_type = u.h.handle_type;
 	p.kernel_len = u.h.handle_bytes;
 	memcpy(p.kernel, u.h.f_handle, u.h.handle_bytes);
+	if (!privileged) {
+		char rel[PATH_MAX];
+		int r = rel_path(e, fd, rel, sizeof(rel));
+
+		if (r == 0)
+			r = vfs_hmap_put(e->id, p.kernel_type, p.kernel, p.kernel_len, rel);
+		if (r < 0)
+			return r;
+	}
 	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
 }
 
@@ -111,6 +221,8 @@ int vfs_open_handle(const struct vfs_export *e, const struct fh_parts *p)
 	} u;
 	int fd;
 
+	if (!privileged)
+		return open_by_path(e, p);
 	u.h.handle_bytes = p->kernel_len;
 	u.h.handle_type = p->kernel_type;
 	memcpy(u.h.f_handle, p->kernel, p->kernel_len);

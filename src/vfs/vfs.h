@@ -32,6 +32,7 @@
 struct vfs_export {
 	uint32_t id;
 	char path[4096];
+	char canon[4096];  /* realpath of path: what /proc/self/fd links show */
 	int root_fd;      /* O_PATH | O_DIRECTORY */
 	int mount_fd;     /* O_RDONLY: open_by_handle_at refuses O_PATH */
 	dev_t root_dev;
@@ -49,6 +50,22 @@ struct vfs_cred {
 	uint32_t ngids;
 	uint32_t gids[16];
 };
+
+/*
+ * Unprivileged mode (nfsxd not root): handles are resolved through the
+ * handle map (hmap.h) instead of open_by_handle_at, and the thread never
+ * changes identity (vfs_become accepts any request and does nothing: the
+ * caller squashes every client to the server's own uid, nfs3_cred).
+ */
+void vfs_set_unprivileged(void);
+bool vfs_privileged(void);
+
+/*
+ * vfs_renamed - @fname in @fdir was renamed to @tname in @tdir: keep the
+ * handle map's paths (unprivileged mode; nothing to do otherwise).
+ */
+void vfs_renamed(const struct vfs_export *e, int fdir, const char *fname, int tdir,
+		 const char *tname);
 
 /* Return values: 0, or -errno. */
 int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path);
