@@ -224,3 +224,38 @@ show_log() {
 		echo "# (empty)"
 	fi
 }
+
+# finish RC NAME:PID...: the end of a wrapper, after its test program
+# exited with RC: every server must still be alive, exit 0 within 5 s of
+# SIGTERM, and leave no sanitizer report in its log. Shows the logs and
+# exits 1 when anything failed, else exits 0.
+finish() {
+	local rc=$1 status=0 x name pid
+	shift
+	for x in "$@"; do
+		name=${x%%:*}
+		pid=${x#*:}
+		if ! alive "$pid"; then
+			echo "# nfsxd ($name) died during the test"
+			status=1
+		fi
+		if ! stop_nfsxd "$pid" 5; then
+			echo "# nfsxd ($name) did not exit within 5 s of SIGTERM (killed)"
+			status=1
+		elif [ "$STOP_STATUS" -ne 0 ]; then
+			echo "# nfsxd ($name) exited with status $STOP_STATUS after SIGTERM"
+			status=1
+		fi
+	done
+	if ! logs_clean; then
+		echo "# sanitizer report in an nfsxd log"
+		status=1
+	fi
+	if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
+		for x in "$@"; do
+			show_log "${x%%:*}"
+		done
+		exit 1
+	fi
+	exit 0
+}

@@ -108,30 +108,4 @@ for x in "$P:$PID1:libnfs1" "$P2:$PID2:libnfs2"; do
 done
 
 "$TEST" "$P" "$P2" "$BASE"
-rc=$?
-
-status=0
-for x in "$PID1:libnfs1" "$PID2:libnfs2"; do
-	IFS=: read -r pid name <<<"$x"
-	if ! alive "$pid"; then
-		echo "# nfsxd ($name) died during the test"
-		status=1
-	fi
-	if ! stop_nfsxd "$pid" 5; then
-		echo "# nfsxd ($name) did not exit within 5 s of SIGTERM (killed)"
-		status=1
-	elif [ "$STOP_STATUS" -ne 0 ]; then
-		echo "# nfsxd ($name) exited with status $STOP_STATUS after SIGTERM"
-		status=1
-	fi
-done
-if ! logs_clean; then
-	echo "# sanitizer report in an nfsxd log"
-	status=1
-fi
-if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
-	show_log libnfs1
-	show_log libnfs2
-	exit 1
-fi
-exit 0
+finish $? "libnfs1:$PID1" "libnfs2:$PID2"

@@ -71,26 +71,4 @@ if ! wait_port "$P" 10 "$PID"; then
 fi
 
 "$TEST" "$P" "${EXPORTS[@]}"
-rc=$?
-
-status=0
-if ! alive "$PID"; then
-	echo "# nfsxd died during the test"
-	status=1
-fi
-if ! stop_nfsxd "$PID" 5; then
-	echo "# nfsxd did not exit within 5 s of SIGTERM (killed)"
-	status=1
-elif [ "$STOP_STATUS" -ne 0 ]; then
-	echo "# nfsxd exited with status $STOP_STATUS after SIGTERM"
-	status=1
-fi
-if ! logs_clean; then
-	echo "# sanitizer report in the nfsxd log"
-	status=1
-fi
-if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
-	show_log readdir
-	exit 1
-fi
-exit 0
+finish $? "readdir:$PID"

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nfs3_raw.h"
 #include "rpc_client.h"
 #include "tap.h"
 
@@ -58,64 +59,7 @@
 
 static uint16_t port;
 
-struct fh {
-	uint32_t len;
-	uint8_t d[64];
-};
-
 /* ---- calls ------------------------------------------------------------- */
-
-struct res {
-	int rc;
-	struct rpc_reply r;
-	struct rpc_buf store;
-};
-
-/* AUTH_SYS uid 0 gid 0 (squashed by the export to the anonymous user). */
-static void call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
-		 struct res *out)
-{
-	struct rpc_buf cred;
-	struct rpc_call c;
-
-	rpc_buf_init(&cred);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
-	rpc_call_init(&c, rpc_next_xid(), prog, 3, proc);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args ? args->data : NULL;
-	c.args_len = args ? args->len : 0;
-	rpc_buf_reset(&out->store);
-	memset(&out->r, 0, sizeof(out->r));
-	out->rc = rpc_call_simple(fd, &c, &out->r, &out->store, TMO);
-	rpc_buf_free(&cred);
-}
-
-static bool accepted_ok(const struct res *s)
-{
-	return s->rc == 1 && s->r.reply_stat == RPC_MSG_ACCEPTED &&
-	       s->r.accept_stat == RPC_SUCCESS;
-}
-
-static void diag(const struct res *s)
-{
-	char b[256];
-
-	if (s->rc != 1)
-		printf("#   no reply (rc %d)\n", s->rc);
-	else
-		printf("#   reply: %s\n", rpc_reply_str(&s->r, b, sizeof(b)));
-}
-
-static struct rpc_cur cur_of(const struct res *s)
-{
-	struct rpc_cur c = { s->r.body, s->r.body_len, false };
-
-	if (!accepted_ok(s))
-		c.bad = true, c.n = 0;
-	return c;
-}
 
 /* post_op_attr: true if attributes followed (84 bytes of fattr3). */
 static bool post_op(struct rpc_cur *c)
@@ -126,41 +70,10 @@ static bool post_op(struct rpc_cur *c)
 	return !c->bad;
 }
 
-static long mnt(int fd, const char *path, struct fh *fh)
-{
-	struct rpc_buf a;
-	struct res s = { 0 };
-	struct rpc_cur c;
-	long st;
-
-	rpc_buf_init(&a);
-	rpc_buf_init(&s.store);
-	rpc_buf_put_string(&a, path);
-	call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
-	c = cur_of(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == MNT3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p) {
-			fh->len = l;
-			memcpy(fh->d, p, l);
-		}
-	}
-	if (c.bad) {
-		diag(&s);
-		st = -1;
-	}
-	rpc_buf_free(&a);
-	rpc_buf_free(&s.store);
-	return st;
-}
-
-static long lookup(int fd, const struct fh *dir, const char *name, struct fh *out)
+static long lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out)
 {
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	long st;
 
@@ -168,8 +81,8 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 	rpc_buf_init(&s.store);
 	rpc_buf_put_opaque(&b, dir->d, dir->len);
 	rpc_buf_put_string(&b, name);
-	call(fd, PROG_NFS, NFSPROC_LOOKUP, &b, &s);
-	c = cur_of(&s);
+	raw_call(fd, PROG_NFS, NFSPROC_LOOKUP, &b, &s);
+	c = raw_cur(&s);
 	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
 		uint32_t l;
@@ -181,7 +94,7 @@ static long lookup(int fd, const struct fh *dir, const char *name, struct fh *ou
 		}
 	}
 	if (c.bad) {
-		diag(&s);
+		raw_diag(&s);
 		st = -1;
 	}
 	rpc_buf_free(&b);
@@ -215,13 +128,13 @@ static inline uint32_t pad4(uint32_t n)
  * maxcount) of dir from cookie with verifier verf. Every entry goes to
  * each; the page sums up the reply.
  */
-static void rd(int fd, const struct fh *dir, bool plus, uint64_t cookie,
+static void rd(int fd, const struct raw_fh *dir, bool plus, uint64_t cookie,
 	       const uint8_t verf[8], uint32_t dircount, uint32_t maxcount,
 	       each_fn *each, void *arg, struct page *pg)
 {
 	static const uint8_t zero[8];
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 
 	memset(pg, 0, sizeof(*pg));
@@ -234,8 +147,8 @@ static void rd(int fd, const struct fh *dir, bool plus, uint64_t cookie,
 	if (plus)
 		rpc_buf_put_u32(&b, dircount);
 	rpc_buf_put_u32(&b, maxcount);
-	call(fd, PROG_NFS, plus ? NFSPROC_READDIRPLUS : NFSPROC_READDIR, &b, &s);
-	c = cur_of(&s);
+	raw_call(fd, PROG_NFS, plus ? NFSPROC_READDIRPLUS : NFSPROC_READDIR, &b, &s);
+	c = raw_cur(&s);
 	pg->body_len = s.r.body_len;
 	pg->status = rpc_cur_u32(&c);
 	post_op(&c); /* the directory's; all a failure result holds */
@@ -276,7 +189,7 @@ static void rd(int fd, const struct fh *dir, bool plus, uint64_t cookie,
 		pg->eof = rpc_cur_u32(&c) != 0;
 	}
 	if (c.bad || c.n) {
-		diag(&s);
+		raw_diag(&s);
 		pg->status = -1;
 	}
 	rpc_buf_free(&b);
@@ -311,7 +224,7 @@ static double now(void)
  */
 typedef void after_fn(int reply, uint64_t cookie, void *arg);
 
-static void list_dir(int fd, const struct fh *dir, bool plus, uint32_t dircount,
+static void list_dir(int fd, const struct raw_fh *dir, bool plus, uint32_t dircount,
 		     uint32_t maxcount, each_fn *each, after_fn *after, void *arg,
 		     struct listing *L)
 {
@@ -500,10 +413,10 @@ struct ctx {
 	int fd;                 /* connection */
 	const char *path;       /* export */
 	const char *fs;         /* its file system, for the messages */
-	struct fh root;
+	struct raw_fh root;
 };
 
-static bool get_dir(struct ctx *x, const char *name, struct fh *out)
+static bool get_dir(struct ctx *x, const char *name, struct raw_fh *out)
 {
 	long r = lookup(x->fd, &x->root, name, out);
 
@@ -548,7 +461,7 @@ static void check_listing(const struct listing *L, bool plus, uint32_t dircount,
 		   maxcount, L->max_body);
 }
 
-static void test_big(struct ctx *x, const struct fh *big, struct seen *s)
+static void test_big(struct ctx *x, const struct raw_fh *big, struct seen *s)
 {
 	static const struct {
 		bool plus;
@@ -600,7 +513,7 @@ static void test_big(struct ctx *x, const struct fh *big, struct seen *s)
 
 /* ---- too small, just big enough ----------------------------------------- */
 
-static void test_toosmall(struct ctx *x, const struct fh *dir)
+static void test_toosmall(struct ctx *x, const struct raw_fh *dir)
 {
 	struct page pg, first, pg2;
 	uint32_t one;
@@ -684,7 +597,7 @@ static void test_toosmall(struct ctx *x, const struct fh *dir)
 }
 
 /* Small counts: READDIR 512, READDIRPLUS 1024/512, over 12,500 entries. */
-static void test_small_counts(struct ctx *x, const struct fh *dir, struct seen *s)
+static void test_small_counts(struct ctx *x, const struct raw_fh *dir, struct seen *s)
 {
 	static const struct {
 		bool plus;
@@ -735,7 +648,7 @@ static void test_small_counts(struct ctx *x, const struct fh *dir, struct seen *
  * Independently of time, the number of calls must be proportional to
  * the size (each call carries as many entries as the count allows).
  */
-static void test_linear(struct ctx *x, const struct fh *small, const struct fh *big,
+static void test_linear(struct ctx *x, const struct raw_fh *small, const struct raw_fh *big,
 			bool plus)
 {
 	const uint32_t dircount = 8192, maxcount = plus ? 32768 : 8192;
@@ -833,7 +746,7 @@ static void test_changing(struct ctx *x, bool plus)
 	struct churn ch = { 0 };
 	struct seen s;
 	struct listing L;
-	struct fh dir;
+	struct raw_fh dir;
 	uint32_t i, stayed = 0, stayed_bad = 0, listed_removed_bad = 0, gone_seen = 0;
 	uint32_t new_seen = 0, new_twice = 0;
 
@@ -929,7 +842,7 @@ static void test_cookie_reuse(struct ctx *x, bool plus)
 	struct seen s, again;
 	struct keep k = { 0 };
 	struct page pg, pg2;
-	struct fh dir;
+	struct raw_fh dir;
 	uint8_t verf[8];
 	uint64_t cookie;
 	uint32_t i, after_bad = 0, before_again = 0, n = 3000;
@@ -1055,7 +968,7 @@ static const char *fs_name(const char *path)
 static void run_export(int fd, const char *path)
 {
 	struct ctx x = { .fd = fd, .path = path };
-	struct fh big, small;
+	struct raw_fh big, small;
 	struct seen s;
 	int dfd;
 	double t0;
@@ -1063,7 +976,7 @@ static void run_export(int fd, const char *path)
 
 	x.fs = fs_name(path);
 	printf("# export %s (%s)\n", path, x.fs);
-	r = mnt(fd, path, &x.root);
+	r = raw_mnt(fd, path, &x.root);
 	ok(r == MNT3_OK, "%s: MNT %s (got %ld)", x.fs, path, r);
 	if (r != MNT3_OK)
 		return;
@@ -1098,6 +1011,7 @@ int main(int argc, char **argv)
 {
 	int fd, i;
 
+	raw_timeout_ms = TMO;
 	if (argc < 3) {
 		fprintf(stderr, "usage: test_nfs3_readdir PORT EXPORT...\n");
 		return 2;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nfs3_raw.h"
 #include "rpc_client.h"
 #include "tap.h"
 
@@ -58,68 +59,8 @@ static uint16_t port;
 static const char *base;
 static char exp_path[4096], sec_path[4096];
 
-struct fh {
-	uint32_t len;
-	uint8_t d[128];
-};
-
 /* ---- calls ------------------------------------------------------------- */
 
-struct res {
-	int rc;			/* rpc_call_simple's result */
-	struct rpc_reply r;
-	struct rpc_buf store;
-};
-
-/* AUTH_SYS uid 0 gid 0, like a root client. */
-static void call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
-		 struct res *out)
-{
-	struct rpc_buf cred;
-	struct rpc_call c;
-	uint32_t vers = 3;
-
-	rpc_buf_init(&cred);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
-	rpc_call_init(&c, rpc_next_xid(), prog, vers, proc);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args ? args->data : NULL;
-	c.args_len = args ? args->len : 0;
-	rpc_buf_reset(&out->store);
-	memset(&out->r, 0, sizeof(out->r));
-	out->rc = rpc_call_simple(fd, &c, &out->r, &out->store, TMO);
-	rpc_buf_free(&cred);
-}
-
-static bool accepted_ok(const struct res *s)
-{
-	return s->rc == 1 && s->r.reply_stat == RPC_MSG_ACCEPTED &&
-	       s->r.accept_stat == RPC_SUCCESS;
-}
-
-static void diag(const struct res *s)
-{
-	char b[256];
-
-	if (s->rc != 1)
-		printf("#   no reply (rc %d)\n", s->rc);
-	else
-		printf("#   reply: %s\n", rpc_reply_str(&s->r, b, sizeof(b)));
-}
-
-/* Cursor over a result body. */
-static struct rpc_cur cur_of(const struct res *s)
-{
-	struct rpc_cur c = { s->r.body, s->r.body_len, false };
-
-	if (!accepted_ok(s))
-		c.bad = true, c.n = 0;
-	return c;
-}
-
-/* Opaque<max>: returns a pointer to the bytes, their length in *len. */
 /* fattr3 is 84 bytes; fileid is at offset 52, size at 20, type at 0. */
 struct attr {
 	uint32_t type;
@@ -157,49 +98,17 @@ static void put_fh(struct rpc_buf *b, const uint8_t *d, uint32_t len)
 
 /* ---- MOUNT ------------------------------------------------------------- */
 
-/* MNT path: returns the status (or -1 on no/odd reply); fills fh. */
-static long mnt(int fd, const char *path, struct fh *fh)
-{
-	struct rpc_buf a;
-	struct res s = { 0 };
-	struct rpc_cur c;
-	long st;
-
-	rpc_buf_init(&a);
-	rpc_buf_init(&s.store);
-	rpc_buf_put_string(&a, path);
-	call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
-	c = cur_of(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == MNT3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p && fh) {
-			fh->len = l;
-			memcpy(fh->d, p, l);
-		}
-	}
-	if (c.bad) {
-		diag(&s);
-		st = -1;
-	}
-	rpc_buf_free(&a);
-	rpc_buf_free(&s.store);
-	return st;
-}
-
 static bool umnt(int fd, const char *path)
 {
 	struct rpc_buf a;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	bool ok;
 
 	rpc_buf_init(&a);
 	rpc_buf_init(&s.store);
 	rpc_buf_put_string(&a, path);
-	call(fd, PROG_MOUNT, MNTPROC_UMNT, &a, &s);
-	ok = accepted_ok(&s) && s.r.body_len == 0;
+	raw_call(fd, PROG_MOUNT, MNTPROC_UMNT, &a, &s);
+	ok = raw_accepted(&s) && s.r.body_len == 0;
 	rpc_buf_free(&a);
 	rpc_buf_free(&s.store);
 	return ok;
@@ -208,13 +117,13 @@ static bool umnt(int fd, const char *path)
 /* DUMP: does the list hold (host, dir)? -1 if the reply is bad. */
 static int dump_has(int fd, const char *host, const char *dir, int *count)
 {
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	int found = 0, n = 0;
 
 	rpc_buf_init(&s.store);
-	call(fd, PROG_MOUNT, MNTPROC_DUMP, NULL, &s);
-	c = cur_of(&s);
+	raw_call(fd, PROG_MOUNT, MNTPROC_DUMP, NULL, &s);
+	c = raw_cur(&s);
 	while (rpc_cur_u32(&c) && !c.bad) {
 		uint32_t hl, dl;
 		const uint8_t *h = rpc_cur_opaque(&c, &hl, 255);
@@ -228,7 +137,7 @@ static int dump_has(int fd, const char *host, const char *dir, int *count)
 			found = 1;
 	}
 	if (c.bad || c.n) {
-		diag(&s);
+		raw_diag(&s);
 		found = -1;
 	}
 	if (count)
@@ -243,20 +152,20 @@ static int dump_has(int fd, const char *host, const char *dir, int *count)
 static long getattr(int fd, const uint8_t *h, uint32_t hl, struct attr *a)
 {
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&b);
 	rpc_buf_init(&s.store);
 	put_fh(&b, h, hl);
-	call(fd, PROG_NFS, NFSPROC_GETATTR, &b, &s);
+	raw_call(fd, PROG_NFS, NFSPROC_GETATTR, &b, &s);
 	if (s.rc == 1 && s.r.reply_stat == RPC_MSG_ACCEPTED &&
 	    s.r.accept_stat == RPC_GARBAGE_ARGS) {
 		st = -4;
 		goto out;
 	}
-	c = cur_of(&s);
+	c = raw_cur(&s);
 	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
 		struct attr dummy;
@@ -264,7 +173,7 @@ static long getattr(int fd, const uint8_t *h, uint32_t hl, struct attr *a)
 		fattr(&c, a ? a : &dummy);
 	}
 	if (c.bad || c.n) {
-		diag(&s);
+		raw_diag(&s);
 		st = -1;
 	}
 out:
@@ -274,11 +183,11 @@ out:
 }
 
 /* LOOKUP dir/name (name of nlen bytes): status; on OK, fh and attr. */
-static long lookup(int fd, const struct fh *dir, const char *name, size_t nlen,
-		   struct fh *out, struct attr *a)
+static long lookup(int fd, const struct raw_fh *dir, const char *name, size_t nlen,
+		   struct raw_fh *out, struct attr *a)
 {
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	long st;
 
@@ -286,13 +195,13 @@ static long lookup(int fd, const struct fh *dir, const char *name, size_t nlen,
 	rpc_buf_init(&s.store);
 	put_fh(&b, dir->d, dir->len);
 	rpc_buf_put_opaque(&b, name, nlen);
-	call(fd, PROG_NFS, NFSPROC_LOOKUP, &b, &s);
+	raw_call(fd, PROG_NFS, NFSPROC_LOOKUP, &b, &s);
 	if (s.rc == 1 && s.r.reply_stat == RPC_MSG_ACCEPTED &&
 	    s.r.accept_stat == RPC_GARBAGE_ARGS) {
 		st = -4;
 		goto out;
 	}
-	c = cur_of(&s);
+	c = raw_cur(&s);
 	st = rpc_cur_u32(&c);
 	if (!c.bad && st == NFS3_OK) {
 		uint32_t l;
@@ -310,7 +219,7 @@ static long lookup(int fd, const struct fh *dir, const char *name, size_t nlen,
 		post_op(&c, NULL);
 	}
 	if (c.bad || c.n) {
-		diag(&s);
+		raw_diag(&s);
 		st = -1;
 	}
 out:
@@ -330,11 +239,11 @@ static int conn(void)
 	return fd;
 }
 
-static void test_handles(int fd, const struct fh *root)
+static void test_handles(int fd, const struct raw_fh *root)
 {
 	struct stat st;
 	struct attr a = { 0 };
-	struct fh bad, vf;
+	struct raw_fh bad, vf;
 	uint32_t i, k;
 	long r;
 	static const uint8_t flips[] = { 0x01, 0x80, 0xff };
@@ -396,10 +305,10 @@ static void test_handles(int fd, const struct fh *root)
 	ok(r == NFS3ERR_NOENT, "LOOKUP victim after removal: NOENT (got %ld)", r);
 }
 
-static void test_lookup(int fd, const struct fh *root)
+static void test_lookup(int fd, const struct raw_fh *root)
 {
 	struct attr ra = { 0 }, a = { 0 }, a2 = { 0 };
-	struct fh h, sub;
+	struct raw_fh h, sub;
 	char name[300];
 	long r;
 
@@ -446,28 +355,28 @@ static void test_lookup(int fd, const struct fh *root)
 	ok(r == NFS3ERR_NOENT, "LOOKUP of a missing name: NOENT (got %ld)", r);
 }
 
-static void test_mount(int fd, const struct fh *root)
+static void test_mount(int fd, const struct raw_fh *root)
 {
-	struct fh h;
+	struct raw_fh h;
 	char p[4200];
 	long r;
 	int n = 0, found;
 
 	snprintf(p, sizeof(p), "%s/", exp_path);
-	r = mnt(fd, p, &h);
+	r = raw_mnt(fd, p, &h);
 	ok(r == MNT3_OK, "MNT of the export with a trailing slash: OK (got %ld)", r);
 	ok(r == MNT3_OK && h.len == root->len && !memcmp(h.d, root->d, h.len),
 	   "... and the same handle as without it");
-	r = mnt(fd, "/nonexistent-nfsx-export", NULL);
+	r = raw_mnt(fd, "/nonexistent-nfsx-export", NULL);
 	ok(r == MNT3ERR_NOENT, "MNT of a path that is not exported: MNT3ERR_NOENT (got %ld)",
 	   r);
 	snprintf(p, sizeof(p), "%s/a", exp_path);
-	r = mnt(fd, p, NULL);
+	r = raw_mnt(fd, p, NULL);
 	printf("# MNT of a subdirectory of the export (%s) answered %ld "
 	       "(Linux's rpc.mountd: OK)\n", p, r);
 	if (r == MNT3_OK)
 		umnt(fd, p);
-	r = mnt(fd, base, NULL);
+	r = raw_mnt(fd, base, NULL);
 	ok(r == MNT3ERR_NOENT, "MNT of the parent of the exports: MNT3ERR_NOENT (got %ld)", r);
 
 	/* DUMP / UMNT */
@@ -476,15 +385,15 @@ static void test_mount(int fd, const struct fh *root)
 	ok(umnt(fd, exp_path), "UMNT: an empty SUCCESS reply");
 	found = dump_has(fd, "127.0.0.1", exp_path, &n);
 	ok(found == 0, "DUMP after UMNT does not list it (%d entries)", n);
-	r = mnt(fd, exp_path, NULL);
+	r = raw_mnt(fd, exp_path, NULL);
 	ok(r == MNT3_OK && dump_has(fd, "127.0.0.1", exp_path, NULL) == 1,
 	   "MNT again: listed again");
 	{
-		struct res s = { 0 };
+		struct raw_res s = { 0 };
 
 		rpc_buf_init(&s.store);
-		call(fd, PROG_MOUNT, MNTPROC_UMNTALL, NULL, &s);
-		ok(accepted_ok(&s) && s.r.body_len == 0, "UMNTALL: an empty SUCCESS reply");
+		raw_call(fd, PROG_MOUNT, MNTPROC_UMNTALL, NULL, &s);
+		ok(raw_accepted(&s) && s.r.body_len == 0, "UMNTALL: an empty SUCCESS reply");
 		rpc_buf_free(&s.store);
 	}
 	found = dump_has(fd, "127.0.0.1", exp_path, &n);
@@ -493,14 +402,14 @@ static void test_mount(int fd, const struct fh *root)
 
 static void test_export(int fd)
 {
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	bool exp_seen = false, sec_seen = false, exp_groups = false, sec_groups = false;
 	int nexp = 0;
 
 	rpc_buf_init(&s.store);
-	call(fd, PROG_MOUNT, MNTPROC_EXPORT, NULL, &s);
-	c = cur_of(&s);
+	raw_call(fd, PROG_MOUNT, MNTPROC_EXPORT, NULL, &s);
+	c = raw_cur(&s);
 	while (rpc_cur_u32(&c) && !c.bad) {
 		uint32_t dl, gl;
 		const uint8_t *d = rpc_cur_opaque(&c, &dl, 1024);
@@ -532,7 +441,7 @@ static void test_export(int fd)
 	}
 	ok(!c.bad && c.n == 0, "EXPORT: a well-formed exports list");
 	if (c.bad || c.n)
-		diag(&s);
+		raw_diag(&s);
 	ok(nexp == 2, "EXPORT: two exports (got %d)", nexp);
 	ok(exp_seen && exp_groups, "EXPORT: %s with groups 127.0.0.1, 10.0.0.0/8", exp_path);
 	ok(sec_seen && sec_groups, "EXPORT: %s with group *", sec_path);
@@ -541,11 +450,11 @@ static void test_export(int fd)
 
 static void test_secure(int fd)
 {
-	struct fh h = { 0 };
+	struct raw_fh h = { 0 };
 	long r;
 	int pfd;
 
-	r = mnt(fd, sec_path, NULL);
+	r = raw_mnt(fd, sec_path, NULL);
 	printf("# unprivileged source port %u\n", rpc_local_port(fd));
 	ok(r == MNT3ERR_ACCES,
 	   "MNT of a secure export from an unprivileged port: MNT3ERR_ACCES (got %ld)", r);
@@ -560,7 +469,7 @@ static void test_secure(int fd)
 		return;
 	}
 	printf("# privileged source port %u\n", rpc_local_port(pfd));
-	r = mnt(pfd, sec_path, &h);
+	r = raw_mnt(pfd, sec_path, &h);
 	ok(r == MNT3_OK, "MNT of a secure export from port < 1024: OK (got %ld)", r);
 	r = getattr(pfd, h.d, h.len, NULL);
 	ok(r == NFS3_OK, "GETATTR with its handle from port < 1024: OK (got %ld)", r);
@@ -586,12 +495,12 @@ struct dirpage {
 	size_t body_len;
 };
 
-static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t count,
+static void readdir_page(int fd, const struct raw_fh *dir, uint64_t cookie, uint32_t count,
 			 struct dirpage *pg, void (*each)(const char *, uint32_t, void *),
 			 void *arg)
 {
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	uint8_t verf[8] = { 0 };
 
@@ -603,8 +512,8 @@ static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t
 	rpc_buf_put_u32(&b, (uint32_t)cookie);
 	rpc_buf_put_bytes(&b, verf, 8);
 	rpc_buf_put_u32(&b, count);
-	call(fd, PROG_NFS, NFSPROC_READDIR, &b, &s);
-	c = cur_of(&s);
+	raw_call(fd, PROG_NFS, NFSPROC_READDIR, &b, &s);
+	c = raw_cur(&s);
 	pg->body_len = s.r.body_len;
 	pg->status = rpc_cur_u32(&c);
 	post_op(&c, NULL);
@@ -631,7 +540,7 @@ static void readdir_page(int fd, const struct fh *dir, uint64_t cookie, uint32_t
 		pg->eof = rpc_cur_u32(&c) != 0;
 	}
 	if (c.bad || c.n) {
-		diag(&s);
+		raw_diag(&s);
 		pg->status = -1;
 	}
 	rpc_buf_free(&b);
@@ -667,10 +576,10 @@ static void count_name(const char *name, uint32_t nl, void *arg)
 	printf("#   unexpected name '%s'\n", name);
 }
 
-static void test_readdir(int fd, const struct fh *root)
+static void test_readdir(int fd, const struct raw_fh *root)
 {
 	struct dirpage pg;
-	struct fh big;
+	struct raw_fh big;
 	struct seen *s = calloc(1, sizeof(*s));
 	uint64_t cookie = 0;
 	int pages = 0, missing = 0, i;
@@ -723,12 +632,12 @@ static void test_readdir(int fd, const struct fh *root)
 }
 
 /* READ: status, count, eof. */
-static void test_read(int fd, const struct fh *root)
+static void test_read(int fd, const struct raw_fh *root)
 {
 	static const char content[] = "hello nfsx\n";
-	struct fh f;
+	struct raw_fh f;
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 	struct rpc_cur c;
 	long r;
 	static const struct {
@@ -760,8 +669,8 @@ static void test_read(int fd, const struct fh *root)
 		rpc_buf_put_u32(&b, (uint32_t)(cases[i].off >> 32));
 		rpc_buf_put_u32(&b, (uint32_t)cases[i].off);
 		rpc_buf_put_u32(&b, cases[i].count);
-		call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
-		c = cur_of(&s);
+		raw_call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
+		c = raw_cur(&s);
 		st = rpc_cur_u32(&c);
 		post_op(&c, NULL);
 		cnt = rpc_cur_u32(&c);
@@ -774,7 +683,7 @@ static void test_read(int fd, const struct fh *root)
 		   cases[i].what, (unsigned long long)cases[i].off, cases[i].count,
 		   cases[i].want, cases[i].eof, st, cnt, eof);
 		if (c.bad)
-			diag(&s);
+			raw_diag(&s);
 	}
 	/* READ of a directory: NFS3ERR_ISDIR with the directory's attributes. */
 	{
@@ -787,21 +696,21 @@ static void test_read(int fd, const struct fh *root)
 		rpc_buf_put_u32(&b, 0);
 		rpc_buf_put_u32(&b, 0);
 		rpc_buf_put_u32(&b, 4096);
-		call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
-		c = cur_of(&s);
+		raw_call(fd, PROG_NFS, NFSPROC_READ, &b, &s);
+		c = raw_cur(&s);
 		st = rpc_cur_u32(&c);
 		attrs = post_op(&c, &a);
 		ok(!c.bad && c.n == 0 && st == NFS3ERR_ISDIR && (!attrs || a.type == 2),
 		   "READ of a directory: NFS3ERR_ISDIR and nothing but post_op_attr "
 		   "(status %u, %zu bytes left)", st, c.n);
 		if (c.bad)
-			diag(&s);
+			raw_diag(&s);
 	}
 	rpc_buf_free(&b);
 	rpc_buf_free(&s.store);
 }
 
-static void test_unavail(int fd, const struct fh *root)
+static void test_unavail(int fd, const struct raw_fh *root)
 {
 	static const struct {
 		uint32_t proc;
@@ -812,7 +721,7 @@ static void test_unavail(int fd, const struct fh *root)
 		{ 22, "(past the table)" },
 	};
 	struct rpc_buf b;
-	struct res s = { 0 };
+	struct raw_res s = { 0 };
 
 	rpc_buf_init(&b);
 	rpc_buf_init(&s.store);
@@ -820,12 +729,12 @@ static void test_unavail(int fd, const struct fh *root)
 	put_fh(&b, root->d, root->len);
 	rpc_buf_put_string(&b, "nfsx-new");
 	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
-		call(fd, PROG_NFS, procs[i].proc, &b, &s);
+		raw_call(fd, PROG_NFS, procs[i].proc, &b, &s);
 		ok(s.rc == 1 && s.r.reply_stat == RPC_MSG_ACCEPTED &&
 		   s.r.accept_stat == RPC_PROC_UNAVAIL,
 		   "NFS %s (%u): PROC_UNAVAIL", procs[i].name, procs[i].proc);
 		if (!(s.rc == 1 && s.r.accept_stat == RPC_PROC_UNAVAIL))
-			diag(&s);
+			raw_diag(&s);
 	}
 	{
 		char p[4200];
@@ -840,10 +749,11 @@ static void test_unavail(int fd, const struct fh *root)
 
 int main(int argc, char **argv)
 {
-	struct fh root = { 0 };
+	struct raw_fh root = { 0 };
 	long r;
 	int fd;
 
+	raw_timeout_ms = TMO;
 	if (argc < 3) {
 		fprintf(stderr, "usage: test_nfs3_wire PORT BASE\n");
 		return 2;
@@ -858,7 +768,7 @@ int main(int argc, char **argv)
 		printf("Bail out! cannot connect\n");
 		return 1;
 	}
-	r = mnt(fd, exp_path, &root);
+	r = raw_mnt(fd, exp_path, &root);
 	ok(r == MNT3_OK, "MNT %s: MNT3_OK (got %ld)", exp_path, r);
 	ok(root.len >= 8 && root.len <= 64, "MNT: a handle of 8..64 bytes (%u)", root.len);
 	if (r != MNT3_OK) {

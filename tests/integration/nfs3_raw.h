@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw NFSv3/MOUNT v3 calls for the wire-level tests, on top of
+ * rpc_client.h: one call as a root AUTH_SYS client, its reply checked
+ * and read through an rpc_cur, and MNT. Shared by test_nfs3_wire.c and
+ * test_nfs3_readdir.c so that each does not carry its own copy.
+ */
+#ifndef NFSX_TEST_NFS3_RAW_H
+#define NFSX_TEST_NFS3_RAW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rpc_client.h"
+
+struct raw_fh {
+	uint32_t len;
+	uint8_t d[128];
+};
+
+struct raw_res {
+	int rc;                  /* rpc_call_simple's result */
+	struct rpc_reply r;
+	struct rpc_buf store;
+};
+
+/* Reply timeout of raw_call, milliseconds (default 5000). */
+extern int raw_timeout_ms;
+
+/* Call version 3 of @prog as AUTH_SYS uid 0 gid 0, like a root client. */
+void raw_call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
+	      struct raw_res *out);
+/* A reply, MSG_ACCEPTED and SUCCESS? */
+bool raw_accepted(const struct raw_res *s);
+/* TAP diagnostic of what came back. */
+void raw_diag(const struct raw_res *s);
+/* Cursor over the result body (bad when the call was not accepted). */
+struct rpc_cur raw_cur(const struct raw_res *s);
+/* MNT @path: the mountstat3 (or -1 on no or odd reply); fills @fh if OK. */
+long raw_mnt(int fd, const char *path, struct raw_fh *fh);
+
+#endif
