@@ -407,11 +407,32 @@ static void begin_stop(struct rpc_loop *loop)
 		rpc__conn_set_events(c, c->events & EPOLLOUT);
 }
 
+/* At the stop deadline: say what was still unfinished (for diagnosis). */
+static void log_stuck(struct rpc_loop *loop)
+{
+	unsigned int conns = 0, tx = 0, busy = 0, pend = 0;
+	struct rpc_conn *c;
+
+	for (c = loop->all.all_next; c != &loop->all; c = c->all_next) {
+		conns++;
+		tx += c->tx_head != NULL;
+		busy += c->busy;
+		pend += c->pend_head != NULL;
+	}
+	log_warn("stop deadline reached: %u connections, %u with unsent replies, "
+		 "%u calls on workers, %u with calls not run, ready list %s, graveyard %s",
+		 conns, tx, busy, pend, loop->ready_head ? "not empty" : "empty",
+		 loop->graveyard ? "not empty" : "empty");
+}
+
 static bool loop_idle(struct rpc_loop *loop)
 {
 	struct rpc_conn *c;
 
-	if (loop->ready_head || loop->graveyard)
+	/* Not the graveyard: calls on workers for connections already
+	 * closed have nobody to answer, and the loop's memory outlives the
+	 * workers (rpc__loop_fini frees them after they stop). */
+	if (loop->ready_head)
 		return false;
 	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
 		if (c->tx_head || c->busy)
@@ -537,8 +558,12 @@ static void *loop_main(void *arg)
 		flush_dirty(loop);
 		feed_starved(loop);
 		bury(loop);
-		if (loop->stopping && (loop_idle(loop) || rpc__now_ns() > deadline))
+		if (loop->stopping && loop_idle(loop))
 			break;
+		if (loop->stopping && rpc__now_ns() > deadline) {
+			log_stuck(loop);
+			break;
+		}
 	}
 	pthread_mutex_lock(&loop->inbox_lock);
 	loop->inbox_closed = true;

@@ -203,6 +203,7 @@ tap_ok $? "bs over the server's rtmax: exit 1 naming FSINFO rtmax" || show_err b
 
 if ! stop_nfsxd "$PID" 5; then
 	tap_ok 1 "nfsxd exits on SIGTERM"
+	show_log bench
 else
 	tap_ok "$STOP_STATUS" "nfsxd exits 0 on SIGTERM"
 fi
