@@ -248,12 +248,12 @@ struct nfsx_url {
 int nfsx_url_parse(const char *url, struct nfsx_url *u, char *err, size_t errlen);
 
 /*
- * nfsx_mount - MNT @export and remember its root handle in the context.
+ * nfsx_mount - MNT @exp and remember its root handle in the context.
  * nfsx_mount_path - find the export that is the longest prefix of @path
  * (from the server's EXPORT list), mount it and return the rest of the
  * path in @rest (pointing into @path).
  */
-int nfsx_mount(struct nfsx_ctx *c, const char *export, struct nfsx_fh *root);
+int nfsx_mount(struct nfsx_ctx *c, const char *exp, struct nfsx_fh *root);
 int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		    const char **rest);
 int nfsx_umount(struct nfsx_ctx *c);

@@ -44,7 +44,7 @@ struct xdr_arena {
 
 static inline void xdr_arena_init(struct xdr_arena *a, void *mem, size_t cap)
 {
-	a->base = mem;
+	a->base = (uint8_t *)mem;
 	a->used = 0;
 	a->cap = cap;
 }
@@ -105,7 +105,7 @@ struct xdr_bytes {
 static inline void xdr_dec_init(struct xdr_dec *d, const void *buf, size_t len,
 				struct xdr_arena *arena)
 {
-	d->p = buf;
+	d->p = (const uint8_t *)buf;
 	d->end = d->p + len;
 	d->arena = arena;
 }
@@ -263,7 +263,7 @@ struct xdr_enc {
 
 static inline void xdr_enc_init(struct xdr_enc *e, void *buf, size_t cap)
 {
-	e->start = e->p = buf;
+	e->start = e->p = (uint8_t *)buf;
 	e->end = e->p + cap;
 }
 
