@@ -15,7 +15,8 @@
  *   kept in deadline order by appending: O(1) per call. The timerfd is
  *   armed lazily (only earlier, never for each call), so completing calls
  *   costs no system call; an early expiry just finds nothing due.
- * - A reply whose xid nobody waits for is dropped silently (counted).
+ * - A reply whose xid nobody waits for, or that comes on another
+ *   connection than its call went out on, is dropped silently (counted).
  */
 #include "client/internal.h"
 
@@ -400,8 +401,11 @@ void nc_handle_record(struct nc_conn *c, uint8_t *rec, size_t len, uint64_t now)
 	int err;
 
 	xdr_dec_init(&d, rec, len, NULL);
+	/* Only the connection the call went out on may answer it: a reply on
+	 * another (nconnect) connection, or to a call not sent yet, is stray. */
 	if (nc_reply_decode(&d, &r) == NC_REPLY_DROP ||
-	    !(call = nc_xid_find(ctx, r.xid))) {
+	    !(call = nc_xid_find(ctx, r.xid)) || call->conn != c ||
+	    (call->state != NC_SENDING && call->state != NC_SENT)) {
 		ctx->stray_replies++;
 		return;
 	}

@@ -204,6 +204,18 @@ static void on_call(struct fake_server *fs, struct fconn *c, const uint8_t *rec,
 			return;
 		}
 	}
+	if (fs->flags & FAKE_CROSS_REPLY) {
+		unsigned i;
+
+		for (i = 1; i < FAKE_MAX_CONNS; i++) {
+			struct fconn *o = fs->c[(c->idx + i) % FAKE_MAX_CONNS];
+
+			if (o && !o->closed) {
+				c = o;
+				break;
+			}
+		}
+	}
 	send_all(c, out, n);
 }
 

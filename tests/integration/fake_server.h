@@ -24,6 +24,7 @@ enum {
 	FAKE_HUGE_MARKER = 1 << 5,   /* a record marker announcing 2 GiB, then 64 KiB */
 	FAKE_HOLD = 1 << 6,          /* keep replies until fake_release() */
 	FAKE_EARLY_REPLY = 1 << 7,   /* answer big calls after their first 4 KiB */
+	FAKE_CROSS_REPLY = 1 << 8,   /* answer on another open connection than the call's */
 };
 
 #define FAKE_MAX_CONNS 32

@@ -496,6 +496,35 @@ static void test_restart_and_nconnect(void)
 	fake_stop(fs);
 }
 
+/* A reply must come on the connection its call went out on. */
+static void test_cross_reply(void)
+{
+	struct fake_server *fs = fake_start(0, 0);
+	struct nfsx_ctx *c = mk(fake_port(fs), 300, 1, 16, 2);
+	static struct res r[8];
+	bool timed_out = true;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		nfsx3_getattr(c, &ga, cb_getattr, &r[i]);
+	ok(wait_done(c, r, 8, 3000), "nconnect=2: 8 calls answered on their own connections");
+	fake_get_stats(fs, &fst);
+	ok(fst.conns == 2, "two connections (%u)", fst.conns);
+	fake_set_flags(fs, FAKE_CROSS_REPLY);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 8; i++)
+		nfsx3_getattr(c, &ga, cb_getattr, &r[i]);
+	ok(wait_done(c, r, 8, 5000), "8 calls answered only on the other connection end");
+	for (i = 0; i < 8; i++)
+		if (r[i].err != -ETIMEDOUT)
+			timed_out = false;
+	ok(timed_out, "each with -ETIMEDOUT: replies on the wrong connection are not taken");
+	ok(c->stray_replies >= 8, "and counted as stray (%llu)",
+	   (unsigned long long)c->stray_replies);
+	nfsx_ctx_free(c);
+	fake_stop(fs);
+}
+
 struct reent {
 	int done, sync_r, svc_r, call_r;
 	struct res inner;
@@ -560,6 +589,7 @@ int main(void)
 	test_early_reply();
 	test_refused_and_rpcbind();
 	test_restart_and_nconnect();
+	test_cross_reply();
 	test_callbacks_and_cancel();
 	return tap_done();
 }
