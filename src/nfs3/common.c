@@ -228,6 +228,8 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
 	for (i = 0; i < ngone; i++)
 		vfs_nodes_forget_export(gone[i]);
 	free(gone);
+	if (old)
+		mount3_prune(ex);
 	return 0;
 fail:
 	for (i = 0; i < x->n; i++)

@@ -122,6 +122,24 @@ static const struct nfsx_export *export_of(const struct nfsx_exports *set,
 	return best;
 }
 
+void mount3_prune(const struct nfsx_exports *set)
+{
+	unsigned int i = 0;
+	const char *rest;
+
+	pthread_mutex_lock(&mounts_lock);
+	while (i < nmounts) {
+		if (!export_of(set, mounts[i].dir, &rest)) {
+			memmove(mounts + i, mounts + i + 1,
+				(nmounts - i - 1) * sizeof(mounts[0]));
+			nmounts--;
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&mounts_lock);
+}
+
 /*
  * Walk @rest, one component at a time, from the export's root, never
  * following a symlink nor climbing out (as LOOKUP does), so that a client

@@ -70,6 +70,9 @@ int nfs3_init(struct nfsx_exports *ex, const char *state_dir, char *err,
 /* After the server has stopped: no call may hold a snapshot. */
 void nfs3_fini(void);
 
+/* After a reload: drop the mount list's entries no export holds any more (DUMP). */
+void mount3_prune(const struct nfsx_exports *set);
+
 extern struct nfs3_state *nfs3;
 
 struct nfs3_reload_stats {

@@ -44,6 +44,7 @@
 #define TMO 10000
 
 #define MNTPROC_MNT 1
+#define MNTPROC_DUMP 2
 #define MNTPROC_EXPORT 5
 #define MNT3_OK 0
 #define MNT3ERR_ACCES 13
@@ -237,6 +238,37 @@ static void export_list(int fd, char *out, size_t len)
 		snprintf(out, len, "?");
 done:
 	rpc_buf_free(&s);
+}
+
+/* DUMP: how many entries name BASE/@name, or -1 when the reply does not parse. */
+static int dump_count(int fd, const char *name)
+{
+	char want[4200];
+	struct rpc_buf s;
+	struct rpc_cur c;
+	int n = 0;
+
+	snprintf(want, sizeof(want), "%s/%s", base, name);
+	rpc_buf_init(&s);
+	if (!call(fd, PROG_MOUNT, MNTPROC_DUMP, NULL, &s, &c)) {
+		rpc_buf_free(&s);
+		return -1;
+	}
+	while (rpc_cur_u32(&c) && !c.bad) {
+		uint32_t hl, dl;
+		const uint8_t *d;
+
+		rpc_cur_opaque(&c, &hl, 255);
+		d = rpc_cur_opaque(&c, &dl, 1024);
+		if (c.bad)
+			break;
+		if (dl == strlen(want) && memcmp(d, want, dl) == 0)
+			n++;
+	}
+	if (c.bad || c.n)
+		n = -1;
+	rpc_buf_free(&s);
+	return n;
 }
 
 /* ---- the server's side ------------------------------------------------- */
@@ -473,6 +505,7 @@ static int run(void)
 	ok(mkdir_in(fd, &toro, "d1") == NFS3_OK, "toro is rw: MKDIR works");
 	ok(mnt(fd, "new", NULL) != MNT3_OK, "new is not exported yet");
 	ok(getattr(fd, &gone) == NFS3_OK, "gone's handle works");
+	ok(dump_count(fd, "gone") == 1, "DUMP lists the mount of gone");
 	ok(fds_list("keep", keep_fds, sizeof(keep_fds)) >= 1 && fds_on("gone") >= 1,
 	   "nfsxd holds descriptors of keep (%s) and gone (%d)", keep_fds, fds_on("gone"));
 	if (names) {
@@ -503,6 +536,8 @@ static int run(void)
 	   "toro is ro now: MKDIR with a handle from before gets NFS3ERR_ROFS");
 	ok(getattr(fd, &toro) == NFS3_OK, "toro still reads");
 	ok(getattr(fd, &gone) == NFS3ERR_STALE, "the removed export's handle: NFS3ERR_STALE");
+	ok(dump_count(fd, "gone") == 0 && dump_count(fd, "keep") == 1,
+	   "DUMP no longer lists the removed export's mount; keep's stays");
 	ok(mnt(fd, "gone", NULL) != MNT3_OK, "the removed export no longer mounts");
 	ok(mkdir_in(fd, &keep, "k1") == NFS3_OK, "keep is still rw");
 	ok(fds_on("gone") == 0, "nfsxd closed the removed export's descriptors");
