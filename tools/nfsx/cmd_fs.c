@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nfsx ls|stat|cat|get|put|cp|rm|mkdir on nfs:// URLs, through the
- * synchronous path API of libnfsx. Every failure is reported as
- * "nfsx CMD: WHAT: STATUS", STATUS naming the NFS status (NFS3ERR_NOENT
- * (2): ...) or the local/transport error, and gives exit status 1.
+ * nfsx ls|stat|rm|mkdir on nfs:// URLs, through the synchronous path API
+ * of libnfsx. Every failure is reported as "nfsx CMD: WHAT: STATUS",
+ * STATUS naming the NFS status (NFS3ERR_NOENT (2): ...) or the local or
+ * transport error, and gives exit status 1. The copies (cat, get, put,
+ * cp) are in cmd_copy.c.
  */
 #include "cmd_fs.h"
+#include "target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,148 +22,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "client/nfsx.h"
-
-#define COPY_CHUNK (1u << 20)
-
-/* One server, one mounted export, a path inside it. */
-struct target {
-	const char *arg;            /* the URL as given */
-	struct nfsx_url url;
-	struct nfsx_ctx *ctx;
-	struct nfsx_fh root;
-	char rel[4096];             /* path below the export root, no leading/trailing '/' */
-	bool trailing_slash;
-	uint32_t rtmax, wtmax;
-};
-
-static const char *cmd = "nfsx";
-
-static void msg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void msg(const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "nfsx %s: %s: ", cmd, what);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int nfs_fail(const char *what, int rc)
-{
-	msg(what, "%s", nfsx_strerror(rc));
-	return 1;
-}
-
-static bool is_url(const char *s)
-{
-	return !strncmp(s, "nfs://", 6);
-}
-
-static void target_close(struct target *t)
-{
-	if (t->ctx)
-		nfsx_ctx_free(t->ctx);
-	t->ctx = NULL;
-}
-
-/* Parse, connect, mount. Returns 0 or an exit status (message printed). */
-static int target_open(struct target *t, const char *arg)
-{
-	char err[256];
-	const char *rest = "";
-	uint32_t dtpref;
-	size_t n;
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	t->arg = arg;
-	if (nfsx_url_parse(arg, &t->url, err, sizeof(err))) {
-		msg(arg, "%s", err);
-		return 2;
-	}
-	if (t->url.version && t->url.version != 3) {
-		msg(arg, "NFS version %u is not supported (NFSv3 only)", t->url.version);
-		return 2;
-	}
-	/* as root, use a source port below 1024 as the kernel and libnfs do,
-	 * so that exports with the (default) "secure" option accept us */
-	if (geteuid() == 0)
-		t->url.opts.privileged_port = true;
-	t->ctx = nfsx_ctx_new(&t->url.opts, err, sizeof(err));
-	if (!t->ctx) {
-		msg(arg, "%s", err);
-		return 1;
-	}
-	rc = nfsx_mount_path(t->ctx, t->url.path, &t->root, &rest);
-	if (rc) {
-		msg(arg, "mount: %s", nfsx_strerror(rc));
-		target_close(t);
-		return 1;
-	}
-	while (*rest == '/')
-		rest++;
-	snprintf(t->rel, sizeof(t->rel), "%s", rest);
-	n = strlen(t->rel);
-	while (n && t->rel[n - 1] == '/') {
-		t->rel[--n] = 0;
-		t->trailing_slash = true;
-	}
-	rc = nfsx_fsinfo(t->ctx, &t->root, &t->rtmax, &t->wtmax, &dtpref);
-	if (rc) {
-		msg(arg, "FSINFO: %s", nfsx_strerror(rc));
-		target_close(t);
-		return 1;
-	}
-	if (!t->rtmax || t->rtmax > COPY_CHUNK)
-		t->rtmax = COPY_CHUNK;
-	if (!t->wtmax || t->wtmax > COPY_CHUNK)
-		t->wtmax = COPY_CHUNK;
-	return 0;
-}
-
-/* Resolve a path below the export root ("" is the root). */
-static int resolve(struct target *t, const char *rel, struct nfsx_fh *fh, struct nfsx_attr *at)
-{
-	if (!*rel) {
-		*fh = t->root;
-		return nfsx_getattr(t->ctx, fh, at);
-	}
-	return nfsx_resolve(t->ctx, rel, fh, at);
-}
-
-/* Split @rel into its parent directory's handle and the last name. */
-static int resolve_parent(struct target *t, const char *rel, struct nfsx_fh *dir,
-			  const char **name)
-{
-	char parent[4096];
-	const char *slash = strrchr(rel, '/');
-	struct nfsx_attr at;
-	int rc;
-
-	if (!slash) {
-		*name = rel;
-		*dir = t->root;
-		return 0;
-	}
-	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - rel), rel);
-	*name = slash + 1;
-	rc = resolve(t, parent, dir, &at);
-	if (!rc && at.type != NF3DIR)
-		rc = NFS3ERR_NOTDIR;
-	return rc;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 static void mode_string(const struct nfsx_attr *a, char out[11])
 {
@@ -331,7 +191,7 @@ int cmd_ls(int argc, char **argv)
 	bool lng = false, all = false;
 	int c, status = 0;
 
-	cmd = "ls";
+	fs_cmd = "ls";
 	optind = 1;
 	while ((c = getopt(argc, argv, "+la")) != -1) {
 		if (c == 'l')
@@ -378,7 +238,7 @@ int cmd_stat(int argc, char **argv)
 {
 	int status = 0;
 
-	cmd = "stat";
+	fs_cmd = "stat";
 	if (argc < 2) {
 		fprintf(stderr, "usage: nfsx stat URL...\n");
 		return 2;
@@ -415,360 +275,6 @@ int cmd_stat(int argc, char **argv)
 		for (uint32_t k = 0; k < fh.len; k++)
 			printf("%02x", fh.data[k]);
 		printf("\nAccess: %s\nModify: %s\nChange: %s\n", at, mt, ct);
-	}
-	return status;
-}
-
-/* ------------------------------------------------------------------ */
-/* Copying: a source and a sink, each local or NFS                      */
-
-struct end {
-	bool nfs;
-	int fd;                     /* local */
-	struct target t;            /* NFS */
-	struct nfsx_fh fh;
-	uint64_t size;
-	uint32_t mode;
-	char what[4200];            /* for messages */
-	bool have_verf;
-	uint8_t verf[NFS3_WRITEVERFSIZE];
-};
-
-static int src_open(struct end *e, const char *arg)
-{
-	memset(e, 0, sizeof(*e));
-	e->fd = -1;
-	snprintf(e->what, sizeof(e->what), "%s", arg);
-	if (is_url(arg)) {
-		struct nfsx_attr a;
-		int rc = target_open(&e->t, arg);
-
-		e->nfs = true;
-		if (rc)
-			return rc;
-		rc = resolve(&e->t, e->t.rel, &e->fh, &a);
-		if (rc)
-			return nfs_fail(arg, rc);
-		if (a.type == NF3DIR) {
-			msg(arg, "%s", nfsx_strerror(NFS3ERR_ISDIR));
-			return 1;
-		}
-		e->size = a.size;
-		e->mode = a.mode & 07777;
-		return 0;
-	} else {
-		struct stat st;
-
-		e->fd = !strcmp(arg, "-") ? dup(0) : open(arg, O_RDONLY | O_CLOEXEC);
-		if (e->fd < 0 || fstat(e->fd, &st) < 0) {
-			msg(arg, "%s", strerror(errno));
-			return 1;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			msg(arg, "is a directory");
-			return 1;
-		}
-		e->size = (uint64_t)st.st_size;
-		e->mode = st.st_mode & 0777;
-		return 0;
-	}
-}
-
-/* @srcname: the last component of the source, used when @arg is a directory. */
-static int dst_open(struct end *e, const char *arg, const char *srcname, uint32_t mode)
-{
-	memset(e, 0, sizeof(*e));
-	e->fd = -1;
-	snprintf(e->what, sizeof(e->what), "%s", arg);
-	if (is_url(arg)) {
-		struct nfsx_fh dir;
-		struct nfsx_attr a;
-		const char *name;
-		char rel[4096];
-		int rc = target_open(&e->t, arg);
-
-		e->nfs = true;
-		if (rc)
-			return rc;
-		snprintf(rel, sizeof(rel), "%s", e->t.rel);
-		rc = resolve(&e->t, rel, &e->fh, &a);
-		if (rc == 0 && a.type == NF3DIR) {
-			/* into the directory, under the source's name */
-			if (*rel)
-				snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", srcname);
-			else
-				snprintf(rel, sizeof(rel), "%s", srcname);
-			snprintf(e->what, sizeof(e->what), "%s%s%s", arg,
-				 arg[strlen(arg) - 1] == '/' ? "" : "/", srcname);
-			rc = resolve(&e->t, rel, &e->fh, &a);
-			if (rc == 0 && a.type == NF3DIR) {
-				msg(e->what, "%s", nfsx_strerror(NFS3ERR_ISDIR));
-				return 1;
-			}
-		} else if (rc == 0 && e->t.trailing_slash) {
-			msg(arg, "%s", nfsx_strerror(NFS3ERR_NOTDIR));
-			return 1;
-		}
-		if (rc == 0) {
-			if (a.type != NF3REG) {
-				msg(e->what, "exists and is not a regular file");
-				return 1;
-			}
-			rc = nfsx_truncate(e->t.ctx, &e->fh, 0);
-			if (rc)
-				return nfs_fail(e->what, rc);
-			return 0;
-		}
-		if (rc != NFS3ERR_NOENT)
-			return nfs_fail(e->what, rc);
-		if (!*rel) {
-			msg(arg, "the export root is a directory");
-			return 1;
-		}
-		rc = resolve_parent(&e->t, rel, &dir, &name);
-		if (rc)
-			return nfs_fail(e->what, rc);
-		rc = nfsx_create(e->t.ctx, &dir, name, mode, false, &e->fh);
-		if (rc)
-			return nfs_fail(e->what, rc);
-		return 0;
-	} else {
-		struct stat st;
-		char path[4200];
-
-		if (!strcmp(arg, "-")) {
-			e->fd = dup(1);
-		} else {
-			size_t alen = strlen(arg);
-
-			if (alen >= sizeof(path)) {
-				msg(arg, "%s", strerror(ENAMETOOLONG));
-				return 1;
-			}
-			memcpy(path, arg, alen + 1);
-			if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-				snprintf(path, sizeof(path), "%s/%s", arg, srcname);
-				snprintf(e->what, sizeof(e->what), "%s", path);
-			}
-			e->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-		}
-		if (e->fd < 0) {
-			msg(e->what, "%s", strerror(errno));
-			return 1;
-		}
-		return 0;
-	}
-}
-
-static void end_close(struct end *e)
-{
-	if (e->fd >= 0)
-		close(e->fd);
-	e->fd = -1;
-	target_close(&e->t);
-}
-
-/* Read up to @len bytes at @off; *got 0 at the end. */
-static int src_read(struct end *e, uint64_t off, uint8_t *buf, uint32_t len, uint32_t *got)
-{
-	if (e->nfs) {
-		bool eof = false;
-		int rc = nfsx_read(e->t.ctx, &e->fh, off, buf, len, got, &eof);
-
-		if (rc)
-			return nfs_fail(e->what, rc);
-		return 0;
-	}
-	for (;;) {
-		ssize_t n = read(e->fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			msg(e->what, "%s", strerror(errno));
-			return 1;
-		}
-		*got = (uint32_t)n;
-		return 0;
-	}
-}
-
-static int dst_write(struct end *e, uint64_t off, const uint8_t *buf, uint32_t len)
-{
-	while (len) {
-		if (e->nfs) {
-			uint32_t n = 0;
-			uint8_t verf[NFS3_WRITEVERFSIZE];
-			int rc = nfsx_write(e->t.ctx, &e->fh, off, buf, len, UNSTABLE, &n, verf);
-
-			if (rc)
-				return nfs_fail(e->what, rc);
-			if (!n) {
-				msg(e->what, "the server wrote 0 bytes at offset %" PRIu64, off);
-				return 1;
-			}
-			if (!e->have_verf) {
-				memcpy(e->verf, verf, sizeof(verf));
-				e->have_verf = true;
-			} else if (memcmp(e->verf, verf, sizeof(verf))) {
-				msg(e->what, "the server restarted during the copy (write verifier "
-				    "changed): copy again");
-				return 1;
-			}
-			off += n;
-			buf += n;
-			len -= n;
-		} else {
-			ssize_t n = write(e->fd, buf, len);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				msg(e->what, "%s", strerror(errno));
-				return 1;
-			}
-			buf += n;
-			len -= (uint32_t)n;
-		}
-	}
-	return 0;
-}
-
-static int dst_finish(struct end *e)
-{
-	if (e->nfs) {
-		uint8_t verf[NFS3_WRITEVERFSIZE];
-		int rc = nfsx_commit(e->t.ctx, &e->fh, verf);
-
-		if (rc)
-			return nfs_fail(e->what, rc);
-		if (e->have_verf && memcmp(e->verf, verf, sizeof(verf))) {
-			msg(e->what, "the server restarted before COMMIT (write verifier changed): "
-			    "copy again");
-			return 1;
-		}
-		return 0;
-	}
-	if (fsync(e->fd) < 0 && errno != EINVAL && errno != EROFS) {
-		msg(e->what, "%s", strerror(errno));
-		return 1;
-	}
-	if (close(e->fd) < 0) {
-		e->fd = -1;
-		msg(e->what, "%s", strerror(errno));
-		return 1;
-	}
-	e->fd = -1;
-	return 0;
-}
-
-static int copy(const char *from, const char *to)
-{
-	struct end *s = calloc(1, sizeof(*s)), *d = calloc(1, sizeof(*d));
-	uint8_t *buf = malloc(COPY_CHUNK);
-	uint64_t off = 0;
-	uint32_t chunk = COPY_CHUNK;
-	const char *srcname;
-	int rc = 1;
-
-	if (!s || !d || !buf) {
-		fprintf(stderr, "nfsx %s: out of memory\n", cmd);
-		goto out;
-	}
-	s->fd = d->fd = -1;
-	rc = src_open(s, from);
-	if (rc)
-		goto out;
-	srcname = s->nfs ? (*s->t.rel ? base_name(s->t.rel) : "") : base_name(from);
-	if (!*srcname || !strcmp(srcname, "-"))
-		srcname = "stdin";
-	rc = dst_open(d, to, srcname, s->mode ? s->mode : 0644);
-	if (rc)
-		goto out;
-	if (s->nfs && s->t.rtmax < chunk)
-		chunk = s->t.rtmax;
-	if (d->nfs && d->t.wtmax < chunk)
-		chunk = d->t.wtmax;
-	for (;;) {
-		uint32_t got = 0;
-
-		rc = src_read(s, off, buf, chunk, &got);
-		if (rc)
-			goto out;
-		if (!got)
-			break;
-		rc = dst_write(d, off, buf, got);
-		if (rc)
-			goto out;
-		off += got;
-	}
-	rc = dst_finish(d);
-out:
-	if (s)
-		end_close(s);
-	if (d)
-		end_close(d);
-	free(s);
-	free(d);
-	free(buf);
-	return rc;
-}
-
-int cmd_cp(int argc, char **argv)
-{
-	cmd = argv[0];
-	if (argc != 3) {
-		fprintf(stderr, "usage: nfsx cp SRC DST   (either or both nfs:// URLs; - is stdin/stdout)\n");
-		return 2;
-	}
-	if (!is_url(argv[1]) && !is_url(argv[2])) {
-		fprintf(stderr, "nfsx cp: neither '%s' nor '%s' is an nfs:// URL\n", argv[1], argv[2]);
-		return 2;
-	}
-	return copy(argv[1], argv[2]);
-}
-
-int cmd_get(int argc, char **argv)
-{
-	cmd = "get";
-	if ((argc != 2 && argc != 3) || !is_url(argv[1]) || (argc == 3 && is_url(argv[2]))) {
-		fprintf(stderr, "usage: nfsx get URL [LOCAL]   (LOCAL: a file or directory, default .)\n");
-		return 2;
-	}
-	return copy(argv[1], argc == 3 ? argv[2] : ".");
-}
-
-int cmd_put(int argc, char **argv)
-{
-	cmd = "put";
-	if (argc != 3 || is_url(argv[1]) || !is_url(argv[2])) {
-		fprintf(stderr, "usage: nfsx put LOCAL URL   (URL: a file or a directory)\n");
-		return 2;
-	}
-	return copy(argv[1], argv[2]);
-}
-
-int cmd_cat(int argc, char **argv)
-{
-	int status = 0;
-
-	cmd = "cat";
-	if (argc < 2) {
-		fprintf(stderr, "usage: nfsx cat URL...\n");
-		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		int rc;
-
-		if (!is_url(argv[i])) {
-			fprintf(stderr, "nfsx cat: '%s' is not an nfs:// URL\n", argv[i]);
-			status = 2;
-			continue;
-		}
-		fflush(stdout);
-		rc = copy(argv[i], "-");
-		if (rc > status)
-			status = rc;
 	}
 	return status;
 }
@@ -863,7 +369,7 @@ int cmd_rm(int argc, char **argv)
 	bool recursive = false;
 	int c, status = 0;
 
-	cmd = "rm";
+	fs_cmd = "rm";
 	optind = 1;
 	while ((c = getopt(argc, argv, "+rR")) != -1) {
 		if (c == 'r' || c == 'R')
@@ -920,7 +426,7 @@ int cmd_mkdir(int argc, char **argv)
 	bool parents = false;
 	int c, status = 0;
 
-	cmd = "mkdir";
+	fs_cmd = "mkdir";
 	optind = 1;
 	while ((c = getopt(argc, argv, "+p")) != -1) {
 		if (c == 'p')
@@ -962,3 +468,4 @@ int cmd_mkdir(int argc, char **argv)
 	}
 	return status;
 }
+
