@@ -181,11 +181,13 @@ int nfs3_open_io(struct nfs3_obj *o, int acc);
  * On an event loop (RPC_PROC_TRY_INLINE), may this call's file system
  * work run here? Only on a memory-backed export, where nothing waits for
  * a device; elsewhere handlers that can (READ with RWF_NOWAIT) decide
- * for themselves.
+ * for themselves. A call whose handle did not resolve only has an error to
+ * send, which it may do anywhere.
  */
 static inline bool nfs3_inline_ok(const struct rpc_req *req, const struct nfs3_obj *o)
 {
-	return !req->on_loop || o->vexp->mem_backed;
+	/* No export (the handle did not resolve): only an error to send. */
+	return !req->on_loop || !o->vexp || o->vexp->mem_backed;
 }
 
 /* The caller's identity after the export's squashing rules. */

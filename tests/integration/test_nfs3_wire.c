@@ -239,6 +239,50 @@ static int conn(void)
 	return fd;
 }
 
+/*
+ * Status of @proc called with the handle @fh followed by each procedure's
+ * other arguments (fixed, small), or -1 without a reply.
+ */
+static long status_with(int fd, uint32_t proc, const struct raw_fh *fh)
+{
+	struct rpc_buf b;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st;
+
+	rpc_buf_init(&b);
+	rpc_buf_init(&s.store);
+	put_fh(&b, fh->d, fh->len);
+	switch (proc) {
+	case 3:  /* LOOKUP: name */
+		rpc_buf_put_string(&b, "x");
+		break;
+	case 4:  /* ACCESS: mask */
+		rpc_buf_put_u32(&b, 0x3f);
+		break;
+	case 6:  /* READ: offset, count */
+		rpc_buf_put_u32(&b, 0);
+		rpc_buf_put_u32(&b, 0);
+		rpc_buf_put_u32(&b, 4096);
+		break;
+	case 7:  /* WRITE: offset, count, stable, data */
+		rpc_buf_put_u32(&b, 0);
+		rpc_buf_put_u32(&b, 0);
+		rpc_buf_put_u32(&b, 4);
+		rpc_buf_put_u32(&b, 0);
+		rpc_buf_put_opaque(&b, "data", 4);
+		break;
+	}
+	raw_call(fd, PROG_NFS, proc, &b, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (c.bad)
+		st = -1;
+	rpc_buf_free(&b);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
 static void test_handles(int fd, const struct raw_fh *root)
 {
 	struct stat st;
@@ -267,6 +311,24 @@ static void test_handles(int fd, const struct raw_fh *root)
 			}
 		}
 		ok(good, "handle byte %u altered (^01, ^80, ^ff): BADHANDLE or STALE", i);
+	}
+
+	/* Every procedure first tried on the event loop (RPC_PROC_TRY_INLINE)
+	 * answers an altered handle there, without touching the export. */
+	{
+		static const uint32_t procs[] = { 1, 3, 4, 6, 7 };
+		static const char *const names[] = { "GETATTR", "LOOKUP", "ACCESS", "READ",
+						      "WRITE" };
+
+		bad = *root;
+		bad.d[bad.len - 1] ^= 0x5a;
+		for (k = 0; k < 5; k++) {
+			r = status_with(fd, procs[k], &bad);
+			ok(r == NFS3ERR_BADHANDLE, "%s with an altered handle: BADHANDLE (got %ld)",
+			   names[k], r);
+		}
+		r = getattr(fd, root->d, root->len, NULL);
+		ok(r == NFS3_OK, "and the server still answers (GETATTR: %ld)", r);
 	}
 
 	r = getattr(fd, root->d, 0, NULL);
