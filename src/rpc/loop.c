@@ -502,8 +502,9 @@ static void *loop_main(void *arg)
 	struct epoll_event evs[EVENTS_MAX];
 	uint64_t deadline = 0;
 
-	set_slice(loop->srv->cfg.slice_us);
 	bool busy = false;
+
+	set_slice(loop->srv->cfg.slice_us);
 
 	for (;;) {
 		int i, n, timeout = -1;
