@@ -337,8 +337,8 @@ void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 	exports_squash(c, &out->uid, &out->gid, out->gids, &out->ngids);
 }
 
-enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
-			   struct nfs3_obj *o)
+static enum nfsstat3 resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
+			     struct nfs3_obj *o, bool mem_only)
 {
 	const struct nfs3_exports *x;
 	struct fh_parts p;
@@ -358,8 +358,11 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 		goto fail;
 	}
 	o->vexp = nfs3_root_of(x, o->exp);
-	/* A host-name rule may need a DNS lookup: not on a loop. */
-	if (req->on_loop && exports_match_needs_name(o->exp, req->peer)) {
+	/* A host-name rule may need a DNS lookup, and @mem_only calls only
+	 * run on a loop for a memory-backed export: else to a worker, before
+	 * any system call is spent here. */
+	if (req->on_loop && (exports_match_needs_name(o->exp, req->peer) ||
+			     (mem_only && !o->vexp->mem_backed))) {
 		o->would_block = true;
 		st = NFS3ERR_JUKEBOX;
 		goto fail;
@@ -401,6 +404,7 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 		o->have_st = true;
 		/* Removed since it was cached: as gone as a failed open. */
 		if (o->st.st_nlink == 0) {
+			o->have_st = false;
 			vfs_node_forget(o->node);
 			nfs3_release(o);
 			return NFS3ERR_STALE;
@@ -414,6 +418,18 @@ fail:
 	o->vexp = NULL;
 	o->snap = NULL;
 	return st;
+}
+
+enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
+			   struct nfs3_obj *o)
+{
+	return resolve(req, fh, o, false);
+}
+
+enum nfsstat3 nfs3_resolve_mem(struct rpc_req *req, const struct nfs_fh3 *fh,
+			       struct nfs3_obj *o)
+{
+	return resolve(req, fh, o, true);
 }
 
 void nfs3_release(struct nfs3_obj *o)
@@ -569,18 +585,18 @@ enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,
 	return NFS3_OK;
 }
 
-void nfs3_pre_op(int fd, struct pre_op_attr *pa)
+void nfs3_pre_op(const struct nfs3_obj *o, struct pre_op_attr *pa)
 {
-	struct stat st;
-
-	pa->attributes_follow = fd >= 0 && vfs_stat(fd, &st) == 0;
+	/* nfs3_resolve's stat, taken just before: a second fstat would be
+	 * no more exact (nothing is locked between either and the change). */
+	pa->attributes_follow = o->have_st;
 	if (!pa->attributes_follow)
 		return;
-	pa->u.attributes.size = (uint64_t)st.st_size;
-	pa->u.attributes.mtime.seconds = (uint32_t)st.st_mtim.tv_sec;
-	pa->u.attributes.mtime.nseconds = (uint32_t)st.st_mtim.tv_nsec;
-	pa->u.attributes.ctime.seconds = (uint32_t)st.st_ctim.tv_sec;
-	pa->u.attributes.ctime.nseconds = (uint32_t)st.st_ctim.tv_nsec;
+	pa->u.attributes.size = (uint64_t)o->st.st_size;
+	pa->u.attributes.mtime.seconds = (uint32_t)o->st.st_mtim.tv_sec;
+	pa->u.attributes.mtime.nseconds = (uint32_t)o->st.st_mtim.tv_nsec;
+	pa->u.attributes.ctime.seconds = (uint32_t)o->st.st_ctim.tv_sec;
+	pa->u.attributes.ctime.nseconds = (uint32_t)o->st.st_ctim.tv_nsec;
 }
 
 void nfs3_wcc(const struct nfs3_obj *o, int fd, const struct pre_op_attr *pre,

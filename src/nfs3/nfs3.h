@@ -8,7 +8,7 @@
  * DESIGN
  * Procedures run on worker threads (RPC_PROC_BLOCKING), and some are
  * first tried on the event loop (RPC_PROC_TRY_INLINE, see
- * nfs3_inline_ok). A handle resolves to a cached open object (vfs/node.h;
+ * nfs3_resolve_mem). A handle resolves to a cached open object (vfs/node.h;
  * opened as root on a miss), then the thread takes the caller's identity
  * for the operation itself, so the kernel's permission checks decide.
  *
@@ -168,6 +168,16 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 void nfs3_release(struct nfs3_obj *o);
 
 /*
+ * nfs3_resolve_mem - nfs3_resolve for a call that may run on an event
+ * loop (RPC_PROC_TRY_INLINE) only when its export is memory-backed
+ * (tmpfs, ramfs: nothing waits for a device). Otherwise, on a loop, it
+ * sets o->would_block as soon as the export is known. READ and GETATTR
+ * decide for themselves (RWF_NOWAIT, cached objects) and use nfs3_resolve.
+ */
+enum nfsstat3 nfs3_resolve_mem(struct rpc_req *req, const struct nfs_fh3 *fh,
+			       struct nfs3_obj *o);
+
+/*
  * nfs3_open_io - a descriptor of the regular file @o for O_RDONLY or
  * O_WRONLY I/O (cached in its node: do not close it), after checking
  * that the caller may read or write it, with the owner override of
@@ -177,18 +187,6 @@ void nfs3_release(struct nfs3_obj *o);
  */
 int nfs3_open_io(struct nfs3_obj *o, int acc);
 
-/*
- * On an event loop (RPC_PROC_TRY_INLINE), may this call's file system
- * work run here? Only on a memory-backed export, where nothing waits for
- * a device; elsewhere handlers that can (READ with RWF_NOWAIT) decide
- * for themselves. A call whose handle did not resolve only has an error to
- * send, which it may do anywhere.
- */
-static inline bool nfs3_inline_ok(const struct rpc_req *req, const struct nfs3_obj *o)
-{
-	/* No export (the handle did not resolve): only an error to send. */
-	return !req->on_loop || !o->vexp || o->vexp->mem_backed;
-}
 
 /* The caller's identity after the export's squashing rules. */
 void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
@@ -202,8 +200,8 @@ void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
 /* post_op_attr of @fd (false when it cannot be read: attributes omitted). */
 void nfs3_post_op(const struct nfs3_obj *o, int fd, struct post_op_attr *pa);
 
-/* pre_op_attr of @fd: size, mtime, ctime before a change (weak cache consistency). */
-void nfs3_pre_op(int fd, struct pre_op_attr *pa);
+/* pre_op_attr of @o (from nfs3_resolve's stat): size, mtime, ctime before a change. */
+void nfs3_pre_op(const struct nfs3_obj *o, struct pre_op_attr *pa);
 
 /* wcc_data of @fd: @pre taken before the change, attributes now after it. */
 void nfs3_wcc(const struct nfs3_obj *o, int fd, const struct pre_op_attr *pre,

@@ -45,11 +45,9 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_LOOKUP3args, &a))
 		return RPC_GARBAGE_ARGS;
-	r.status = nfs3_resolve(req, &a.what.dir, &o);
-	if (o.would_block || !nfs3_inline_ok(req, &o)) {
-		nfs3_release(&o);
+	r.status = nfs3_resolve_mem(req, &a.what.dir, &o);
+	if (o.would_block)
 		return RPC_WOULD_BLOCK;
-	}
 	if (r.status != NFS3_OK)
 		goto out;
 	if (!S_ISDIR(o.st.st_mode)) {
@@ -108,11 +106,9 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_ACCESS3args, &a))
 		return RPC_GARBAGE_ARGS;
-	r.status = nfs3_resolve(req, &a.object, &o);
-	if (o.would_block || !nfs3_inline_ok(req, &o)) {
-		nfs3_release(&o);
+	r.status = nfs3_resolve_mem(req, &a.object, &o);
+	if (o.would_block)
 		return RPC_WOULD_BLOCK;
-	}
 	if (r.status == NFS3_OK) {
 		r.u.resok.access = access_bits(&o, a.access);
 		nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
@@ -173,6 +169,11 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_READ3args, &a))
 		return RPC_GARBAGE_ARGS;
+	/* A large READ's copy goes to a worker, so that the copies of one
+	 * connection's READs run on several CPUs while its loop sends;
+	 * decided before the handle costs anything. */
+	if (req->on_loop && a.count > NFS3_INLINE_IO_MAX)
+		return RPC_WOULD_BLOCK;
 	r.status = nfs3_resolve(req, &a.file, &o);
 	if (o.would_block)
 		return RPC_WOULD_BLOCK;
@@ -184,10 +185,6 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	}
 	if (req->on_loop && !o.vexp->mem_backed &&
 	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
-		goto would_block;
-	/* A large READ's copy goes to a worker, so that the copies of one
-	 * connection's READs run on several CPUs while its loop sends. */
-	if (req->on_loop && a.count > NFS3_INLINE_IO_MAX)
 		goto would_block;
 	fd = nfs3_open_io(&o, O_RDONLY);
 	if (fd < 0) {

@@ -81,7 +81,7 @@ static enum nfsstat3 dirop_begin(struct rpc_req *req, const struct diropargs3 *d
 	st = nfs3_resolve(req, &da->dir, &op->d);
 	if (st != NFS3_OK)
 		return st;
-	nfs3_pre_op(op->d.fd, &op->pre);
+	nfs3_pre_op(&op->d, &op->pre);
 	if (!op->d.have_st)
 		return NFS3ERR_IO;
 	if (!S_ISDIR(op->d.st.st_mode))

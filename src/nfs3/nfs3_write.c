@@ -71,6 +71,21 @@ static enum nfsstat3 not_regular(const struct stat *st)
 	return S_ISDIR(st->st_mode) ? NFS3ERR_ISDIR : NFS3ERR_INVAL;
 }
 
+/*
+ * What WRITE and COMMIT check first, with the pre-op attributes taken:
+ * a writable export, then a regular file.
+ */
+static enum nfsstat3 data_change_begin(const struct nfs3_obj *o, struct pre_op_attr *pre)
+{
+	enum nfsstat3 st;
+
+	nfs3_pre_op(o, pre);
+	st = nfs3_writable(o);
+	if (st != NFS3_OK)
+		return st;
+	return S_ISREG(o->st.st_mode) ? NFS3_OK : not_regular(&o->st);
+}
+
 /* ---- WRITE --------------------------------------------------------------- */
 
 /*
@@ -94,23 +109,16 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_WRITE3args, &a) || a.count > a.data.len)
 		return RPC_GARBAGE_ARGS;
-	r.status = nfs3_resolve(req, &a.file, &o);
 	/* On a loop only to a memory-backed file (buffered writes have no
 	 * dependable RWF_NOWAIT: tmpfs and ext4 refuse it). */
-	if (o.would_block || !nfs3_inline_ok(req, &o)) {
-		nfs3_release(&o);
+	r.status = nfs3_resolve_mem(req, &a.file, &o);
+	if (o.would_block)
 		return RPC_WOULD_BLOCK;
-	}
 	if (r.status != NFS3_OK)
 		goto out;
-	nfs3_pre_op(o.fd, &pre);
-	r.status = nfs3_writable(&o);
+	r.status = data_change_begin(&o, &pre);
 	if (r.status != NFS3_OK)
 		goto fail;
-	if (!S_ISREG(o.st.st_mode)) {
-		r.status = not_regular(&o.st);
-		goto fail;
-	}
 	count = a.count < NFS3_WTMAX ? a.count : NFS3_WTMAX;
 	if (a.offset > (uint64_t)INT64_MAX ||
 	    a.offset + count > (uint64_t)INT64_MAX) {
@@ -181,14 +189,9 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 	r.status = nfs3_resolve(req, &a.file, &o);
 	if (r.status != NFS3_OK)
 		goto out;
-	nfs3_pre_op(o.fd, &pre);
-	r.status = nfs3_writable(&o);
+	r.status = data_change_begin(&o, &pre);
 	if (r.status != NFS3_OK)
 		goto fail;
-	if (!S_ISREG(o.st.st_mode)) {
-		r.status = not_regular(&o.st);
-		goto fail;
-	}
 	if (a.offset > (uint64_t)INT64_MAX) {
 		r.status = NFS3ERR_INVAL;
 		goto fail;
@@ -310,7 +313,7 @@ enum rpc_accept_stat nfs3_setattr(struct rpc_req *req)
 	r.status = nfs3_resolve(req, &a.object, &o);
 	if (r.status != NFS3_OK)
 		goto out;
-	nfs3_pre_op(o.fd, &pre);
+	nfs3_pre_op(&o, &pre);
 	r.status = nfs3_writable(&o);
 	if (r.status != NFS3_OK)
 		goto wcc;
@@ -387,7 +390,7 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 	r.status = nfs3_resolve(req, &a.where.dir, &o);
 	if (r.status != NFS3_OK)
 		goto out;
-	nfs3_pre_op(o.fd, &pre);
+	nfs3_pre_op(&o, &pre);
 	r.status = nfs3_writable(&o);
 	if (r.status != NFS3_OK)
 		goto fail;

@@ -127,7 +127,7 @@ bool rpc__conn_buffered(const struct rpc_conn *c)
  * connection goes on in a new buffer holding the bytes after the record.
  * Return values: false (nothing changed) when no buffer is available.
  */
-static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off, size_t len)
+static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off)
 {
 	struct rpc_bigpool *pool = &c->loop->srv->bigpool;
 	size_t end = c->rec.rd, tail = c->rlen - end;
@@ -151,7 +151,6 @@ static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off, size_t
 	c->rlen = tail;
 	rpc_record_consumed(&c->rec);
 	rpc_record_shift(&c->rec, end);
-	(void)len;
 	return true;
 }
 
@@ -185,7 +184,7 @@ void rpc__conn_parse(struct rpc_conn *c)
 			break;
 		}
 		if (len > sizeof(req->rec_inline) && c->rcap == loop->srv->bigpool.cap &&
-		    hand_off(c, req, off, len)) {
+		    hand_off(c, req, off)) {
 			/* the record stays where it is: no copy */
 		} else if (len > sizeof(req->rec_inline)) {
 			req->rec = malloc(len);

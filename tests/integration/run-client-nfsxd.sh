@@ -70,8 +70,8 @@ for x in "$PID1:client1" "$PID2:client2"; do
 		echo "# nfsxd ($name) died during the test"
 		status=1
 	fi
-	if ! stop_nfsxd "$pid" 5; then
-		echo "# nfsxd ($name) did not exit within 5 s of SIGTERM (killed)"
+	if ! stop_nfsxd "$pid" "$STOP_TMO"; then
+		echo "# nfsxd ($name) did not exit within $STOP_TMO s of SIGTERM (killed)"
 		status=1
 	elif [ "$STOP_STATUS" -ne 0 ]; then
 		echo "# nfsxd ($name) exited with status $STOP_STATUS after SIGTERM"

@@ -79,8 +79,8 @@ if ! alive "$PID"; then
 	echo "# nfsxd died during the test"
 	status=1
 fi
-if ! stop_nfsxd "$PID" 5; then
-	echo "# nfsxd did not exit within 5 s of SIGTERM (killed)"
+if ! stop_nfsxd "$PID" "$STOP_TMO"; then
+	echo "# nfsxd did not exit within $STOP_TMO s of SIGTERM (killed)"
 	status=1
 elif [ "$STOP_STATUS" -ne 0 ]; then
 	echo "# nfsxd exited with status $STOP_STATUS after SIGTERM"

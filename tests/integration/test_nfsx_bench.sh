@@ -201,7 +201,7 @@ bench bigbs bs=4m rw=read size=8m "$U/bench"
 [ "$RC" -eq 1 ] && grep -q "rtmax" "$WORK/bigbs-err.log"
 tap_ok $? "bs over the server's rtmax: exit 1 naming FSINFO rtmax" || show_err bigbs
 
-if ! stop_nfsxd "$PID" 5; then
+if ! stop_nfsxd "$PID" "$STOP_TMO"; then
 	tap_ok 1 "nfsxd exits on SIGTERM"
 	show_log bench
 else

@@ -195,7 +195,7 @@ run rmroot rm -r "$U"
 tap_ok $? "rm -r of the export root is refused"
 
 # --- a server that is gone ---
-if ! stop_nfsxd "$PID" 5; then
+if ! stop_nfsxd "$PID" "$STOP_TMO"; then
 	tap_ok 1 "nfsxd exits on SIGTERM"
 else
 	tap_ok "$STOP_STATUS" "nfsxd exits 0 on SIGTERM"
