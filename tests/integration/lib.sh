@@ -127,10 +127,13 @@ wait_port() {
 }
 
 # True if PID is running (a zombie child that has exited is not).
+# A zombie is not alive. Nor is a pid that ps no longer finds: the shell
+# reaps its exited children whenever it waits for any child, so nfsxd can
+# vanish between kill -0 and ps (ps then prints nothing).
 alive() {
 	kill -0 "$1" 2>/dev/null || return 1
 	case $(ps -o stat= -p "$1" 2>/dev/null) in
-	Z*) return 1 ;;
+	"" | Z*) return 1 ;;
 	esac
 	return 0
 }
@@ -157,6 +160,8 @@ stop_nfsxd() {
 	STOP_MS=$((($(date +%s%N) - t0) / 1000000))
 	if alive "$pid"; then
 		STOP_KILLED=1
+		echo "# nfsxd (pid $pid) still there after $STOP_MS ms, $i checks:" \
+			"$(ps -o pid=,stat=,wchan= -L -p "$pid" 2>&1 | tr '\n' ';')"
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" 2>/dev/null

@@ -203,6 +203,7 @@ tap_ok $? "bs over the server's rtmax: exit 1 naming FSINFO rtmax" || show_err b
 
 if ! stop_nfsxd "$PID" "$STOP_TMO"; then
 	tap_ok 1 "nfsxd exits on SIGTERM"
+	echo "# STOP_KILLED=$STOP_KILLED STOP_MS=$STOP_MS STOP_STATUS=$STOP_STATUS PID=$PID"
 	show_log bench
 else
 	tap_ok "$STOP_STATUS" "nfsxd exits 0 on SIGTERM"
