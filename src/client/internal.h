@@ -113,6 +113,7 @@ struct nc_conn {
 	size_t rem_len, rem_off;
 	uint8_t *rbuf;
 	size_t rlen, rcap;
+	int rcvlowat;                  /* SO_RCVLOWAT last set (0: default) */
 	struct rpc_record rec;
 	uint64_t deadline;           /* connect timeout or back-off end; 0 none */
 	unsigned backoff_n;          /* failures since the last good reply */
