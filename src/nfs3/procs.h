@@ -11,6 +11,9 @@
  * loop sends (1 MiB sequential read, 1 x 4: 2.19 -> 2.7 GiB/s). Not for
  * WRITE: there the hand-off cost more than it gave (3.0 -> 2.1 GiB/s). */
 #define NFS3_INLINE_IO_MAX (128u * 1024u)
+/* READs from this size up on a memory-backed export are sent from a
+ * mapping of the file (nfs3_attr.c, read_mapped). */
+#define NFS3_MAP_READ_MIN (64u * 1024u)
 #define NFS3_WTMAX (1024u * 1024u)
 #define NFS3_DIRMAX (64u * 1024u)   /* READDIR(PLUS) reply bytes served */
 

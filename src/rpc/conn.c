@@ -312,6 +312,12 @@ static int gather(struct rpc_conn *c, struct iovec *iov)
 		uint8_t *base = r->reply + r->tx_done;
 		size_t len = r->tx_len - r->tx_done;
 
+		if (r->ext_len) {
+			if (n + 3 > TX_IOV_MAX)
+				break;
+			n += rpc_req_tx_iov(r, iov + n);
+			continue;
+		}
 		if (len <= RPC_STAGE_SMALL && staged + len <= RPC_STAGE_SIZE) {
 			if (!n || iov[n - 1].iov_base != stage + staged -
 						   iov[n - 1].iov_len ||

@@ -57,6 +57,9 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 	r->reply = r->reply_inline;
 	r->reply_cap = sizeof(r->reply_inline);
 	r->reply_big = false;
+	r->ext = NULL;
+	r->ext_len = 0;
+	r->ext_map = NULL;
 	return r;
 }
 

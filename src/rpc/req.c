@@ -3,6 +3,8 @@
 #include "rpc/req.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "rpc/record.h"
 
@@ -14,12 +16,19 @@ void rpc_req_reset(struct rpc_req *req)
 	req->reply_cap = sizeof(req->reply_inline);
 	xdr_enc_init(&req->enc, req->reply + 4, req->reply_cap - 4);
 	req->tx_len = req->tx_done = 0;
+	req->ext = NULL;
+	req->ext_len = req->ext_at = 0;
 	req->on_loop = false;
 	req->next = NULL;
 }
 
 static void release_reply(struct rpc_req *req)
 {
+	if (req->ext_map)
+		munmap(req->ext_map, req->ext_map_len);
+	req->ext_map = NULL;
+	req->ext = NULL;
+	req->ext_len = 0;
 	if (req->reply_big)
 		rpc_big_put(req->pool, req->reply);
 	else if (req->reply != req->reply_inline)
@@ -60,11 +69,55 @@ int rpc_req_reply_reserve(struct rpc_req *req, size_t len)
 
 void rpc_req_finish(struct rpc_req *req)
 {
-	size_t len = xdr_enc_len(&req->enc);
+	size_t len = xdr_enc_len(&req->enc) + req->ext_len;
 
 	xdr__put32(req->reply, RPC_RM_LAST | (uint32_t)len);
 	req->tx_len = len + 4;
 	req->tx_done = 0;
+}
+
+int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
+		    void *map, size_t map_len)
+{
+	if (req->drc_keyed || req->ext || req->ext_map)
+		return -1;
+	req->ext = data;
+	req->ext_len = len;
+	req->ext_at = 4 + xdr_enc_len(&req->enc); /* marker included */
+	req->ext_map = map;
+	req->ext_map_len = map_len;
+	return 0;
+}
+
+int rpc_req_tx_iov(const struct rpc_req *req, struct iovec *iov)
+{
+	size_t done = req->tx_done, head, tail;
+	int n = 0;
+
+	if (!req->ext_len) {
+		iov[0].iov_base = req->reply + done;
+		iov[0].iov_len = req->tx_len - done;
+		return 1;
+	}
+	head = req->ext_at;
+	tail = req->tx_len - head - req->ext_len;
+	if (done < head) {
+		iov[n].iov_base = req->reply + done;
+		iov[n++].iov_len = head - done;
+		done = head;
+	}
+	done -= head;
+	if (done < req->ext_len) {
+		iov[n].iov_base = (void *)(req->ext + done);
+		iov[n++].iov_len = req->ext_len - done;
+		done = req->ext_len;
+	}
+	done -= req->ext_len;
+	if (done < tail) {
+		iov[n].iov_base = req->reply + head + done;
+		iov[n++].iov_len = tail - done;
+	}
+	return n;
 }
 
 void rpc_req_release(struct rpc_req *req)

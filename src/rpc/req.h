@@ -58,6 +58,15 @@ struct rpc_req {
 	size_t tx_len;                 /* marker + reply bytes to send */
 	size_t tx_done;                /* bytes of it already sent */
 
+	/* Reply bytes sent from outside the reply buffer (a READ's file
+	 * mapping, see rpc_req_set_ext()): ext_len bytes at ext, inserted
+	 * after the first ext_at bytes of the encoded reply. */
+	const uint8_t *ext;
+	size_t ext_len;
+	size_t ext_at;
+	void *ext_map;                 /* munmap()ed when the request is released */
+	size_t ext_map_len;
+
 	uint8_t rec_inline[RPC_REQ_INLINE_REC];
 	uint8_t reply_inline[RPC_REQ_INLINE_REPLY];
 	uint64_t arena_mem[RPC_REQ_ARENA / 8];
@@ -81,5 +90,25 @@ int rpc_req_local_addr(const struct rpc_req *req, struct sockaddr_storage *ss);
 
 /* Write the record marker before the reply; the reply is complete. */
 void rpc_req_finish(struct rpc_req *req);
+
+/*
+ * Send @len bytes at @data as part of the reply, at the current end of
+ * the encoded reply, without copying them into the reply buffer; the
+ * caller encodes what follows them (the XDR padding) as usual. @map and
+ * @map_len, if @map is not NULL, are a mapping that holds @data, unmapped
+ * when the request is released. Not for replies the DRC keeps, which must
+ * be one buffer.
+ * Return values: 0, or -1 (drc-kept request, or an ext segment already
+ * set): the caller copies the data instead.
+ */
+int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
+		    void *map, size_t map_len);
+
+/*
+ * The unsent bytes of the finished reply as at most 3 iovecs (reply
+ * head, ext segment, reply tail).
+ * Return values: the number of iovecs filled.
+ */
+int rpc_req_tx_iov(const struct rpc_req *req, struct iovec *iov);
 
 #endif

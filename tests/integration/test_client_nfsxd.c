@@ -663,6 +663,12 @@ static void test_data(void)
 	   !memcmp(in, out + 3 * CH + 5, 1000), "sync read at an odd offset");
 	ok(nfsx_read(c, &fh, (uint64_t)N * CH - 10, in, 100, &got, &eof) == 0 && got == 10 && eof,
 	   "short read at the end: 10 bytes and eof");
+	/* Large READs, sent from a mapping of the file on a tmpfs export. */
+	ok(nfsx_read(c, &fh, 3 * CH + 5, in, 300000, &got, &eof) == 0 && got == 300000 && !eof &&
+	   !memcmp(in, out + 3 * CH + 5, 300000), "300000 bytes at an offset off the page grid");
+	ok(nfsx_read(c, &fh, (uint64_t)N * CH - 100000, in, CH, &got, &eof) == 0 &&
+	   got == 100000 && eof && !memcmp(in, out + (size_t)N * CH - 100000, 100000),
+	   "1 MiB asked 100000 bytes before the end: 100000 bytes and eof");
 	ok(nfsx_write(c, &fh, 7, "XYZ", 3, FILE_SYNC, &written, v2) == 0 && written == 3,
 	   "sync write of 3 bytes");
 	ok(nfsx_read(c, &fh, 0, in, 16, &got, &eof) == 0 && !memcmp(in + 7, "XYZ", 3) &&
@@ -678,6 +684,24 @@ static void test_data(void)
 	   !memcmp(in, "\0\0\0BEYOND-4GIB", 14), "read across the data: hole then bytes, eof");
 	ok(nfsx_read(c, &big, 1ull << 32, in, 64, &got, &eof) == 0 && got == 64 &&
 	   !memcmp(in, (char[64]){ 0 }, 64), "a hole at exactly 4 GiB reads as zeros");
+	{
+		/* Reading a hole must not fill it (a tmpfs page faulted in
+		 * through a mapping would be allocated). */
+		char path[4200];
+		struct stat s0, s1;
+		size_t k, nz = 0;
+
+		snprintf(path, sizeof(path), "%s/sparse.bin", rw);
+		memset(in, 0xee, CH);
+		ok(stat(path, &s0) == 0 &&
+		   nfsx_read(c, &big, 1ull << 30, in, CH, &got, &eof) == 0 && got == CH &&
+		   stat(path, &s1) == 0, "1 MiB READ of the hole at 1 GiB");
+		for (k = 0; k < CH; k++)
+			nz += in[k] != 0;
+		ok(nz == 0, "all zeros (%zu bytes not)", nz);
+		ok(s1.st_blocks == s0.st_blocks, "the hole stays a hole: %lld blocks before, %lld after",
+		   (long long)s0.st_blocks, (long long)s1.st_blocks);
+	}
 	ok(nfsx_truncate(c, &big, 1ull << 32) == 0 && nfsx_getattr(c, &big, &a) == 0 &&
 	   a.size == 1ull << 32, "truncate to 4 GiB");
 	{
