@@ -97,12 +97,45 @@ static enum nfsstat3 data_change_begin(const struct nfs3_obj *o, struct pre_op_a
  * as Linux does. UNSTABLE writes are not synced; DATA_SYNC ends with
  * fdatasync(2), FILE_SYNC with fsync(2), and the reply says so.
  */
+/*
+ * The end of a WRITE whose data is written: @done bytes, @err the first
+ * error. A short write that wrote something is a short count, as
+ * pwrite's. Encodes the reply; @o stays held.
+ */
+static enum rpc_accept_stat write_reply(struct rpc_req *req, const struct nfs3_obj *o,
+					int fd, const struct pre_op_attr *pre,
+					enum stable_how stable, uint32_t done, int err)
+{
+	struct WRITE3res r = { 0 };
+
+	if (err && done == 0) {
+		r.status = nfs3_errno(err);
+		goto fail;
+	}
+	r.u.resok.committed = UNSTABLE;
+	if (stable == DATA_SYNC || stable == FILE_SYNC) {
+		if ((stable == DATA_SYNC ? fdatasync(fd) : fsync(fd)) < 0) {
+			r.status = nfs3_errno(errno);
+			goto fail;
+		}
+		r.u.resok.committed = stable;
+	}
+	r.u.resok.count = done;
+	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
+	nfs3_wcc(o, fd, pre, &r.u.resok.file_wcc);
+	return REPLY(xdr_enc_WRITE3res, &r);
+fail:
+	nfs3_wcc(o, fd, pre, &r.u.resfail.file_wcc);
+	return REPLY(xdr_enc_WRITE3res, &r);
+}
+
 enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 {
 	struct WRITE3args a;
 	struct WRITE3res r = { 0 };
 	struct pre_op_attr pre = { 0 };
 	struct nfs3_obj o;
+	enum rpc_accept_stat st;
 	const uint8_t *p;
 	uint32_t count, done = 0;
 	int fd = -1, err = 0;
@@ -143,28 +176,93 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		}
 		done += (uint32_t)n;
 	}
-	/* A short write that wrote something is a short count, as pwrite's. */
-	if (err && done == 0) {
-		r.status = nfs3_errno(err);
-		goto fail;
-	}
-	r.u.resok.committed = UNSTABLE;
-	if (a.stable == DATA_SYNC || a.stable == FILE_SYNC) {
-		if ((a.stable == DATA_SYNC ? fdatasync(fd) : fsync(fd)) < 0) {
-			r.status = nfs3_errno(errno);
-			goto fail;
-		}
-		r.u.resok.committed = a.stable;
-	}
-	r.u.resok.count = done;
-	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
-	nfs3_wcc(&o, fd, &pre, &r.u.resok.file_wcc);
-	goto out;
+	st = write_reply(req, &o, fd, &pre, a.stable, done, err);
+	nfs3_release(&o);
+	return st;
 fail:
 	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
 out:
 	nfs3_release(&o);
 	return REPLY(xdr_enc_WRITE3res, &r);
+}
+
+/*
+ * WRITE with its data taken from the socket (struct rpc_bulk): begin takes
+ * the call only when the ordinary handler would succeed on the event loop
+ * (a memory-backed export, writable, a regular file, count equal to the
+ * data, which ends the record) and leaves every other case, errors
+ * included, to it. The data that came with the header is written here;
+ * the loop splices the rest into the same descriptor, held with the
+ * object until end.
+ */
+struct write_bulk {
+	struct nfs3_obj o;
+	struct pre_op_attr pre;
+	enum stable_how stable;
+};
+
+bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
+{
+	struct xdr_dec *d = &req->args;
+	struct write_bulk *w;
+	struct nfs_fh3 fh;
+	enum stable_how stable;
+	uint64_t off;
+	uint32_t count, len, avail;
+	int fd;
+
+	if (!xdr_dec_nfs_fh3(d, &fh) || !xdr_dec_offset3(d, &off) ||
+	    !xdr_dec_count3(d, &count) || !xdr_dec_stable_how(d, &stable) ||
+	    !xdr_dec_u32(d, &len))
+		return false;
+	avail = (uint32_t)xdr_dec_left(d);
+	if (len != count || count > NFS3_WTMAX || avail > len ||
+	    (uint64_t)avail + rest != xdr_pad(len) || off > (uint64_t)INT64_MAX ||
+	    off + count > (uint64_t)INT64_MAX)
+		return false;
+	w = xdr_arena_alloc(&req->arena, sizeof(*w));
+	if (!w)
+		return false;
+	if (nfs3_resolve_mem(req, &fh, &w->o) != NFS3_OK || w->o.would_block)
+		return false;
+	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
+		goto release;
+	fd = nfs3_open_io(&w->o, O_WRONLY);
+	if (fd < 0)
+		goto release;
+	w->stable = stable;
+	b->fd = fd;
+	b->priv = w;
+	while (b->done < avail) {
+		ssize_t n = pwrite(fd, d->p + b->done, avail - b->done,
+				   (off_t)(off + b->done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			b->err = n < 0 ? errno : ENOSPC;
+			break;
+		}
+		b->done += (uint32_t)n;
+	}
+	b->off = off + b->done;
+	b->left = len - avail;
+	b->pad = xdr_pad(len) - len;
+	return true;
+release:
+	nfs3_release(&w->o);
+	return false;
+}
+
+enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b)
+{
+	struct write_bulk *w = b->priv;
+	enum rpc_accept_stat st = RPC_SUCCESS;
+
+	if (!b->aborted)
+		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
+	nfs3_release(&w->o);
+	return st;
 }
 
 /* ---- COMMIT -------------------------------------------------------------- */

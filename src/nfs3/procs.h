@@ -21,6 +21,8 @@ rpc_handler_fn nfs3_getattr, nfs3_lookup, nfs3_access, nfs3_readlink,
 	nfs3_read, nfs3_readdir, nfs3_readdirplus, nfs3_fsstat, nfs3_fsinfo,
 	nfs3_pathconf;
 rpc_handler_fn nfs3_write, nfs3_commit, nfs3_setattr, nfs3_create;
+rpc_bulk_begin_fn nfs3_write_bulk_begin;
+rpc_bulk_end_fn nfs3_write_bulk_end;
 rpc_handler_fn nfs3_mkdir, nfs3_symlink, nfs3_mknod, nfs3_remove, nfs3_rmdir,
 	nfs3_rename, nfs3_link;
 

@@ -94,7 +94,9 @@ static void update_interest(struct rpc_conn *c, bool tx_blocked)
 {
 	uint32_t ev = 0;
 
-	if (under_limits(c) && !c->in_starved && !c->loop->stopping)
+	/* A bulk call in progress reads on whatever the limits say: its
+	 * data is what stands between it and its reply. */
+	if (c->bulk || (under_limits(c) && !c->in_starved && !c->loop->stopping))
 		ev |= EPOLLIN;
 	if (tx_blocked)
 		ev |= EPOLLOUT;
@@ -181,8 +183,10 @@ void rpc__conn_parse(struct rpc_conn *c)
 				rpc__conn_close(c, "record larger than the limit");
 				return;
 			}
+			rpc__bulk_try(c);
 			break;
 		}
+		c->bulk_tried = false;
 		if (len > sizeof(req->rec_inline) && c->rcap == loop->srv->bigpool.cap &&
 		    hand_off(c, req, off)) {
 			/* the record stays where it is: no copy */
@@ -260,6 +264,12 @@ void rpc__conn_readable(struct rpc_conn *c)
 		ssize_t n;
 		size_t room;
 
+		if (c->bulk) {
+			if (!rpc__bulk_pump(c))
+				break; /* waiting for its data, or closed */
+			continue;
+		}
+
 		/* Complete records still wait in the buffer: let the socket
 		 * hold the rest (TCP pushes back) rather than grow the buffer. */
 		if (!under_limits(c) || c->in_starved || c->loop->stopping ||
@@ -270,10 +280,17 @@ void rpc__conn_readable(struct rpc_conn *c)
 			return;
 		}
 		room = c->rcap - c->rlen;
+		if (c->bulk_peek) {
+			c->bulk_peek = false;
+			if (room > RPC_BULK_PEEK)
+				room = RPC_BULK_PEEK;
+		}
 		n = read(c->fd, c->rbuf + c->rlen, room);
 		if (n > 0) {
 			c->rlen += (size_t)n;
 			rpc__conn_parse(c);
+			if (c->bulk)
+				continue;
 			if ((size_t)n < room)
 				break;
 			continue;
@@ -413,6 +430,7 @@ void rpc__conn_close(struct rpc_conn *c, const char *why)
 	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
+	rpc__bulk_abort(c);
 	free_queue(loop, c->pend_head);
 	free_queue(loop, c->tx_head);
 	c->pend_head = c->pend_tail = c->tx_head = c->tx_tail = NULL;

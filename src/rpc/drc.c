@@ -15,7 +15,6 @@
 #define DRC_ENTRY_GUESS 300u
 #define DRC_BUCKETS_MIN 64u
 #define DRC_BUCKETS_MAX (1u << 18)
-#define DRC_SUM_BYTES 256u
 
 struct drc_link {
 	struct drc_link *prev, *next;
@@ -67,7 +66,7 @@ void rpc_drc_make_key(struct rpc_drc_key *k, uint32_t xid, uint32_t prog,
 	k->proc = proc;
 	k->args_len = (uint32_t)args_len;
 	k->args_sum = fnv1a(2166136261u, args,
-			    args_len < DRC_SUM_BYTES ? args_len : DRC_SUM_BYTES);
+			    args_len < RPC_DRC_SUM_BYTES ? args_len : RPC_DRC_SUM_BYTES);
 	if (!peer)
 		return;
 	k->family = peer->ss_family;

@@ -25,6 +25,9 @@
 
 struct rpc_drc;
 
+/* The key sums this many bytes at the start of the arguments. */
+#define RPC_DRC_SUM_BYTES 256u
+
 struct rpc_drc_key {
 	uint32_t xid, prog, vers, proc;
 	uint32_t args_len, args_sum;

@@ -117,7 +117,7 @@ static struct rpc_conn *pop_ready(struct rpc_loop *loop)
 	return c;
 }
 
-static void queue_reply(struct rpc_conn *c, struct rpc_req *req)
+void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 {
 	rpc_req_finish(req);
 	if (c->tx_tail)
@@ -150,7 +150,7 @@ static int run_one(struct rpc_loop *loop, struct rpc_conn *c)
 	case RPC_DISPATCH_REPLY:
 		break;
 	}
-	queue_reply(c, req);
+	rpc__queue_reply(c, req);
 	return 1 + (int)(req->tx_len / COST_UNIT);
 }
 
@@ -188,7 +188,7 @@ static void take_done(struct rpc_loop *loop)
 		if (c->closed)
 			rpc__req_put(loop, req); /* nobody to answer */
 		else
-			queue_reply(c, req);
+			rpc__queue_reply(c, req);
 		req = next;
 	}
 }
@@ -587,6 +587,7 @@ int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv)
 	memset(loop, 0, sizeof(*loop));
 	loop->srv = srv;
 	loop->epfd = loop->wakefd = loop->reserve_fd = -1;
+	loop->bulk_pipe[0] = loop->bulk_pipe[1] = -1;
 	pthread_mutex_init(&loop->inbox_lock, NULL);
 	loop->all.all_next = loop->all.all_prev = &loop->all;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -646,6 +647,7 @@ void rpc__loop_fini(struct rpc_loop *loop)
 		close(loop->wakefd);
 	if (loop->reserve_fd >= 0)
 		close(loop->reserve_fd);
+	rpc__bulk_fini(loop);
 	pthread_mutex_destroy(&loop->inbox_lock);
 	free(loop->stage);
 }

@@ -172,6 +172,97 @@ out:
 	return ok ? RPC_DISPATCH_REPLY : RPC_DISPATCH_DROP;
 }
 
+static void drc_ignore(void *arg, const uint8_t *reply, size_t len)
+{
+	(void)arg;
+	(void)reply;
+	(void)len;
+}
+
+bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc,
+			     struct rpc_req *req, size_t rest)
+{
+	enum rpc_auth_stat auth = RPC_AUTH_OK;
+	const struct rpc_program *prog;
+	const struct rpc_version *ver;
+	const struct rpc_proc *proc;
+	size_t left;
+	bool ok;
+
+	req->proc = NULL;
+	req->drc_keyed = false;
+	if (rpc_decode_call(&req->args, &req->call, &auth) != RPC_HDR_OK)
+		return false;
+	prog = rpc_registry_find(reg, req->call.prog);
+	ver = prog ? find_version(prog, req->call.vers) : NULL;
+	if (!ver || req->call.proc >= ver->nprocs)
+		return false;
+	proc = &ver->procs[req->call.proc];
+	if (!proc->handler || !proc->bulk_begin || !proc->bulk_end)
+		return false;
+	left = xdr_dec_left(&req->args);
+	if ((proc->flags & RPC_PROC_NONIDEMPOTENT) && drc) {
+		/* The key sums the first bytes of the arguments: they must
+		 * be here, and it counts the bytes still to come. */
+		if (left < RPC_DRC_SUM_BYTES)
+			return false;
+		rpc_drc_make_key(&req->drc_key, req->call.xid, req->call.prog,
+				 req->call.vers, req->call.proc, req->peer,
+				 req->args.p, left + rest);
+		if (rpc_drc_lookup(drc, &req->drc_key, drc_ignore, NULL) != RPC_DRC_MISS)
+			return false; /* the whole record will find it again */
+		req->drc_keyed = true;
+	}
+	req->proc = proc;
+	memset(&req->bulk, 0, sizeof(req->bulk));
+	req->bulk.fd = -1;
+	req->on_loop = true;
+	ok = proc->bulk_begin(req, rest, &req->bulk);
+	req->on_loop = false;
+	if (!ok) {
+		if (req->drc_keyed)
+			rpc_drc_abandon(drc, &req->drc_key);
+		req->drc_keyed = false;
+		req->proc = NULL;
+	}
+	return ok;
+}
+
+void rpc_dispatch_bulk_end(struct rpc_drc *drc, struct rpc_req *req)
+{
+	const struct rpc_proc *proc = req->proc;
+	uint32_t xid = req->call.xid;
+	enum rpc_accept_stat stat;
+
+	req->on_loop = true;
+	if (req->bulk.aborted) {
+		proc->bulk_end(req, &req->bulk);
+		req->on_loop = false;
+		if (req->drc_keyed)
+			rpc_drc_abandon(drc, &req->drc_key);
+		req->drc_keyed = false;
+		return;
+	}
+	req->enc.p = req->enc.start;
+	if (rpc_req_reply_reserve(req, proc->max_reply + RPC_ACCEPTED_HDR_LEN) < 0) {
+		/* end must still run to release what begin took */
+		req->bulk.aborted = true;
+		proc->bulk_end(req, &req->bulk);
+		req->on_loop = false;
+		rpc_encode_accepted(&req->enc, xid, RPC_SYSTEM_ERR);
+		store(drc, req);
+		return;
+	}
+	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
+	stat = proc->bulk_end(req, &req->bulk);
+	req->on_loop = false;
+	if (stat != RPC_SUCCESS) {
+		req->enc.p = req->enc.start;
+		rpc_encode_accepted(&req->enc, xid, stat);
+	}
+	store(drc, req);
+}
+
 void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req)
 {
 	run_proc(req, req->proc);

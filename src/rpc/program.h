@@ -13,6 +13,7 @@
 #define NFSX_RPC_PROGRAM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rpc/msg.h"
@@ -41,11 +42,39 @@ struct rpc_req;
  */
 typedef enum rpc_accept_stat rpc_handler_fn(struct rpc_req *req);
 
+/*
+ * Bulk data received straight into a file: a procedure whose arguments
+ * end with opaque data to store (NFSv3 WRITE) may take a call whose record
+ * is only partly received. begin runs on the event loop with the first
+ * bytes of the record in req->args (header, fixed arguments, the start of
+ * the data) and @rest more bytes still in the socket; it checks everything
+ * the call needs, writes the data it was given and fills @b, or returns
+ * false, with nothing changed, and the record is received whole and run
+ * by the ordinary handler (which also answers every error). The loop then
+ * splices the rest of the data from the socket into b->fd (bulk.c) and
+ * calls end, which encodes the results like a handler; with b->aborted
+ * set (the connection closed) end only releases what begin took.
+ */
+struct rpc_bulk {
+	int fd;             /* where the data goes */
+	uint64_t off;       /* file offset of the next byte */
+	uint32_t left;      /* data bytes still in the socket */
+	uint32_t pad;       /* XDR padding bytes after them */
+	uint32_t done;      /* data bytes written */
+	int err;            /* first write error (errno): later data is discarded */
+	bool aborted;
+	void *priv;         /* the procedure's state, in req->arena */
+};
+typedef bool rpc_bulk_begin_fn(struct rpc_req *req, size_t rest, struct rpc_bulk *b);
+typedef enum rpc_accept_stat rpc_bulk_end_fn(struct rpc_req *req, struct rpc_bulk *b);
+
 struct rpc_proc {
 	const char *name;
 	rpc_handler_fn *handler;
 	uint32_t flags;
 	uint32_t max_reply; /* results, bytes, not counting the header */
+	rpc_bulk_begin_fn *bulk_begin;  /* optional, with bulk_end */
+	rpc_bulk_end_fn *bulk_end;
 };
 
 struct rpc_version {
@@ -98,6 +127,22 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 
 /* Run the handler of a deferred call; req then holds its reply. */
 void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req);
+
+/*
+ * rpc_dispatch_bulk_begin - start the call whose first bytes are in @req
+ * (rec, rec_len) with @rest bytes of its record still to come, if its
+ * procedure takes bulk data (struct rpc_bulk) and the call can run now:
+ * header and credential good, not a retransmission, bulk_begin agreed.
+ * Return values: true when the call is running (req->bulk filled; finish
+ * with rpc_dispatch_bulk_end); false with nothing changed (no DRC entry
+ * left behind): receive the record whole and dispatch it as usual.
+ */
+bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc,
+			     struct rpc_req *req, size_t rest);
+
+/* All the data is in (or the call is aborted): encode the reply (unless
+ * aborted) and keep it in the DRC; or forget the DRC entry. */
+void rpc_dispatch_bulk_end(struct rpc_drc *drc, struct rpc_req *req);
 
 /*
  * rpc_dispatch - both steps on the calling thread.

@@ -73,3 +73,12 @@ void rpc_record_shift(struct rpc_record *r, size_t n)
 	r->wr -= n;
 	r->rec_start -= n;
 }
+
+void rpc_record_restart(struct rpc_record *r, size_t at)
+{
+	r->started = 0;
+	r->last = 0;
+	r->in_frag = 0;
+	r->frag_left = 0;
+	r->rd = r->wr = r->rec_start = at;
+}

@@ -67,6 +67,12 @@ static inline size_t rpc_record_dead(const struct rpc_record *r)
 
 void rpc_record_shift(struct rpc_record *r, size_t n);
 
+/*
+ * Drop the record in progress, whose bytes another reader takes from the
+ * stream (bulk.c): the next record's marker will be at buffer offset @at.
+ */
+void rpc_record_restart(struct rpc_record *r, size_t at);
+
 /* Payload bytes still to come before the current fragment is complete. */
 static inline uint32_t rpc_record_need(const struct rpc_record *r)
 {

@@ -21,6 +21,7 @@
 #include "rpc/bigbuf.h"
 #include "rpc/drc.h"
 #include "rpc/msg.h"
+#include "rpc/program.h"
 #include "xdr/xdr.h"
 
 #define RPC_REQ_INLINE_REC 1024u
@@ -42,6 +43,8 @@ struct rpc_req {
 	struct rpc_drc_key drc_key;
 	bool drc_keyed;                /* drc_key is in the DRC, in progress */
 	bool on_loop;                  /* handler runs on an event loop: must not block */
+
+	struct rpc_bulk bulk;          /* a call taking bulk data (program.h) */
 
 	uint8_t *rec;                  /* the call record */
 	size_t rec_len;

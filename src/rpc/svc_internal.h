@@ -37,6 +37,9 @@ struct rpc_conn {
 	uint32_t events;                       /* epoll interest now */
 	bool in_ready, in_dirty, in_starved, closed;
 	bool backlog;                          /* parse stopped at its batch */
+	struct rpc_req *bulk;                  /* a call taking its data from the socket (bulk.c) */
+	bool bulk_tried;                       /* for the record in progress */
+	bool bulk_peek;                        /* next read small: maybe another bulk call */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next;
 	struct rpc_conn *all_prev, *all_next;
 };
@@ -79,6 +82,8 @@ struct rpc_loop {
 	uint8_t *free_rbufs;             /* pool of RPC_RBUF_SIZE buffers */
 	unsigned int nfree_rbufs;
 	int reserve_fd;                  /* dropped to accept past EMFILE */
+	int bulk_pipe[2];                /* socket -> pipe -> file, empty between uses */
+	size_t bulk_pipe_cap;
 	bool stopping;
 };
 
@@ -109,6 +114,15 @@ void rpc__conn_flush(struct rpc_conn *c);
 void rpc__conn_close(struct rpc_conn *c, const char *why);
 void rpc__conn_free(struct rpc_conn *c);
 void rpc__conn_set_events(struct rpc_conn *c, uint32_t events);
+
+/* bulk.c: calls whose data is spliced from the socket into a file. */
+#define RPC_BULK_MIN_REST (64u << 10)  /* bytes still to come, at least */
+#define RPC_BULK_PEEK 4096u            /* first read after a bulk call */
+bool rpc__bulk_try(struct rpc_conn *c);
+bool rpc__bulk_pump(struct rpc_conn *c);
+void rpc__bulk_abort(struct rpc_conn *c);
+void rpc__bulk_fini(struct rpc_loop *loop);
+void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req);
 
 /* loop.c */
 struct rpc_req *rpc__req_get(struct rpc_loop *loop);

@@ -197,9 +197,19 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	STARTED_PIDS=()
+	for p in "${AT_CLEANUP[@]-}"; do
+		[ -n "$p" ] && eval "$p"
+	done
+	AT_CLEANUP=()
 	if [ -z "${KEEP_WORK:-}" ]; then
 		rm -rf "$WORK"
 	fi
+}
+# at_cleanup CMD: run CMD when the test ends, after the servers are
+# stopped and before $WORK is removed (umount a file system mounted in it).
+AT_CLEANUP=()
+at_cleanup() {
+	AT_CLEANUP+=("$1")
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

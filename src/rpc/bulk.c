@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bulk data from the socket straight into a file: the loop's side of
+ * struct rpc_bulk (program.h).
+ *
+ * DESIGN
+ * A large WRITE copied its data twice on the server: socket into the
+ * receive buffer, buffer into the page cache. When a record of at least
+ * RPC_BULK_MIN_REST more bytes has its header in the buffer, the
+ * procedure is asked (rpc_dispatch_bulk_begin) whether it takes the rest
+ * from the socket; if so the record leaves the receive buffer and the
+ * loop moves its data with splice(2): socket -> the loop's pipe (page
+ * references, no copy) -> file (the one copy, into the page cache), as
+ * the data arrives, EPOLLIN by EPOLLIN, never waiting. The pipe is empty
+ * between steps, so one per loop serves all its connections. Only the
+ * procedure decides what may be written this way (NFSv3: memory-backed
+ * exports, where writing never waits for a device).
+ * After a bulk call the next read is small (RPC_BULK_PEEK), so that the
+ * header of a following large WRITE is found before its data has been
+ * read into the buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rpc/svc_internal.h"
+#include "util/log.h"
+
+#define BULK_PIPE_SIZE (1u << 20)
+
+static void pipe_close(struct rpc_loop *loop)
+{
+	if (loop->bulk_pipe[0] >= 0)
+		close(loop->bulk_pipe[0]);
+	if (loop->bulk_pipe[1] >= 0)
+		close(loop->bulk_pipe[1]);
+	loop->bulk_pipe[0] = loop->bulk_pipe[1] = -1;
+}
+
+void rpc__bulk_fini(struct rpc_loop *loop)
+{
+	pipe_close(loop);
+}
+
+static bool pipe_ready(struct rpc_loop *loop)
+{
+	int sz;
+
+	if (loop->bulk_pipe[0] >= 0)
+		return true;
+	if (pipe2(loop->bulk_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		loop->bulk_pipe[0] = loop->bulk_pipe[1] = -1;
+		return false;
+	}
+	/* Larger than the default 64 KiB where allowed (pipe-max-size). */
+	(void)fcntl(loop->bulk_pipe[1], F_SETPIPE_SZ, (int)BULK_PIPE_SIZE);
+	sz = fcntl(loop->bulk_pipe[1], F_GETPIPE_SZ);
+	loop->bulk_pipe_cap = sz > 0 ? (size_t)sz : 4096;
+	return true;
+}
+
+bool rpc__bulk_try(struct rpc_conn *c)
+{
+	struct rpc_loop *loop = c->loop;
+	struct rpc_record *r = &c->rec;
+	struct rpc_req *req;
+	size_t rest;
+
+	/* The last fragment in progress, everything buffered taken in. */
+	if (c->bulk_tried || c->bulk || !r->started || !r->in_frag || !r->last ||
+	    r->rd != c->rlen || r->frag_left < RPC_BULK_MIN_REST)
+		return false;
+	c->bulk_tried = true;
+	if (!pipe_ready(loop))
+		return false;
+	rest = r->frag_left;
+	req = rpc__req_get(loop);
+	if (!req)
+		return false;
+	/* The header is read where it lies; the call keeps nothing of it. */
+	req->rec = c->rbuf + r->rec_start;
+	req->rec_len = r->wr - r->rec_start;
+	rpc_req_reset(req);
+	req->conn = c;
+	req->peer = &c->peer;
+	if (!rpc_dispatch_bulk_begin(loop->srv->reg, loop->srv->drc, req, rest)) {
+		req->rec = req->rec_inline;
+		rpc__req_put(loop, req);
+		return false;
+	}
+	req->rec = req->rec_inline;
+	req->rec_len = 0;
+	/* The record, from its first marker, is the call's now. */
+	c->rlen = r->rec_start - 4;
+	rpc_record_restart(r, c->rlen);
+	c->bulk = req;
+	c->inflight++;
+	return true;
+}
+
+/* Move @n bytes from the pipe into the file, or discard them after an error.
+ * Return values: false when the pipe could not be emptied. */
+static bool drain(struct rpc_loop *loop, struct rpc_bulk *b, size_t n)
+{
+	while (n) {
+		ssize_t w;
+
+		if (!b->err) {
+			loff_t off = (loff_t)b->off;
+
+			w = splice(loop->bulk_pipe[0], NULL, b->fd, &off, n, SPLICE_F_MOVE);
+			if (w > 0) {
+				b->off += (uint64_t)w;
+				b->done += (uint32_t)w;
+				n -= (size_t)w;
+				continue;
+			}
+			if (w < 0 && errno == EINTR)
+				continue;
+			b->err = w < 0 ? errno : EIO;
+		}
+		w = read(loop->bulk_pipe[0], loop->stage,
+			 n < RPC_STAGE_SIZE ? n : RPC_STAGE_SIZE);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+bool rpc__bulk_pump(struct rpc_conn *c)
+{
+	struct rpc_loop *loop = c->loop;
+	struct rpc_req *req = c->bulk;
+	struct rpc_bulk *b = &req->bulk;
+	const char *why = NULL;
+
+	while (b->left) {
+		size_t want = b->left < loop->bulk_pipe_cap ? b->left : loop->bulk_pipe_cap;
+		ssize_t n = splice(c->fd, NULL, loop->bulk_pipe[1], NULL, want,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (n <= 0) {
+			why = n == 0 ? "closed by peer in bulk data" : strerror(errno);
+			goto fail;
+		}
+		b->left -= (uint32_t)n;
+		if (!drain(loop, b, (size_t)n)) {
+			/* bytes may be left in the pipe: never reuse it */
+			pipe_close(loop);
+			why = "bulk pipe";
+			goto fail;
+		}
+	}
+	while (b->pad) {
+		uint8_t pad[4];
+		ssize_t n = recv(c->fd, pad, b->pad, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (n <= 0) {
+			why = n == 0 ? "closed by peer in bulk data" : strerror(errno);
+			goto fail;
+		}
+		b->pad -= (uint32_t)n;
+	}
+	c->bulk = NULL;
+	c->bulk_tried = false;
+	c->bulk_peek = true;
+	rpc_dispatch_bulk_end(loop->srv->drc, req);
+	rpc__queue_reply(c, req);
+	return true;
+fail:
+	rpc__conn_close(c, why); /* aborts the call (rpc__bulk_abort) */
+	return false;
+}
+
+void rpc__bulk_abort(struct rpc_conn *c)
+{
+	struct rpc_req *req = c->bulk;
+
+	if (!req)
+		return;
+	c->bulk = NULL;
+	req->bulk.aborted = true;
+	rpc_dispatch_bulk_end(c->loop->srv->drc, req);
+	rpc__req_put(c->loop, req);
+}
