@@ -33,6 +33,7 @@
 
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
+#include "nfs3/write_head.h"
 
 
 static void proc_path(char *buf, size_t len, int fd)
@@ -204,17 +205,17 @@ struct write_bulk {
 bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 {
 	struct xdr_dec *d = &req->args;
+	struct nfs3_write_head h;
 	struct write_bulk *w;
-	struct nfs_fh3 fh;
-	enum stable_how stable;
 	uint64_t off;
 	uint32_t count, len, avail;
 	int fd;
 
-	if (!xdr_dec_nfs_fh3(d, &fh) || !xdr_dec_offset3(d, &off) ||
-	    !xdr_dec_count3(d, &count) || !xdr_dec_stable_how(d, &stable) ||
-	    !xdr_dec_u32(d, &len))
+	if (!nfs3_write_head_dec(d, &h))
 		return false;
+	off = h.offset;
+	count = h.count;
+	len = h.len;
 	avail = (uint32_t)xdr_dec_left(d);
 	if (len != count || count > NFS3_WTMAX || avail > len ||
 	    (uint64_t)avail + rest != xdr_pad(len) || off > (uint64_t)INT64_MAX ||
@@ -223,14 +224,14 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	w = xdr_arena_alloc(&req->arena, sizeof(*w));
 	if (!w)
 		return false;
-	if (nfs3_resolve_mem(req, &fh, &w->o) != NFS3_OK || w->o.would_block)
+	if (nfs3_resolve_mem(req, &h.file, &w->o) != NFS3_OK || w->o.would_block)
 		return false;
 	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
 		goto release;
 	fd = nfs3_open_io(&w->o, O_WRONLY);
 	if (fd < 0)
 		goto release;
-	w->stable = stable;
+	w->stable = h.stable;
 	b->fd = fd;
 	b->priv = w;
 	while (b->done < avail) {

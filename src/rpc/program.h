@@ -77,6 +77,11 @@ struct rpc_proc {
 	rpc_bulk_end_fn *bulk_end;
 };
 
+/* A table entry without bulk hooks; designated, so that fields added
+ * later start as zero. */
+#define RPC_PROC(nm, fn, fl, mr) \
+	{ .name = (nm), .handler = (fn), .flags = (fl), .max_reply = (mr) }
+
 struct rpc_version {
 	uint32_t vers;
 	uint32_t nprocs;

@@ -343,40 +343,40 @@ static enum rpc_accept_stat rpcb_getaddrlist(struct rpc_req *req)
 #define LIST_REPLY_MAX (RPCB_MAP_MAX * 600u + 8u)
 
 static const struct rpc_proc pmap2_procs[] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
-	[1] = { "SET", pmap_set, 0, 4 },
-	[2] = { "UNSET", pmap_unset, 0, 4 },
-	[3] = { "GETPORT", pmap_getport, 0, 4 },
-	[4] = { "DUMP", pmap_dump, 0, RPCB_MAP_MAX * 20u + 4u },
-	[5] = { "CALLIT", NULL, 0, 0 },
+	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[1] = RPC_PROC("SET", pmap_set, 0, 4),
+	[2] = RPC_PROC("UNSET", pmap_unset, 0, 4),
+	[3] = RPC_PROC("GETPORT", pmap_getport, 0, 4),
+	[4] = RPC_PROC("DUMP", pmap_dump, 0, RPCB_MAP_MAX * 20u + 4u),
+	[5] = RPC_PROC("CALLIT", NULL, 0, 0),
 };
 
 static const struct rpc_proc rpcb3_procs[] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
-	[1] = { "SET", rpcb_set, 0, 4 },
-	[2] = { "UNSET", rpcb_unset, 0, 4 },
-	[3] = { "GETADDR", rpcb_getaddr, 0, 4 + UADDR_MAX },
-	[4] = { "DUMP", rpcb_dump, 0, LIST_REPLY_MAX },
-	[5] = { "CALLIT", NULL, 0, 0 },
-	[6] = { "GETTIME", rpcb_gettime, 0, 4 },
-	[7] = { "UADDR2TADDR", NULL, 0, 0 },
-	[8] = { "TADDR2UADDR", NULL, 0, 0 },
+	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[1] = RPC_PROC("SET", rpcb_set, 0, 4),
+	[2] = RPC_PROC("UNSET", rpcb_unset, 0, 4),
+	[3] = RPC_PROC("GETADDR", rpcb_getaddr, 0, 4 + UADDR_MAX),
+	[4] = RPC_PROC("DUMP", rpcb_dump, 0, LIST_REPLY_MAX),
+	[5] = RPC_PROC("CALLIT", NULL, 0, 0),
+	[6] = RPC_PROC("GETTIME", rpcb_gettime, 0, 4),
+	[7] = RPC_PROC("UADDR2TADDR", NULL, 0, 0),
+	[8] = RPC_PROC("TADDR2UADDR", NULL, 0, 0),
 };
 
 static const struct rpc_proc rpcb4_procs[] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
-	[1] = { "SET", rpcb_set, 0, 4 },
-	[2] = { "UNSET", rpcb_unset, 0, 4 },
-	[3] = { "GETADDR", rpcb_getaddr, 0, 4 + UADDR_MAX },
-	[4] = { "DUMP", rpcb_dump, 0, LIST_REPLY_MAX },
-	[5] = { "BCAST", NULL, 0, 0 },
-	[6] = { "GETTIME", rpcb_gettime, 0, 4 },
-	[7] = { "UADDR2TADDR", NULL, 0, 0 },
-	[8] = { "TADDR2UADDR", NULL, 0, 0 },
-	[9] = { "GETVERSADDR", rpcb_getversaddr, 0, 4 + UADDR_MAX },
-	[10] = { "INDIRECT", NULL, 0, 0 },
-	[11] = { "GETADDRLIST", rpcb_getaddrlist, 0, LIST_REPLY_MAX },
-	[12] = { "GETSTAT", NULL, 0, 0 },
+	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[1] = RPC_PROC("SET", rpcb_set, 0, 4),
+	[2] = RPC_PROC("UNSET", rpcb_unset, 0, 4),
+	[3] = RPC_PROC("GETADDR", rpcb_getaddr, 0, 4 + UADDR_MAX),
+	[4] = RPC_PROC("DUMP", rpcb_dump, 0, LIST_REPLY_MAX),
+	[5] = RPC_PROC("BCAST", NULL, 0, 0),
+	[6] = RPC_PROC("GETTIME", rpcb_gettime, 0, 4),
+	[7] = RPC_PROC("UADDR2TADDR", NULL, 0, 0),
+	[8] = RPC_PROC("TADDR2UADDR", NULL, 0, 0),
+	[9] = RPC_PROC("GETVERSADDR", rpcb_getversaddr, 0, 4 + UADDR_MAX),
+	[10] = RPC_PROC("INDIRECT", NULL, 0, 0),
+	[11] = RPC_PROC("GETADDRLIST", rpcb_getaddrlist, 0, LIST_REPLY_MAX),
+	[12] = RPC_PROC("GETSTAT", NULL, 0, 0),
 };
 
 #define NPROCS(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))

@@ -9,7 +9,12 @@
  *           procedures take void);
  *   22..42  NFS v3 results of procedures 1..21: what a client decodes;
  *   43..45  MOUNT v3 results of MNT (mountres3), DUMP (mountlist3) and
- *           EXPORT (exports3).
+ *           EXPORT (exports3);
+ *   46      the head of WRITE3args that the bulk path decodes from a
+ *           partly received record (src/nfs3/write_head.h): it must stay
+ *           inside the input, and wherever the whole WRITE3args decodes
+ *           from the same bytes, agree with it field by field and end
+ *           where the data begins.
  * tests/fuzz/make-seeds.py writes seeds for every entry in this order.
  * A decode must stay inside the input and the arena; whatever decodes
  * must re-encode to exactly as many bytes as were consumed, and decoding
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs3/write_head.h"
 #include "xdr/gen/mount3.h"
 #include "xdr/gen/nfs3.h"
 
@@ -77,6 +83,32 @@ CODEC(mountres3, struct mountres3)
 CODEC(mountlist3, mountlist3)
 CODEC(exports3, exports3)
 
+static size_t write_head(const uint8_t *in, size_t len, int n)
+{
+	struct nfs3_write_head h;
+	struct WRITE3args a;
+	struct xdr_arena ar;
+	struct xdr_dec d;
+	size_t head_end;
+
+	memset(&h, 0, sizeof(h));
+	xdr_arena_init(&ar, roundtrip_arena[n], ROUNDTRIP_ARENA);
+	xdr_dec_init(&d, in, len, &ar);
+	if (!nfs3_write_head_dec(&d, &h))
+		return 0;
+	head_end = len - xdr_dec_left(&d);
+	xdr_arena_init(&ar, roundtrip_arena[n], ROUNDTRIP_ARENA);
+	xdr_dec_init(&d, in, len, &ar);
+	if (!xdr_dec_WRITE3args(&d, &a))
+		return 0;
+	if (a.file.data.len != h.file.data.len ||
+	    memcmp(a.file.data.data, h.file.data.data, a.file.data.len) ||
+	    a.offset != h.offset || a.count != h.count || a.stable != h.stable ||
+	    a.data.len != h.len || a.data.data != in + head_end)
+		abort();
+	return 0; /* nothing to encode again */
+}
+
 static roundtrip_fn *const codecs[] = {
 	/* 0..20: NFSPROC3_GETATTR..NFSPROC3_COMMIT arguments */
 	roundtrip_GETATTR3args,	    roundtrip_SETATTR3args,
@@ -107,6 +139,8 @@ static roundtrip_fn *const codecs[] = {
 	/* 43..45: MOUNTPROC3_MNT, _DUMP, _EXPORT results */
 	roundtrip_mountres3,	    roundtrip_mountlist3,
 	roundtrip_exports3,
+	/* 46: the bulk path's WRITE3args head */
+	write_head,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

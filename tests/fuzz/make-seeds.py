@@ -116,7 +116,7 @@ print(f"wrote {len(xseeds)} seeds to {xout}")
 # nfs3-args: the first byte picks the codec (order of codecs[] in
 # fuzz_nfs3_args.c: 0..20 NFS v3 arguments of procedures 1..21, 21 the
 # MOUNT dirpath, 22..42 NFS v3 results of procedures 1..21, 43..45 the
-# MOUNT results mountres3, mountlist and exports); the rest is that
+# MOUNT results mountres3, mountlist and exports, 46 the WRITE3args head); the rest is that
 # type's encoding as RFC 1813 lays it out.
 nout = os.path.join(os.path.dirname(out), "nfs3-args")
 
@@ -267,6 +267,9 @@ nseeds = {
     "exports": (45, u32(1) + opaque(b"/export") + u32(1) + opaque(b"host1") + u32(1)
                 + opaque(b"*.lan") + u32(0) + u32(1) + opaque(b"/srv") + u32(0) + u32(0)),
     "exports-empty": (45, u32(0)),
+    # 46: the head of WRITE3args (the bulk path), whole and cut in the data
+    "write-head": (46, fh3() + u64(65536) + u32(7, 0) + opaque(b"1234567")),
+    "write-head-partial": (46, fh3() + u64(0) + u32(100000, 2) + u32(100000) + b"x" * 100),
 }
 os.makedirs(nout, exist_ok=True)
 for name, (idx, body) in nseeds.items():

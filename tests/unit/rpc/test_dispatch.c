@@ -87,19 +87,19 @@ static enum rpc_accept_stat p_syserr(struct rpc_req *req)
 }
 
 static const struct rpc_proc v1_procs[] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
-	[1] = { "ECHO", p_echo, 0, 4 },
-	[2] = { "GARBAGE", p_garbage, 0, 8 },
-	[3] = { "COUNT", p_count, RPC_PROC_NONIDEMPOTENT, 4 },
-	[4] = { "EMPTY", NULL, 0, 0 },
-	[5] = { "BIG", p_big, 0, BIG },
-	[6] = { "BIGCOUNT", p_big, RPC_PROC_NONIDEMPOTENT, BIG },
-	[7] = { "SYSERR", p_syserr, 0, 4 },
+	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[1] = RPC_PROC("ECHO", p_echo, 0, 4),
+	[2] = RPC_PROC("GARBAGE", p_garbage, 0, 8),
+	[3] = RPC_PROC("COUNT", p_count, RPC_PROC_NONIDEMPOTENT, 4),
+	[4] = RPC_PROC("EMPTY", NULL, 0, 0),
+	[5] = RPC_PROC("BIG", p_big, 0, BIG),
+	[6] = RPC_PROC("BIGCOUNT", p_big, RPC_PROC_NONIDEMPOTENT, BIG),
+	[7] = RPC_PROC("SYSERR", p_syserr, 0, 4),
 };
 
 static const struct rpc_proc v3_procs[] = {
-	[0] = { "NULL", rpc_proc_null, 0, 0 },
-	[1] = { "ECHO", p_echo3, 0, 4 },
+	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[1] = RPC_PROC("ECHO", p_echo3, 0, 4),
 };
 
 static const struct rpc_version tvers[] = {

@@ -65,11 +65,11 @@ static enum rpc_accept_stat proc_slow_once(struct rpc_req *req)
 }
 
 static const struct rpc_proc test_procs[] = {
-	[P_NULL] = { "NULL", rpc_proc_null, 0, 0 },
-	[P_SLOW] = { "SLOW", proc_slow, RPC_PROC_BLOCKING, 4 },
-	[P_FAST] = { "FAST", echo_arg, 0, 4 },
-	[P_SLOW_ONCE] = { "SLOW_ONCE", proc_slow_once,
-			  RPC_PROC_BLOCKING | RPC_PROC_NONIDEMPOTENT, 4 },
+	[P_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	[P_SLOW] = RPC_PROC("SLOW", proc_slow, RPC_PROC_BLOCKING, 4),
+	[P_FAST] = RPC_PROC("FAST", echo_arg, 0, 4),
+	[P_SLOW_ONCE] = RPC_PROC("SLOW_ONCE", proc_slow_once,
+			  RPC_PROC_BLOCKING | RPC_PROC_NONIDEMPOTENT, 4),
 };
 
 static const struct rpc_version test_versions[] = {
