@@ -29,6 +29,8 @@
 #include "util/log.h"
 
 #define BULK_PIPE_SIZE (1u << 20)
+#define BULK_LOWAT_MIN (64u << 10)
+#define BULK_LOWAT_MAX (1u << 20)
 
 static void pipe_close(struct rpc_loop *loop)
 {
@@ -132,6 +134,23 @@ static bool drain(struct rpc_loop *loop, struct rpc_bulk *b, size_t n)
 	return true;
 }
 
+/*
+ * Wake for bulk data only when much of it is there: SO_RCVLOWAT is what
+ * the call still lacks (up to BULK_LOWAT_MAX), back to 1 when it ends.
+ * Over loopback the sender pays for each wakeup of the reader.
+ */
+static void set_lowat(struct rpc_conn *c, size_t want)
+{
+	int v = want > BULK_LOWAT_MAX ? (int)BULK_LOWAT_MAX :
+		want < BULK_LOWAT_MIN ? 0 : (int)want;
+
+	if (v == c->rcvlowat || c->fd < 0)
+		return;
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &(int){ v ? v : 1 },
+		       sizeof(int)) == 0)
+		c->rcvlowat = v;
+}
+
 bool rpc__bulk_pump(struct rpc_conn *c)
 {
 	struct rpc_loop *loop = c->loop;
@@ -146,8 +165,10 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			set_lowat(c, (size_t)b->left + b->pad);
 			return false;
+		}
 		if (n <= 0) {
 			why = n == 0 ? "closed by peer in bulk data" : strerror(errno);
 			goto fail;
@@ -174,6 +195,7 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 		}
 		b->pad -= (uint32_t)n;
 	}
+	set_lowat(c, 0);
 	c->bulk = NULL;
 	c->bulk_tried = false;
 	c->bulk_peek = true;

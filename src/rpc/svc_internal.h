@@ -40,6 +40,7 @@ struct rpc_conn {
 	struct rpc_req *bulk;                  /* a call taking its data from the socket (bulk.c) */
 	bool bulk_tried;                       /* for the record in progress */
 	bool bulk_peek;                        /* next read small: maybe another bulk call */
+	int rcvlowat;                          /* SO_RCVLOWAT set for bulk data, or 0 */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next;
 	struct rpc_conn *all_prev, *all_next;
 };
