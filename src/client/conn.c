@@ -533,14 +533,14 @@ static void conn_read(struct nc_conn *c)
 		c->rlen += (size_t)n;
 		if (rx_records(c, nc_now()) < 0)
 			return;
-		if ((size_t)n < room) {
-			rx_lowat(c);
-			break;
-		}
-		if ((size_t)n >= budget)
+		if ((size_t)n < room || (size_t)n >= budget)
 			break;
 		budget -= (size_t)n;
 	}
+	/* On every way out: a mark left from an earlier record could exceed
+	 * what is still to come, and nothing would wake us for it. */
+	if (c->state == NC_UP)
+		rx_lowat(c);
 	if (c->broken && c->state == NC_UP)
 		nc_conn_fail(c, -ENOMEM, false);
 }

@@ -87,6 +87,12 @@ const struct nfs3_exports *nfs3_exports_get(void)
 	return held.x;
 }
 
+static void snap_release(struct nfs3_exports *x)
+{
+	if (atomic_fetch_sub_explicit(&x->released, 1, memory_order_acq_rel) == 1)
+		snap_free(x);
+}
+
 void nfs3_exports_put(const struct nfs3_exports *cx)
 {
 	struct nfs3_exports *x = held.x;
@@ -95,8 +101,17 @@ void nfs3_exports_put(const struct nfs3_exports *cx)
 	if (!x || --held.depth)
 		return;
 	held.x = NULL;
-	if (atomic_fetch_sub_explicit(&x->released, 1, memory_order_acq_rel) == 1)
-		snap_free(x);
+	snap_release(x);
+}
+
+bool nfs3_obj_detach(struct nfs3_obj *o)
+{
+	if (!o->node || o->detached || held.depth != 1 || held.x != o->snap)
+		return false;
+	held.x = NULL;
+	held.depth = 0;
+	o->detached = true;
+	return true;
 }
 
 /* Swap @x in (NULL: none, at the end); the old snapshot is retired. */
@@ -436,10 +451,14 @@ void nfs3_release(struct nfs3_obj *o)
 {
 	if (o->node) {
 		vfs_node_put(o->node);
-		nfs3_exports_put(o->snap);
+		if (o->detached)
+			snap_release((struct nfs3_exports *)o->snap);
+		else
+			nfs3_exports_put(o->snap);
 	}
 	o->node = NULL;
 	o->fd = -1;
+	o->detached = false;
 }
 
 int nfs3_open_io(struct nfs3_obj *o, int acc)

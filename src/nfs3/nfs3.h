@@ -152,6 +152,7 @@ struct nfs3_obj {
 	struct stat st;
 	bool have_st;
 	bool would_block;        /* on a loop: resolving needs a worker */
+	bool detached;           /* snap held by this object, not the thread */
 };
 
 /*
@@ -166,6 +167,15 @@ struct nfs3_obj {
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct nfs3_obj *o);
 void nfs3_release(struct nfs3_obj *o);
+
+/*
+ * nfs3_obj_detach - let @o outlive the call that resolved it (a bulk WRITE
+ * held across turns of its loop): its hold of the exports snapshot becomes
+ * its own instead of the thread's, so the thread's later calls take the
+ * snapshot in use, not this one. Only for an object that is the thread's
+ * only hold. Return values: true, or false (nothing changed).
+ */
+bool nfs3_obj_detach(struct nfs3_obj *o);
 
 /*
  * nfs3_resolve_mem - nfs3_resolve for a call that may run on an event

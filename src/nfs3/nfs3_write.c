@@ -202,6 +202,15 @@ struct write_bulk {
 	enum stable_how stable;
 };
 
+/* Before the loop writes spliced data: as the caller, as pwrite would
+ * (the kernel strips set-id bits for a writer without CAP_FSETID). */
+static int write_bulk_enter(struct rpc_bulk *b)
+{
+	struct write_bulk *w = b->priv;
+
+	return vfs_become(&w->o.cred);
+}
+
 bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 {
 	struct xdr_dec *d = &req->args;
@@ -229,11 +238,12 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
 		goto release;
 	fd = nfs3_open_io(&w->o, O_WRONLY);
-	if (fd < 0)
+	if (fd < 0 || !nfs3_obj_detach(&w->o))
 		goto release;
 	w->stable = h.stable;
 	b->fd = fd;
 	b->priv = w;
+	b->enter = write_bulk_enter;
 	while (b->done < avail) {
 		ssize_t n = pwrite(fd, d->p + b->done, avail - b->done,
 				   (off_t)(off + b->done));
@@ -260,7 +270,9 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 	struct write_bulk *w = b->priv;
 	enum rpc_accept_stat st = RPC_SUCCESS;
 
-	if (!b->aborted)
+	if (!b->aborted && write_bulk_enter(b) < 0)
+		st = RPC_SYSTEM_ERR; /* never go on as someone else */
+	else if (!b->aborted)
 		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
 	nfs3_release(&w->o);
 	return st;

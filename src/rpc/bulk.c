@@ -81,7 +81,7 @@ bool rpc__bulk_try(struct rpc_conn *c)
 	req = rpc__req_get(loop);
 	if (!req)
 		return false;
-	/* The header is read where it lies; the call keeps nothing of it. */
+	/* The header is read where it lies; begin copies what it keeps. */
 	req->rec = c->rbuf + r->rec_start;
 	req->rec_len = r->wr - r->rec_start;
 	rpc_req_reset(req);
@@ -94,9 +94,13 @@ bool rpc__bulk_try(struct rpc_conn *c)
 	}
 	req->rec = req->rec_inline;
 	req->rec_len = 0;
-	/* The record, from its first marker, is the call's now. */
-	c->rlen = r->rec_start - 4;
-	rpc_record_restart(r, c->rlen);
+	xdr_dec_init(&req->args, req->rec, 0, &req->arena);
+	req->call.cred.machine.data = NULL; /* pointed into the buffer */
+	req->call.cred.machine.len = 0;
+	/* Every byte buffered was this record's (parse took them all in)
+	 * or an earlier, consumed one's. */
+	c->rlen = 0;
+	rpc_record_restart(r, 0);
 	c->bulk = req;
 	c->inflight++;
 	return true;
@@ -109,6 +113,8 @@ static bool drain(struct rpc_loop *loop, struct rpc_bulk *b, size_t n)
 	while (n) {
 		ssize_t w;
 
+		if (!b->err && b->enter && b->enter(b) < 0)
+			b->err = EPERM;
 		if (!b->err) {
 			loff_t off = (loff_t)b->off;
 
@@ -158,6 +164,11 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 	struct rpc_bulk *b = &req->bulk;
 	const char *why = NULL;
 
+	/* Another connection's failure may have closed the pipe. */
+	if (b->left && !pipe_ready(loop)) {
+		why = "no pipe for bulk data";
+		goto fail;
+	}
 	while (b->left) {
 		size_t want = b->left < loop->bulk_pipe_cap ? b->left : loop->bulk_pipe_cap;
 		ssize_t n = splice(c->fd, NULL, loop->bulk_pipe[1], NULL, want,
@@ -187,8 +198,10 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			set_lowat(c, 0); /* wake for the last bytes */
 			return false;
+		}
 		if (n <= 0) {
 			why = n == 0 ? "closed by peer in bulk data" : strerror(errno);
 			goto fail;

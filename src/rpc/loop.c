@@ -406,8 +406,9 @@ static void begin_stop(struct rpc_loop *loop)
 	loop->stopping = true;
 	for (i = 0; i < loop->srv->nlisteners; i++)
 		epoll_ctl(loop->epfd, EPOLL_CTL_DEL, loop->srv->listeners[i], NULL);
+	/* A bulk call reads on: its data is what its reply waits for. */
 	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
-		rpc__conn_set_events(c, c->events & EPOLLOUT);
+		rpc__conn_set_events(c, (c->events & EPOLLOUT) | (c->bulk ? EPOLLIN : 0));
 }
 
 /* At the stop deadline: say what was still unfinished (for diagnosis). */
@@ -438,7 +439,7 @@ static bool loop_idle(struct rpc_loop *loop)
 	if (loop->ready_head)
 		return false;
 	for (c = loop->all.all_next; c != &loop->all; c = c->all_next)
-		if (c->tx_head || c->busy)
+		if (c->tx_head || c->busy || c->bulk)
 			return false;
 	return true;
 }

@@ -64,6 +64,9 @@ struct rpc_bulk {
 	int err;            /* first write error (errno): later data is discarded */
 	bool aborted;
 	void *priv;         /* the procedure's state, in req->arena */
+	/* Called before each write of spliced data (the identity to write
+	 * as, say): non-zero stops writing, as a write error would. */
+	int (*enter)(struct rpc_bulk *b);
 };
 typedef bool rpc_bulk_begin_fn(struct rpc_req *req, size_t rest, struct rpc_bulk *b);
 typedef enum rpc_accept_stat rpc_bulk_end_fn(struct rpc_req *req, struct rpc_bulk *b);

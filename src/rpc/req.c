@@ -2,6 +2,7 @@
 /* Request buffers: see req.h. */
 #include "rpc/req.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,13 +23,17 @@ void rpc_req_reset(struct rpc_req *req)
 	req->next = NULL;
 }
 
-static void release_reply(struct rpc_req *req)
+static void release_ext(struct rpc_req *req)
 {
 	if (req->ext_map)
 		munmap(req->ext_map, req->ext_map_len);
 	req->ext_map = NULL;
 	req->ext = NULL;
 	req->ext_len = 0;
+}
+
+static void release_reply(struct rpc_req *req)
+{
 	if (req->reply_big)
 		rpc_big_put(req->pool, req->reply);
 	else if (req->reply != req->reply_inline)
@@ -89,6 +94,32 @@ int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
 	return 0;
 }
 
+/* Zeros to send in place of lost ext data: one read-only anonymous
+ * mapping, all of it the zero page, for every thread. */
+static const uint8_t *zero_area;
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+
+static void zero_init(void)
+{
+	void *m = mmap(NULL, RPC_REQ_ZERO_AREA, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	zero_area = m == MAP_FAILED ? NULL : m;
+}
+
+bool rpc_req_ext_lost(struct rpc_req *req)
+{
+	size_t head = req->ext_at;
+
+	if (!req->ext_len || req->tx_done < head || req->tx_done >= head + req->ext_len ||
+	    req->ext_len > RPC_REQ_ZERO_AREA)
+		return false;
+	pthread_once(&zero_once, zero_init);
+	if (!zero_area)
+		return false;
+	req->ext = zero_area;
+	return true;
+}
+
 int rpc_req_tx_iov(const struct rpc_req *req, struct iovec *iov)
 {
 	size_t done = req->tx_done, head, tail;
@@ -128,5 +159,6 @@ void rpc_req_release(struct rpc_req *req)
 		free(req->rec);
 	req->rec = req->rec_inline;
 	req->rec_big = NULL;
+	release_ext(req);
 	release_reply(req);
 }

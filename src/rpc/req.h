@@ -108,6 +108,17 @@ int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
 		    void *map, size_t map_len);
 
 /*
+ * The ext segment's memory failed while it was being sent (sendmsg:
+ * EFAULT, a mapped file truncated under it): send zeros for the rest of
+ * it, so the record keeps its length and the stream stays in step; to
+ * the client it is a READ that raced a truncate.
+ * Return values: true, or false when the unsent bytes are not in the ext
+ * segment (or it is larger than the zero area).
+ */
+#define RPC_REQ_ZERO_AREA (4u << 20)
+bool rpc_req_ext_lost(struct rpc_req *req);
+
+/*
  * The unsent bytes of the finished reply as at most 3 iovecs (reply
  * head, ext segment, reply tail).
  * Return values: the number of iovecs filled.

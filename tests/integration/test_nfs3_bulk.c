@@ -19,14 +19,22 @@
  *     NOSPC, and the connection stays in step.
  * The local files are read directly to check the data.
  *
- * Usage: test_nfs3_bulk PORT BASE   (exports BASE/exp and maybe BASE/small)
+ *   - a reload (SIGHUP) while a WRITE waits for its data: the other
+ *     calls follow the new exports at once;
+ *   - SIGTERM in the middle of a WRITE's data (the last test).
+ *
+ * Usage: test_nfs3_bulk PORT BASE PID EXPORTS
+ *   (nfsxd PID exports BASE/exp and maybe BASE/small, from the file EXPORTS)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "nfs3_raw.h"
@@ -37,13 +45,14 @@
 #define NFSPROC_WRITE 7
 #define NFS3_OK 0
 #define NFS3ERR_NOSPC 28
+#define NFS3ERR_ROFS 30
 #define FILE_SYNC 2
 #define UNSTABLE 0
 #define TMO 10000
 #define MIB (1u << 20)
 
 static uint16_t port;
-static const char *base;
+static const char *base, *base_top, *base_exp;
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {
@@ -472,6 +481,127 @@ static void test_nospc(int fd, uint8_t *data)
 	rpc_buf_free(&w.raw);
 }
 
+/* A 1-byte UNSTABLE WRITE on @fd: its nfsstat3, or -1. */
+static long write1(int fd, const struct raw_fh *f)
+{
+	struct rpc_buf m;
+	struct wr w;
+	long st;
+
+	rpc_buf_init(&m);
+	write_msg(&m, rpc_next_xid(), f, 0, 1, UNSTABLE, (const uint8_t *)"y", 1);
+	rpc_send_record(fd, m.data, m.len);
+	recv_reply(fd, &w);
+	st = w.rc == 1 ? w.status : -1;
+	rpc_buf_free(&m);
+	rpc_buf_free(&w.raw);
+	return st;
+}
+
+static void write_exports(const char *path, const char *exp_opts)
+{
+	char small[4200];
+	struct stat st;
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		return;
+	snprintf(small, sizeof(small), "%s/small/f", base);
+	fprintf(fp, "%s/exp 127.0.0.1(%s)\n", base, exp_opts);
+	if (stat(small, &st) == 0)
+		fprintf(fp, "%s/small 127.0.0.1(rw,no_root_squash,insecure)\n", base);
+	fclose(fp);
+}
+
+/* Poll with 1-byte WRITEs on @fd until one answers @want (up to 3 s). */
+static bool wait_write_status(int fd, const struct raw_fh *f, long want)
+{
+	long long until = rpc_now_ms() + 3000;
+
+	do {
+		if (write1(fd, f) == want)
+			return true;
+		usleep(20000);
+	} while (rpc_now_ms() < until);
+	return false;
+}
+
+/*
+ * A reload while a WRITE waits for its data: the loop's other calls must
+ * follow the new exports at once (the waiting call keeps the rules it
+ * started under; one loop serves every connection here).
+ */
+static void test_reload(const struct raw_fh *f, uint8_t *data, pid_t pid, const char *exports)
+{
+	struct rpc_buf m, rec;
+	struct wr w;
+	int a = connect_or_bail(), b = connect_or_bail();
+
+	rpc_buf_init(&m);
+	rpc_buf_init(&rec);
+	ok(write1(b, f) == NFS3_OK, "reload: a 1-byte WRITE on connection B");
+	fill(data, MIB, 7);
+	write_msg(&m, rpc_next_xid(), f, 0, MIB, UNSTABLE, data, MIB);
+	rpc_buf_put_record(&rec, m.data, m.len);
+	ok(rpc_send_raw(a, rec.data, 200000, TMO) == 0, "200000 bytes of a 1 MiB WRITE on A");
+	usleep(50000);
+	base = base_top;
+	write_exports(exports, "ro,no_root_squash,insecure");
+	ok(kill(pid, SIGHUP) == 0, "exports made read-only, SIGHUP");
+	ok(wait_write_status(b, f, NFS3ERR_ROFS),
+	   "a WRITE on B gets ROFS while A's still waits for its data");
+	ok(rpc_send_raw(a, rec.data + 200000, rec.len - 200000, TMO) == 0, "the rest of A's data");
+	recv_reply(a, &w);
+	ok(w.rc == 1 && (w.status == NFS3_OK || w.status == NFS3ERR_ROFS),
+	   "A's WRITE is answered (status %ld)", w.status);
+	write_exports(exports, "rw,no_root_squash,insecure");
+	kill(pid, SIGHUP);
+	ok(wait_write_status(b, f, NFS3_OK), "writable again after the next reload");
+	base = base_exp;
+	close(a);
+	close(b);
+	rpc_buf_free(&m);
+	rpc_buf_free(&rec);
+	rpc_buf_free(&w.raw);
+}
+
+/*
+ * SIGTERM in the middle of a WRITE's data. Spliced into a memory-backed
+ * file, the WRITE is a call in progress: the server reads the rest and
+ * answers it before it exits. Elsewhere the record is not a call yet:
+ * the connection may just close. Either way nfsxd exits 0 (the wrapper
+ * checks).
+ */
+static void test_stop(const struct raw_fh *f, uint8_t *data, pid_t pid, bool mem)
+{
+	struct rpc_buf m, rec;
+	struct wr w;
+	int a = connect_or_bail();
+
+	rpc_buf_init(&m);
+	rpc_buf_init(&rec);
+	fill(data, MIB, 8);
+	write_msg(&m, rpc_next_xid(), f, 0, MIB, UNSTABLE, data, MIB);
+	rpc_buf_put_record(&rec, m.data, m.len);
+	ok(rpc_send_raw(a, rec.data, 300000, TMO) == 0, "stop: 300000 bytes of a 1 MiB WRITE");
+	usleep(50000);
+	ok(kill(pid, SIGTERM) == 0, "SIGTERM");
+	usleep(100000);
+	rpc_send_raw(a, rec.data + 300000, rec.len - 300000, TMO);
+	recv_reply(a, &w);
+	if (mem)
+		ok(w.rc == 1 && w.status == NFS3_OK && w.count == MIB && local_same("f", 0, data, MIB),
+		   "on tmpfs the WRITE is finished and answered (rc %d status %ld)", w.rc, w.status);
+	else
+		ok(w.rc == -1 || (w.rc == 1 && w.status == NFS3_OK),
+		   "on a disk file system: answered or closed (rc %d)", w.rc);
+	ok(rpc_peer_closed(a, 10000), "then the connection closes");
+	close(a);
+	rpc_buf_free(&m);
+	rpc_buf_free(&rec);
+	rpc_buf_free(&w.raw);
+}
+
 int main(int argc, char **argv)
 {
 	struct raw_fh root, f;
@@ -479,12 +609,17 @@ int main(int argc, char **argv)
 	uint8_t *data;
 	int fd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PORT BASE\n", argv[0]);
+	struct statfs sf;
+	pid_t pid;
+	bool mem;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s PORT BASE PID EXPORTS\n", argv[0]);
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[1]);
-	base = argv[2];
+	base = base_top = argv[2];
+	pid = (pid_t)atoi(argv[3]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	data = malloc(2 * MIB);
 	fd = connect_or_bail();
@@ -493,7 +628,9 @@ int main(int argc, char **argv)
 		printf("Bail out! cannot MNT %s and LOOKUP f\n", exp);
 		return 1;
 	}
-	base = exp;
+	base = base_exp = exp;
+	mem = statfs(exp, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC);
+	printf("# export on %s\n", mem ? "tmpfs: the bulk path" : "a disk file system");
 	/* One small WRITE first: a handle the server has not seen yet goes
 	 * to a worker whatever the call, and this one puts it in the cache. */
 	{
@@ -514,9 +651,12 @@ int main(int argc, char **argv)
 	test_retransmit(fd, &f, data);
 	test_disconnect(&f, data);
 	test_malformed(fd, &f, data);
-	base = argv[2];
+	base = base_top;
 	test_nospc(fd, data);
 	close(fd);
+	base = base_exp;
+	test_reload(&f, data, pid, argv[4]);
+	test_stop(&f, data, pid, mem);
 	free(data);
 	return tap_done();
 }

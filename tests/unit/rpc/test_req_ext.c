@@ -78,6 +78,43 @@ static void test_iov(void)
 	free(r);
 }
 
+/* A segment whose memory failed mid-send: the rest of it is zeros, the
+ * tail follows, the length is unchanged. */
+static void test_lost(void)
+{
+	struct rpc_req *r = new_req();
+	uint8_t ext[5000];
+	struct iovec iov[3];
+	size_t i, nz = 0, total = 0;
+	int n, k;
+
+	memset(ext, 0x5a, sizeof(ext));
+	xdr_enc_u32(&r->enc, 1);
+	ok(rpc_req_set_ext(r, ext, sizeof(ext), NULL, 0) == 0, "segment of 5000 bytes");
+	xdr_enc_u32(&r->enc, 0xfeedf00d);
+	rpc_req_finish(r);
+	r->tx_done = 3;
+	ok(!rpc_req_ext_lost(r), "not while the head is unsent");
+	r->tx_done = 8 + 1234;
+	ok(rpc_req_ext_lost(r), "lost 1234 bytes into the segment");
+	n = rpc_req_tx_iov(r, iov);
+	for (k = 0; k < n; k++) {
+		const uint8_t *p = iov[k].iov_base;
+
+		for (i = 0; i < iov[k].iov_len && k == 0; i++)
+			nz += p[i] != 0;
+		total += iov[k].iov_len;
+	}
+	ok(n == 2 && iov[0].iov_len == 5000 - 1234 && nz == 0 &&
+	   !memcmp(iov[1].iov_base, "\xfe\xed\xf0\x0d", 4),
+	   "zeros for the rest of it, then the tail (%d iovecs, %zu non-zero)", n, nz);
+	ok(total + r->tx_done == r->tx_len, "the record keeps its length");
+	r->tx_done = r->tx_len - 2;
+	ok(!rpc_req_ext_lost(r), "not once the segment is sent");
+	rpc_req_release(r);
+	free(r);
+}
+
 static void test_release_unmaps(void)
 {
 	struct rpc_req *r = new_req();
@@ -165,6 +202,7 @@ static void test_truncated_mapping(void)
 int main(void)
 {
 	test_iov();
+	test_lost();
 	test_release_unmaps();
 	test_drc_kept_refused();
 	test_truncated_mapping();
