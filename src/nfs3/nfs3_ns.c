@@ -389,14 +389,14 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 {
 	struct RENAME3args a;
 	struct RENAME3res r = { 0 };
-	struct dirop from, to;
+	struct dirop from, to = { 0 };
 	struct wcc_data *fw, *tw;
 	enum nfsstat3 st;
 
 	if (!ARGS_OK(xdr_dec_RENAME3args, &a))
 		return RPC_GARBAGE_ARGS;
+	/* Released at out: whether or not it is resolved (node NULL). */
 	to.d.fd = -1;
-	to.pre.attributes_follow = false;
 	r.status = dirop_begin(req, &a.from, NFS3ERR_PERM, &from);
 	if (from.d.fd < 0)
 		goto out;
@@ -441,13 +441,13 @@ enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 	struct LINK3args a;
 	struct LINK3res r = { 0 };
 	struct nfs3_obj f;
-	struct dirop op;
+	struct dirop op = { 0 };
 	char p[64];
 
 	if (!ARGS_OK(xdr_dec_LINK3args, &a))
 		return RPC_GARBAGE_ARGS;
+	/* Released at out: whether or not it is resolved (node NULL). */
 	op.d.fd = -1;
-	op.pre.attributes_follow = false;
 	r.status = nfs3_resolve(req, &a.file, &f);
 	if (r.status != NFS3_OK)
 		goto out;

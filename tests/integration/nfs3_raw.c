@@ -7,6 +7,8 @@
 
 #define MNTPROC_MNT 1
 #define MNT3_OK 0
+#define NFSPROC3_LOOKUP 3
+#define NFS3_OK 0
 
 int raw_timeout_ms = 5000;
 
@@ -82,6 +84,38 @@ long raw_mnt(int fd, const char *path, struct raw_fh *fh)
 		st = -1;
 	}
 	rpc_buf_free(&a);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
+long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out)
+{
+	struct rpc_buf b;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st;
+
+	rpc_buf_init(&b);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_opaque(&b, dir->d, dir->len);
+	rpc_buf_put_string(&b, name);
+	raw_call(fd, PROG_NFS, NFSPROC3_LOOKUP, &b, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (!c.bad && st == NFS3_OK) {
+		uint32_t l;
+		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
+
+		if (p) {
+			out->len = l;
+			memcpy(out->d, p, l);
+		}
+	}
+	if (c.bad) {
+		raw_diag(&s);
+		st = -1;
+	}
+	rpc_buf_free(&b);
 	rpc_buf_free(&s.store);
 	return st;
 }

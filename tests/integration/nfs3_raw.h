@@ -38,5 +38,7 @@ void raw_diag(const struct raw_res *s);
 struct rpc_cur raw_cur(const struct raw_res *s);
 /* MNT @path: the mountstat3 (or -1 on no or odd reply); fills @fh if OK. */
 long raw_mnt(int fd, const char *path, struct raw_fh *fh);
+/* LOOKUP @name in @dir: the nfsstat3 (or -1 on no or odd reply); fills @out if OK. */
+long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out);
 
 #endif

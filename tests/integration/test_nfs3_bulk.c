@@ -41,7 +41,6 @@
 #include "tap.h"
 
 #define NFSPROC_NULL 0
-#define NFSPROC_LOOKUP 3
 #define NFSPROC_WRITE 7
 #define NFS3_OK 0
 #define NFS3ERR_NOSPC 28
@@ -65,36 +64,6 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
 		x ^= x << 5;
 		p[i] = (uint8_t)x;
 	}
-}
-
-static long lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out)
-{
-	struct rpc_buf a;
-	struct raw_res s = { 0 };
-	struct rpc_cur c;
-	long st;
-
-	rpc_buf_init(&a);
-	rpc_buf_init(&s.store);
-	rpc_buf_put_opaque(&a, dir->d, dir->len);
-	rpc_buf_put_string(&a, name);
-	raw_call(fd, PROG_NFS, NFSPROC_LOOKUP, &a, &s);
-	c = raw_cur(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == NFS3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p) {
-			out->len = l;
-			memcpy(out->d, p, l);
-		}
-	}
-	if (c.bad)
-		st = -1;
-	rpc_buf_free(&a);
-	rpc_buf_free(&s.store);
-	return st;
 }
 
 /* The WRITE call message (no record marker), count and data length given
@@ -459,7 +428,7 @@ static void test_nospc(int fd, uint8_t *data)
 		char exp[4200];
 
 		snprintf(exp, sizeof(exp), "%s/small", base);
-		ok(raw_mnt(fd, exp, &root) == 0 && lookup(fd, &root, "f", &f) == 0,
+		ok(raw_mnt(fd, exp, &root) == 0 && raw_lookup(fd, &root, "f", &f) == 0,
 		   "MNT %s, LOOKUP f", exp);
 	}
 	rpc_buf_init(&m);
@@ -624,7 +593,7 @@ int main(int argc, char **argv)
 	data = malloc(2 * MIB);
 	fd = connect_or_bail();
 	snprintf(exp, sizeof(exp), "%s/exp", base);
-	if (raw_mnt(fd, exp, &root) != 0 || lookup(fd, &root, "f", &f) != 0) {
+	if (raw_mnt(fd, exp, &root) != 0 || raw_lookup(fd, &root, "f", &f) != 0) {
 		printf("Bail out! cannot MNT %s and LOOKUP f\n", exp);
 		return 1;
 	}

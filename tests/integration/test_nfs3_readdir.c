@@ -44,7 +44,6 @@
 #define MNTPROC_MNT 1
 #define MNT3_OK 0
 
-#define NFSPROC_LOOKUP 3
 #define NFSPROC_READDIR 16
 #define NFSPROC_READDIRPLUS 17
 #define NFS3_OK 0
@@ -68,38 +67,6 @@ static bool post_op(struct rpc_cur *c)
 		return false;
 	rpc_cur_skip(c, 84);
 	return !c->bad;
-}
-
-static long lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out)
-{
-	struct rpc_buf b;
-	struct raw_res s = { 0 };
-	struct rpc_cur c;
-	long st;
-
-	rpc_buf_init(&b);
-	rpc_buf_init(&s.store);
-	rpc_buf_put_opaque(&b, dir->d, dir->len);
-	rpc_buf_put_string(&b, name);
-	raw_call(fd, PROG_NFS, NFSPROC_LOOKUP, &b, &s);
-	c = raw_cur(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == NFS3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p) {
-			out->len = l;
-			memcpy(out->d, p, l);
-		}
-	}
-	if (c.bad) {
-		raw_diag(&s);
-		st = -1;
-	}
-	rpc_buf_free(&b);
-	rpc_buf_free(&s.store);
-	return st;
 }
 
 /* ---- one READDIR / READDIRPLUS call ------------------------------------ */
@@ -418,7 +385,7 @@ struct ctx {
 
 static bool get_dir(struct ctx *x, const char *name, struct raw_fh *out)
 {
-	long r = lookup(x->fd, &x->root, name, out);
+	long r = raw_lookup(x->fd, &x->root, name, out);
 
 	if (r != NFS3_OK)
 		printf("#   LOOKUP %s: %ld\n", name, r);

@@ -243,6 +243,9 @@ static int conn(void)
  * Status of @proc called with the handle @fh followed by each procedure's
  * other arguments (fixed, small), or -1 without a reply.
  */
+/* The second handle of RENAME and LINK in status_with(). */
+static const struct raw_fh *second_fh;
+
 static long status_with(int fd, uint32_t proc, const struct raw_fh *fh)
 {
 	struct rpc_buf b;
@@ -271,6 +274,15 @@ static long status_with(int fd, uint32_t proc, const struct raw_fh *fh)
 		rpc_buf_put_u32(&b, 4);
 		rpc_buf_put_u32(&b, 0);
 		rpc_buf_put_opaque(&b, "data", 4);
+		break;
+	case 14: /* RENAME: from name, then to (a good directory) and name */
+		rpc_buf_put_string(&b, "x");
+		put_fh(&b, second_fh->d, second_fh->len);
+		rpc_buf_put_string(&b, "y");
+		break;
+	case 15: /* LINK: link (a good directory) and name */
+		put_fh(&b, second_fh->d, second_fh->len);
+		rpc_buf_put_string(&b, "y");
 		break;
 	}
 	raw_call(fd, PROG_NFS, proc, &b, &s);
@@ -327,6 +339,22 @@ static void test_handles(int fd, const struct raw_fh *root)
 			ok(r == NFS3ERR_BADHANDLE, "%s with an altered handle: BADHANDLE (got %ld)",
 			   names[k], r);
 		}
+		r = getattr(fd, root->d, root->len, NULL);
+		ok(r == NFS3_OK, "and the server still answers (GETATTR: %ld)", r);
+		/* Two handles, the first altered: the second object is never
+		 * resolved and must still be released as such (it was left
+		 * uninitialised on the stack: found by fuzz-rpc-stream). */
+		second_fh = root;
+		for (k = 0; k < 50; k++) {
+			long r1 = status_with(fd, 14, &bad), r2 = status_with(fd, 15, &bad);
+
+			if (r1 != NFS3ERR_BADHANDLE || r2 != NFS3ERR_BADHANDLE) {
+				printf("#   round %u: RENAME %ld, LINK %ld\n", k, r1, r2);
+				break;
+			}
+			getattr(fd, root->d, root->len, NULL);
+		}
+		ok(k == 50, "RENAME and LINK with an altered first handle: BADHANDLE, 50 times");
 		r = getattr(fd, root->d, root->len, NULL);
 		ok(r == NFS3_OK, "and the server still answers (GETATTR: %ld)", r);
 	}
