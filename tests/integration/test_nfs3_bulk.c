@@ -204,6 +204,28 @@ static int connect_or_bail(void)
 	return fd;
 }
 
+/*
+ * The server has started the WRITE whose first bytes are @data: on a
+ * memory-backed export it writes them as they come, so wait (up to 5 s)
+ * for them to be in the file. Elsewhere nothing shows before the record
+ * is whole: give it 50 ms.
+ */
+static bool write_started(bool mem, const uint8_t *data)
+{
+	long long until = rpc_now_ms() + 5000;
+
+	if (!mem) {
+		usleep(50000);
+		return true;
+	}
+	while (!local_same("f", 0, data, 1000)) {
+		if (rpc_now_ms() > until)
+			return false;
+		usleep(2000);
+	}
+	return true;
+}
+
 /* Send a record's marker and bytes as @pieces of @step bytes, after a first
  * piece of @first bytes, sleeping @pause_us between them. */
 static int send_slowly(int fd, const struct rpc_buf *msg, size_t first, size_t step,
@@ -500,7 +522,8 @@ static bool wait_write_status(int fd, const struct raw_fh *f, long want)
  * follow the new exports at once (the waiting call keeps the rules it
  * started under; one loop serves every connection here).
  */
-static void test_reload(const struct raw_fh *f, uint8_t *data, pid_t pid, const char *exports)
+static void test_reload(const struct raw_fh *f, uint8_t *data, pid_t pid, const char *exports,
+			bool mem)
 {
 	struct rpc_buf m, rec;
 	struct wr w;
@@ -512,8 +535,8 @@ static void test_reload(const struct raw_fh *f, uint8_t *data, pid_t pid, const 
 	fill(data, MIB, 7);
 	write_msg(&m, rpc_next_xid(), f, 0, MIB, UNSTABLE, data, MIB);
 	rpc_buf_put_record(&rec, m.data, m.len);
-	ok(rpc_send_raw(a, rec.data, 200000, TMO) == 0, "200000 bytes of a 1 MiB WRITE on A");
-	usleep(50000);
+	ok(rpc_send_raw(a, rec.data, 200000, TMO) == 0 && write_started(mem, data),
+	   "200000 bytes of a 1 MiB WRITE on A, taken by the server");
 	base = base_top;
 	write_exports(exports, "ro,no_root_squash,insecure");
 	ok(kill(pid, SIGHUP) == 0, "exports made read-only, SIGHUP");
@@ -552,8 +575,8 @@ static void test_stop(const struct raw_fh *f, uint8_t *data, pid_t pid, bool mem
 	fill(data, MIB, 8);
 	write_msg(&m, rpc_next_xid(), f, 0, MIB, UNSTABLE, data, MIB);
 	rpc_buf_put_record(&rec, m.data, m.len);
-	ok(rpc_send_raw(a, rec.data, 300000, TMO) == 0, "stop: 300000 bytes of a 1 MiB WRITE");
-	usleep(50000);
+	ok(rpc_send_raw(a, rec.data, 300000, TMO) == 0 && write_started(mem, data),
+	   "stop: 300000 bytes of a 1 MiB WRITE, taken by the server");
 	ok(kill(pid, SIGTERM) == 0, "SIGTERM");
 	usleep(100000);
 	rpc_send_raw(a, rec.data + 300000, rec.len - 300000, TMO);
@@ -624,7 +647,7 @@ int main(int argc, char **argv)
 	test_nospc(fd, data);
 	close(fd);
 	base = base_exp;
-	test_reload(&f, data, pid, argv[4]);
+	test_reload(&f, data, pid, argv[4], mem);
 	test_stop(&f, data, pid, mem);
 	free(data);
 	return tap_done();
