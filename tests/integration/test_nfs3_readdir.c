@@ -428,12 +428,33 @@ static void check_listing(const struct listing *L, bool plus, uint32_t dircount,
 		   maxcount, L->max_body);
 }
 
+struct run {
+	bool plus;
+	uint32_t dircount, maxcount;
+};
+
+/* List @dir (@n entries 'fNNNNN') as @r says; check the replies' sizes
+ * and that each name came once. @what is filled for the caller's checks. */
+static void list_and_check(struct ctx *x, const struct raw_fh *dir, struct seen *s,
+			   const struct run *r, int n, struct listing *L, char *what,
+			   size_t wlen)
+{
+	if (r->plus)
+		snprintf(what, wlen, "%s, %d entries, READDIRPLUS dircount %u maxcount %u",
+			 x->fs, n, r->dircount, r->maxcount);
+	else
+		snprintf(what, wlen, "%s, %d entries, READDIR count %u", x->fs, n, r->maxcount);
+	seen_reset(s);
+	list_dir(x->fd, dir, r->plus, r->dircount, r->maxcount, seen_each, NULL, s, L);
+	printf("# %s: %d calls, %.3f s, %d to %d entries per reply before the last\n",
+	       what, L->calls, L->secs, L->min_nent, L->max_nent);
+	check_listing(L, r->plus, r->dircount, r->maxcount, what);
+	all_once(s, 'f', n, what);
+}
+
 static void test_big(struct ctx *x, const struct raw_fh *big, struct seen *s)
 {
-	static const struct {
-		bool plus;
-		uint32_t dircount, maxcount;
-	} runs[] = {
+	static const struct run runs[] = {
 		{ false, 0, 8192 },
 		{ false, 0, 65536 },
 		{ false, 0, 512 },
@@ -447,19 +468,7 @@ static void test_big(struct ctx *x, const struct raw_fh *big, struct seen *s)
 	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		bool plus = runs[i].plus;
 
-		if (plus)
-			snprintf(what, sizeof(what), "%s, %d entries, READDIRPLUS dircount %u "
-				 "maxcount %u", x->fs, BIG_N, runs[i].dircount, runs[i].maxcount);
-		else
-			snprintf(what, sizeof(what), "%s, %d entries, READDIR count %u", x->fs,
-				 BIG_N, runs[i].maxcount);
-		seen_reset(s);
-		list_dir(x->fd, big, plus, runs[i].dircount, runs[i].maxcount, seen_each,
-			 NULL, s, &L);
-		printf("# %s: %d calls, %.3f s, %d to %d entries per reply before the last\n",
-		       what, L.calls, L.secs, L.min_nent, L.max_nent);
-		check_listing(&L, plus, runs[i].dircount, runs[i].maxcount, what);
-		all_once(s, 'f', BIG_N, what);
+		list_and_check(x, big, s, &runs[i], BIG_N, &L, what, sizeof(what));
 		if (plus)
 			ok(L.noattr == 0 && L.nofh == 0,
 			   "%s: every entry but . and .. with attributes and a handle "
@@ -566,10 +575,7 @@ static void test_toosmall(struct ctx *x, const struct raw_fh *dir)
 /* Small counts: READDIR 512, READDIRPLUS 1024/512, over 12,500 entries. */
 static void test_small_counts(struct ctx *x, const struct raw_fh *dir, struct seen *s)
 {
-	static const struct {
-		bool plus;
-		uint32_t dircount, maxcount;
-	} runs[] = {
+	static const struct run runs[] = {
 		{ false, 0, 512 },
 		{ false, 0, 200 },
 		{ true, 512, 1024 },
@@ -579,23 +585,8 @@ static void test_small_counts(struct ctx *x, const struct raw_fh *dir, struct se
 	char what[160];
 	size_t i;
 
-	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		bool plus = runs[i].plus;
-
-		if (plus)
-			snprintf(what, sizeof(what), "%s, %d entries, READDIRPLUS dircount %u "
-				 "maxcount %u", x->fs, SMALL_N, runs[i].dircount, runs[i].maxcount);
-		else
-			snprintf(what, sizeof(what), "%s, %d entries, READDIR count %u", x->fs,
-				 SMALL_N, runs[i].maxcount);
-		seen_reset(s);
-		list_dir(x->fd, dir, plus, runs[i].dircount, runs[i].maxcount, seen_each,
-			 NULL, s, &L);
-		printf("# %s: %d calls, %.3f s, %d to %d entries per reply before the last\n",
-		       what, L.calls, L.secs, L.min_nent, L.max_nent);
-		check_listing(&L, plus, runs[i].dircount, runs[i].maxcount, what);
-		all_once(s, 'f', SMALL_N, what);
-	}
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		list_and_check(x, dir, s, &runs[i], SMALL_N, &L, what, sizeof(what));
 }
 
 /* ---- (b) linear time ----------------------------------------------------- */

@@ -169,17 +169,50 @@ static bool parse_bool(const char *s, bool *out)
 	return false;
 }
 
-static const struct { const char *name; enum bench_rw rw; } rw_names[] = {
+/* The values an option takes by name; a table ends with a NULL name. */
+struct choice {
+	const char *name;
+	int value;
+};
+
+/* @val's value in @c. Return values: true and *out set, or false. */
+static bool choose(const struct choice *c, const char *val, int *out)
+{
+	for (; c->name; c++) {
+		if (!strcmp(val, c->name)) {
+			*out = c->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct choice rw_names[] = {
 	{ "read", RW_READ }, { "write", RW_WRITE }, { "randread", RW_RANDREAD },
 	{ "randwrite", RW_RANDWRITE }, { "randrw", RW_RANDRW }, { "rw", RW_RW },
-	{ "readwrite", RW_RW },
+	{ "readwrite", RW_RW }, { NULL, 0 },
+};
+static const struct choice sync_names[] = {
+	{ "0", STABLE_UNSTABLE }, { "none", STABLE_UNSTABLE }, { "1", STABLE_FILE_SYNC },
+	{ "sync", STABLE_FILE_SYNC }, { "dsync", STABLE_DATA_SYNC }, { NULL, 0 },
+};
+static const struct choice verify_names[] = {
+	{ "0", 0 }, { "none", 0 }, { "crc32c", 1 }, { "crc32c-intel", 1 }, { NULL, 0 },
+};
+static const struct choice fmt_names[] = {
+	{ "normal", FMT_NORMAL }, { "json", FMT_JSON }, { NULL, 0 },
+};
+static const struct choice eta_names[] = {
+	{ "auto", ETA_AUTO }, { "always", ETA_ALWAYS }, { "never", ETA_NEVER }, { NULL, 0 },
 };
 
 const char *bench_rw_name(enum bench_rw rw)
 {
-	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
-		if (rw_names[i].rw == rw)
-			return rw_names[i].name;
+	const struct choice *c;
+
+	for (c = rw_names; c->name; c++)
+		if (c->value == (int)rw)
+			return c->name;
 	return "?";
 }
 
@@ -213,6 +246,7 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 {
 	uint64_t v;
 	bool b;
+	int c;
 
 #define NEED_VAL() do { \
 	if (!val) \
@@ -222,13 +256,10 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 
 	if (!strcmp(key, "rw") || !strcmp(key, "readwrite")) {
 		NEED_VAL();
-		for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
-			if (!strcmp(val, rw_names[i].name)) {
-				o->rw = rw_names[i].rw;
-				return 0;
-			}
-		}
-		return BAD("expected read, write, randread, randwrite, randrw or rw");
+		if (!choose(rw_names, val, &c))
+			return BAD("expected read, write, randread, randwrite, randrw or rw");
+		o->rw = (enum bench_rw)c;
+		return 0;
 	}
 	if (!strcmp(key, "bs") || !strcmp(key, "blocksize")) {
 		NEED_VAL();
@@ -314,24 +345,16 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 	}
 	if (!strcmp(key, "sync")) {
 		NEED_VAL();
-		if (!strcmp(val, "0") || !strcmp(val, "none"))
-			o->stable = STABLE_UNSTABLE;
-		else if (!strcmp(val, "1") || !strcmp(val, "sync"))
-			o->stable = STABLE_FILE_SYNC;
-		else if (!strcmp(val, "dsync"))
-			o->stable = STABLE_DATA_SYNC;
-		else
+		if (!choose(sync_names, val, &c))
 			return BAD("expected 0, 1, none, sync or dsync");
+		o->stable = (enum bench_stable)c;
 		return 0;
 	}
 	if (!strcmp(key, "verify")) {
 		NEED_VAL();
-		if (!strcmp(val, "0") || !strcmp(val, "none"))
-			o->verify = false;
-		else if (!strcmp(val, "crc32c") || !strcmp(val, "crc32c-intel"))
-			o->verify = true;
-		else
+		if (!choose(verify_names, val, &c))
 			return BAD("expected crc32c or none");
+		o->verify = c != 0;
 		return 0;
 	}
 	if (!strcmp(key, "randseed")) {
@@ -360,12 +383,9 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 	}
 	if (!strcmp(key, "output_format")) {
 		NEED_VAL();
-		if (!strcmp(val, "normal"))
-			o->fmt = FMT_NORMAL;
-		else if (!strcmp(val, "json"))
-			o->fmt = FMT_JSON;
-		else
+		if (!choose(fmt_names, val, &c))
 			return BAD("expected normal or json");
+		o->fmt = (enum bench_fmt)c;
 		return 0;
 	}
 	if (!strcmp(key, "output")) {
@@ -377,14 +397,9 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 	}
 	if (!strcmp(key, "eta")) {
 		NEED_VAL();
-		if (!strcmp(val, "auto"))
-			o->eta = ETA_AUTO;
-		else if (!strcmp(val, "always"))
-			o->eta = ETA_ALWAYS;
-		else if (!strcmp(val, "never"))
-			o->eta = ETA_NEVER;
-		else
+		if (!choose(eta_names, val, &c))
 			return BAD("expected auto, always or never");
+		o->eta = (enum bench_eta)c;
 		return 0;
 	}
 	if (!strcmp(key, "runs")) {
