@@ -28,12 +28,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
 #include "nfs3/write_head.h"
+#include "util/log.h"
 
 
 static void proc_path(char *buf, size_t len, int fd)
@@ -200,7 +202,43 @@ struct write_bulk {
 	struct nfs3_obj o;
 	struct pre_op_attr pre;
 	enum stable_how stable;
+	const uint8_t *mapped; /* where data received into the mapping begins */
 };
+
+/*
+ * Received into a mapping of the file instead of spliced: the data of a
+ * WRITE within the file's size. Each page written through write(2) or
+ * splice costs a page-cache lookup and a page lock and unlock; through a
+ * mapping kept by the node, only the copy (measured on tmpfs: 4.7 GiB/s
+ * by pwrite, 9.6 by a kept mapping). MADV_POPULATE_WRITE maps the range's
+ * pages in one call (5.5 GiB/s where none was mapped yet; faults one by
+ * one: 2.3). Only memory-backed exports come here (bulk_begin), where a
+ * fault never waits for a device.
+ */
+static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *base, *p, *start;
+	size_t maplen;
+
+	if (!w->o.node || off + len > (uint64_t)w->o.st.st_size)
+		return NULL;
+	/* Mapped once as root, shared by every caller, like the descriptors
+	 * (nfs3_open_io has checked this caller may write). */
+	if (vfs_become(NULL) < 0)
+		return NULL;
+	base = vfs_node_wmap(w->o.node, off + len, &maplen);
+	if (vfs_become(&w->o.cred) < 0)
+		return NULL;
+	if (!base)
+		return NULL;
+	p = base + off;
+	start = base + (off & ~(uint64_t)(pg - 1));
+	if (madvise(start, (size_t)(p + len - start), MADV_POPULATE_WRITE) < 0 &&
+	    errno != EINVAL)
+		return NULL; /* EFAULT: truncated meanwhile */
+	return p;
+}
 
 /* Before the loop writes spliced data: as the caller, as pwrite would
  * (the kernel strips set-id bits for a writer without CAP_FSETID). */
@@ -259,10 +297,29 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	b->off = off + b->done;
 	b->left = len - avail;
 	b->pad = xdr_pad(len) - len;
+	if (!b->err)
+		b->dst = write_map(w, b->off, b->left);
+	w->mapped = b->dst;
 	return true;
 release:
 	nfs3_release(&w->o);
 	return false;
+}
+
+/*
+ * Data received into the mapping changed no timestamp and stripped no
+ * set-id bit (a shared mapping updates times on its first write fault
+ * only): writing its last byte again with pwrite, as the caller, does to
+ * the inode what write(2) does. The kernel faults the source page in
+ * before it locks the same page as destination. If the file was
+ * truncated meanwhile the pwrite fails with EFAULT, as the data is gone.
+ */
+static void write_mapped_touch(const struct write_bulk *w, const struct rpc_bulk *b)
+{
+	if (b->dst && b->dst > w->mapped &&
+	    pwrite(b->fd, b->dst - 1, 1, (off_t)(b->off - 1)) < 0)
+		log_debug("WRITE through a mapping: pwrite of its last byte: %s",
+			  strerror(errno));
 }
 
 enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b)
@@ -272,8 +329,10 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 
 	if (!b->aborted && write_bulk_enter(b) < 0)
 		st = RPC_SYSTEM_ERR; /* never go on as someone else */
-	else if (!b->aborted)
+	else if (!b->aborted) {
+		write_mapped_touch(w, b);
 		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
+	}
 	nfs3_release(&w->o);
 	return st;
 }

@@ -15,6 +15,12 @@
  * between steps, so one per loop serves all its connections. Only the
  * procedure decides what may be written this way (NFSv3: memory-backed
  * exports, where writing never waits for a device).
+ * Where the procedure offers a mapping of the file (rpc_bulk.dst: NFSv3,
+ * a WRITE within the file's size), the data is received straight into it
+ * instead: still one copy, without the page-cache lookup and page lock
+ * that write and splice pay per page. A receive that faults (the file
+ * was truncated under the mapping) leaves its bytes in the socket and
+ * the rest takes the pipe.
  * After a bulk call the next read is small (RPC_BULK_PEEK), so that the
  * header of a following large WRITE is found before its data has been
  * read into the buffer.
@@ -168,6 +174,30 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 	if (b->left && !pipe_ready(loop)) {
 		why = "no pipe for bulk data";
 		goto fail;
+	}
+	while (b->left && b->dst && !b->err) {
+		ssize_t n = recv(c->fd, b->dst, b->left, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			set_lowat(c, (size_t)b->left + b->pad);
+			return false;
+		}
+		if (n < 0 && errno == EFAULT) {
+			/* Truncated under the mapping: what did not land
+			 * stays in the socket, for the splice below. */
+			b->dst = NULL;
+			break;
+		}
+		if (n <= 0) {
+			why = n == 0 ? "closed by peer in bulk data" : strerror(errno);
+			goto fail;
+		}
+		b->dst += n;
+		b->off += (uint64_t)n;
+		b->done += (uint32_t)n;
+		b->left -= (uint32_t)n;
 	}
 	while (b->left) {
 		size_t want = b->left < loop->bulk_pipe_cap ? b->left : loop->bulk_pipe_cap;

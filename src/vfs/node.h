@@ -29,6 +29,7 @@
 #define NFSX_VFS_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vfs/fh.h"
@@ -66,6 +67,23 @@ int vfs_node_fd(const struct vfs_node *n);
  */
 int vfs_node_io_fd(const struct vfs_node *n, int acc);
 int vfs_node_open_io(struct vfs_node *n, int acc);
+
+/*
+ * vfs_node_wmap - a shared writable mapping of regular file @n, made on
+ * the first call with the thread's identity (root, like the descriptors)
+ * and kept until the node is closed, so that a write through it costs no
+ * page-cache lookup and no page lock per page (see nfs3_write.c). It
+ * covers the file's size when it was made; the caller must keep within
+ * the file's current size (beyond it a store faults: SIGBUS in user
+ * code, EFAULT in a system call's copy).
+ * Return values: the base, with *@len the mapped length, when @end bytes
+ * are covered; NULL when they are not, or the file is larger than
+ * VFS_WMAP_MAX, or every node's mappings together would pass
+ * VFS_WMAP_BUDGET.
+ */
+#define VFS_WMAP_MAX (16ull << 30)
+#define VFS_WMAP_BUDGET ((size_t)32 << 30)
+uint8_t *vfs_node_wmap(struct vfs_node *n, uint64_t end, size_t *len);
 
 /* Drop @n from the cache (it stays usable by whoever holds it). */
 void vfs_node_forget(struct vfs_node *n);

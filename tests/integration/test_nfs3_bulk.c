@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfs3_raw.h"
@@ -52,6 +53,7 @@
 
 static uint16_t port;
 static const char *base, *base_top, *base_exp;
+static uint32_t cred_uid, cred_gid; /* AUTH_SYS of the WRITEs sent */
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {
@@ -77,7 +79,7 @@ static void write_msg(struct rpc_buf *out, uint32_t xid, const struct raw_fh *f,
 
 	rpc_buf_init(&cred);
 	rpc_buf_init(&args);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
+	rpc_authsys_encode(&cred, 0, "nfsx-test", cred_uid, cred_gid, NULL, 0);
 	rpc_buf_put_opaque(&args, f->d, f->len);
 	rpc_buf_put_u32(&args, (uint32_t)(off >> 32));
 	rpc_buf_put_u32(&args, (uint32_t)off);
@@ -432,6 +434,207 @@ static void test_malformed(int fd, const struct raw_fh *f, uint8_t *data)
 	rpc_buf_free(&m);
 }
 
+/* Does nfsxd @pid map the file at @rel (maybe removed since)? */
+static bool server_maps(pid_t pid, const char *rel)
+{
+	char path[4200], line[4600], want[4300];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(want, sizeof(want), "%s/%s", base, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		line[strcspn(line, "\n")] = 0;
+		if (p && (!strcmp(p, want) ||
+			  (!strncmp(p, want, strlen(want)) && !strcmp(p + strlen(want), " (deleted)"))))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static void local_file(const char *rel, off_t size, uid_t uid, mode_t mode)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, size) < 0 || fchown(fd, uid, uid) < 0 ||
+	    fchmod(fd, mode) < 0)
+		printf("# cannot make %s\n", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool local_stat(const char *rel, struct stat *st)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	return stat(path, st) == 0;
+}
+
+static long long ns_of(struct timespec t)
+{
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return ns_of(t);
+}
+
+/* One small WRITE, so that @f's node is cached and the next WRITE stays
+ * on the loop (a handle not seen yet goes to a worker). */
+static bool write_small(int fd, const struct raw_fh *f)
+{
+	struct rpc_buf m;
+	struct wr w;
+	bool good;
+
+	rpc_buf_init(&m);
+	write_msg(&m, rpc_next_xid(), f, 0, 1, UNSTABLE, (const uint8_t *)"y", 1);
+	rpc_send_record(fd, m.data, m.len);
+	recv_reply(fd, &w);
+	good = w.rc == 1 && w.status == NFS3_OK && w.count == 1;
+	rpc_buf_free(&m);
+	rpc_buf_free(&w.raw);
+	return good;
+}
+
+/*
+ * Within the file's size, on a memory-backed export, the data goes into
+ * a mapping of the file that the server keeps: what write(2) does to the
+ * inode must still happen, once the data is in: mtime and ctime move to
+ * the time of the last data, and a set-id bit set while the data was on
+ * its way is stripped (the caller is not root). And a truncation while
+ * the data is on its way must cost neither the server nor the stream.
+ */
+static void test_mapped(int fd, pid_t pid, uint8_t *data)
+{
+	struct raw_fh root, s;
+	struct rpc_buf m, rec;
+	struct stat st;
+	struct wr w;
+	long long t1;
+	uint32_t xid;
+
+	rpc_buf_init(&m);
+	rpc_buf_init(&rec);
+	ok(server_maps(pid, "f"), "an overwrite on tmpfs went through a mapping of the file");
+
+	local_file("s", 2 * MIB, 1000, 0644);
+	cred_uid = cred_gid = 1000;
+	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "s", &s) == 0 &&
+	   write_small(fd, &s), "file s (uid 1000, 2 MiB): a 1-byte WRITE as uid 1000");
+	fill(data, MIB, 8);
+	xid = rpc_next_xid();
+	write_msg(&m, xid, &s, MIB, MIB, UNSTABLE, data, MIB);
+	rpc_buf_put_record(&rec, m.data, m.len);
+	ok(rpc_send_raw(fd, rec.data, 300000, TMO) == 0, "300 KB of a 1 MiB WRITE at 1 MiB");
+	usleep(100000);
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/s", base);
+		ok(chmod(path, 06755) == 0, "meanwhile: chmod 6755");
+	}
+	usleep(50000);
+	t1 = now_ns();
+	ok(rpc_send_raw(fd, rec.data + 300000, rec.len - 300000, TMO) == 0, "the rest");
+	recv_reply(fd, &w);
+	ok(w.rc == 1 && w.r.xid == xid && w.status == NFS3_OK && w.count == MIB,
+	   "reply: OK, count 1 MiB (status %ld count %u)", w.status, w.count);
+	rpc_buf_free(&w.raw);
+	ok(local_same("s", MIB, data, MIB), "the file holds the data");
+	ok(server_maps(pid, "s"), "through a mapping");
+	/* 10 ms of slack: the kernel's timestamps may come from a coarser
+	 * clock (the data before it went 150 ms earlier) */
+	if (!local_stat("s", &st))
+		memset(&st, 0, sizeof(st));
+	ok(ns_of(st.st_mtim) >= t1 - 10000000 && ns_of(st.st_ctim) >= t1 - 10000000,
+	   "mtime and ctime from after the last data was sent (%lld and %lld ns after)",
+	   ns_of(st.st_mtim) - t1, ns_of(st.st_ctim) - t1);
+	ok((st.st_mode & 07777) == 0755, "the set-id bits are stripped (mode %o)",
+	   (unsigned)(st.st_mode & 07777));
+	cred_uid = cred_gid = 0;
+
+	/* Truncated to nothing in the middle of the data. */
+	rpc_buf_reset(&m);
+	rpc_buf_reset(&rec);
+	fill(data, MIB, 9);
+	xid = rpc_next_xid();
+	write_msg(&m, xid, &s, 0, MIB, UNSTABLE, data, MIB);
+	rpc_buf_put_record(&rec, m.data, m.len);
+	ok(rpc_send_raw(fd, rec.data, 300000, TMO) == 0, "300 KB of a 1 MiB WRITE at 0");
+	usleep(100000);
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/s", base);
+		ok(truncate(path, 0) == 0, "meanwhile: the file truncated to 0");
+	}
+	ok(rpc_send_raw(fd, rec.data + 300000, rec.len - 300000, TMO) == 0, "the rest");
+	recv_reply(fd, &w);
+	ok(w.rc == 1 && w.r.xid == xid && w.status == NFS3_OK && w.count == MIB,
+	   "reply: OK, count 1 MiB (status %ld count %u)", w.status, w.count);
+	rpc_buf_free(&w.raw);
+	if (!local_stat("s", &st))
+		memset(&st, 0, sizeof(st));
+	ok(st.st_size == (off_t)MIB && local_same("s", 400000, data + 400000, MIB - 400000),
+	   "what came after the truncation is in the file, which is 1 MiB again (size %lld)",
+	   (long long)st.st_size);
+	ok(in_step(fd), "in step after it");
+	rpc_buf_free(&m);
+	rpc_buf_free(&rec);
+}
+
+/* The mapping of a removed file goes when it is removed: no space pinned. */
+static void test_mapped_remove(int fd, pid_t pid, uint8_t *data)
+{
+	struct raw_fh root, r;
+	struct rpc_buf m, a;
+	struct raw_res res;
+	struct statfs before, after;
+	struct wr w;
+
+	rpc_buf_init(&m);
+	rpc_buf_init(&a);
+	statfs(base, &before);
+	local_file("r", 4 * MIB, 0, 0644);
+	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "r", &r) == 0 &&
+	   write_small(fd, &r), "file r (4 MiB): a 1-byte WRITE");
+	fill(data, MIB, 10);
+	write_msg(&m, rpc_next_xid(), &r, MIB, MIB, UNSTABLE, data, MIB);
+	rpc_send_record(fd, m.data, m.len);
+	recv_reply(fd, &w);
+	ok(w.rc == 1 && w.status == NFS3_OK && w.count == MIB && local_same("r", MIB, data, MIB) &&
+	   server_maps(pid, "r"), "a 1 MiB WRITE into it: OK, through a mapping");
+	rpc_buf_free(&w.raw);
+	rpc_buf_put_opaque(&a, root.d, root.len);
+	rpc_buf_put_string(&a, "r");
+	raw_call(fd, PROG_NFS, 12 /* REMOVE */, &a, &res);
+	ok(raw_accepted(&res), "REMOVE r");
+	if (!raw_accepted(&res))
+		raw_diag(&res);
+	rpc_buf_free(&res.store);
+	ok(!server_maps(pid, "r"), "the server no longer maps it");
+	statfs(base, &after);
+	ok(after.f_bfree + 16 >= before.f_bfree, "its blocks are free again (%llu then %llu free)",
+	   (unsigned long long)before.f_bfree, (unsigned long long)after.f_bfree);
+	rpc_buf_free(&m);
+	rpc_buf_free(&a);
+}
+
 static void test_nospc(int fd, uint8_t *data)
 {
 	struct raw_fh root, f;
@@ -643,6 +846,10 @@ int main(int argc, char **argv)
 	test_retransmit(fd, &f, data);
 	test_disconnect(&f, data);
 	test_malformed(fd, &f, data);
+	if (mem) {
+		test_mapped(fd, pid, data);
+		test_mapped_remove(fd, pid, data);
+	}
 	base = base_top;
 	test_nospc(fd, data);
 	close(fd);

@@ -5,7 +5,8 @@
  * name drops its node; the cache stays within its capacity however many
  * objects pass through it, least recently used out first; a node still
  * in use survives eviction and is closed by its last put; a miss without
- * permission to block says -EWOULDBLOCK. Needs root (open_by_handle_at).
+ * permission to block says -EWOULDBLOCK; a write mapping is made once,
+ * only within the file's size, and goes with the node. Needs root (open_by_handle_at).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,21 @@ int main(void)
 	}
 	ok(vfs_node_io_fd(a, O_WRONLY) < 0 && vfs_node_open_io(a, O_WRONLY) >= 0 &&
 	   vfs_node_open_io(a, O_WRONLY) != rfd, "a write descriptor is separate");
+	{
+		size_t len = 0, len2 = 0;
+		uint8_t *m, *m2;
+		char buf[8] = { 0 };
+
+		ok(vfs_node_wmap(a, 5, &len) == NULL, "no mapping past the file's size");
+		m = vfs_node_wmap(a, 4, &len);
+		m2 = vfs_node_wmap(b, 2, &len2);
+		ok(m && len >= 4 && m2 == m && len2 == len,
+		   "a mapping of the file, made once and shared (length %zu)", len);
+		if (m)
+			memcpy(m + 1, "AT", 2);
+		ok(pread(rfd, buf, sizeof(buf), 0) == 4 && memcmp(buf, "dATa", 4) == 0,
+		   "a store into it is in the file");
+	}
 	vfs_node_put(b);
 
 	/* forget by name: the next get opens a new node */
@@ -101,6 +117,19 @@ int main(void)
 	held_fd = vfs_node_fd(a);
 	vfs_node_put(a);
 	ok(!fd_open(held_fd) && !fd_open(rfd), "the last put of a forgotten node closes it");
+	{
+		FILE *maps = fopen("/proc/self/maps", "r");
+		char line[4400], want[200];
+		bool mapped = false;
+
+		snprintf(want, sizeof(want), "%s/f0000", dir);
+		while (maps && fgets(line, sizeof(line), maps))
+			if (strstr(line, want))
+				mapped = true;
+		if (maps)
+			fclose(maps);
+		ok(!mapped, "and unmaps it");
+	}
 
 	/* capacity: many objects through, the cache stays bounded */
 	ok(parts_of("f0001", &q) == 0 && vfs_node_get(&exp_, &q, true, &held) == 0,
