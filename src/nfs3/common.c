@@ -488,6 +488,15 @@ int nfs3_open_io(struct nfs3_obj *o, int acc)
 	return fd;
 }
 
+uint8_t *nfs3_node_map(struct nfs3_obj *o, int acc, uint64_t end, size_t *len)
+{
+	/* Made with the caller's identity (and shared with every later
+	 * caller, whose own permission nfs3_open_io checks): a caller who
+	 * may not open the file for it gets no mapping, and the ordinary
+	 * path. */
+	return o->node ? vfs_node_map(o->node, acc, end, len) : NULL;
+}
+
 /*
  * errno to nfsstat3: RFC 1813's meaning of each status, and where they
  * differ in detail, what Linux's nfsd answers (nfserrno(), and

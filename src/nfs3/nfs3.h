@@ -169,6 +169,14 @@ enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 void nfs3_release(struct nfs3_obj *o);
 
 /*
+ * nfs3_node_map - @o's node's kept mapping for reading (@acc O_RDONLY) or
+ * writing (O_WRONLY) covering @end bytes (vfs_node_map), made now if it
+ * is not yet. Call after nfs3_open_io has said the caller may do @acc.
+ * Return values: the base, *@len its length; NULL: no mapping.
+ */
+uint8_t *nfs3_node_map(struct nfs3_obj *o, int acc, uint64_t end, size_t *len);
+
+/*
  * nfs3_obj_detach - let @o outlive the call that resolved it (a bulk WRITE
  * held across turns of its loop): its hold of the exports snapshot becomes
  * its own instead of the thread's, so the thread's later calls take the

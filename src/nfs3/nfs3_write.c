@@ -223,13 +223,7 @@ static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
 
 	if (!w->o.node || off + len > (uint64_t)w->o.st.st_size)
 		return NULL;
-	/* Mapped once as root, shared by every caller, like the descriptors
-	 * (nfs3_open_io has checked this caller may write). */
-	if (vfs_become(NULL) < 0)
-		return NULL;
-	base = vfs_node_wmap(w->o.node, off + len, &maplen);
-	if (vfs_become(&w->o.cred) < 0)
-		return NULL;
+	base = nfs3_node_map(&w->o, O_WRONLY, off + len, &maplen);
 	if (!base)
 		return NULL;
 	p = base + off;

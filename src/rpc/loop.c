@@ -59,7 +59,7 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 	r->reply_big = false;
 	r->ext = NULL;
 	r->ext_len = 0;
-	r->ext_map = NULL;
+	r->ext_put = NULL;
 	return r;
 }
 

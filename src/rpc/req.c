@@ -25,9 +25,10 @@ void rpc_req_reset(struct rpc_req *req)
 
 static void release_ext(struct rpc_req *req)
 {
-	if (req->ext_map)
-		munmap(req->ext_map, req->ext_map_len);
-	req->ext_map = NULL;
+	if (req->ext_put)
+		req->ext_put(req->ext_hold, req->ext_hold_len);
+	req->ext_put = NULL;
+	req->ext_hold = NULL;
 	req->ext = NULL;
 	req->ext_len = 0;
 }
@@ -82,16 +83,22 @@ void rpc_req_finish(struct rpc_req *req)
 }
 
 int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
-		    void *map, size_t map_len)
+		    rpc_ext_put_fn *put, void *hold, size_t hold_len)
 {
-	if (req->drc_keyed || req->ext || req->ext_map)
+	if (req->drc_keyed || req->ext || req->ext_put)
 		return -1;
 	req->ext = data;
 	req->ext_len = len;
 	req->ext_at = 4 + xdr_enc_len(&req->enc); /* marker included */
-	req->ext_map = map;
-	req->ext_map_len = map_len;
+	req->ext_put = put;
+	req->ext_hold = hold;
+	req->ext_hold_len = hold_len;
 	return 0;
+}
+
+void rpc_ext_munmap(void *map, size_t len)
+{
+	munmap(map, len);
 }
 
 /* Zeros to send in place of lost ext data: one read-only anonymous

@@ -33,6 +33,8 @@
 struct rpc_conn;
 struct rpc_proc;
 
+typedef void rpc_ext_put_fn(void *hold, size_t len);
+
 struct rpc_req {
 	struct rpc_req *next;          /* queue link (pending or tx) */
 	struct rpc_conn *conn;
@@ -67,8 +69,9 @@ struct rpc_req {
 	const uint8_t *ext;
 	size_t ext_len;
 	size_t ext_at;
-	void *ext_map;                 /* munmap()ed when the request is released */
-	size_t ext_map_len;
+	rpc_ext_put_fn *ext_put;       /* called with ext_hold when the request is released */
+	void *ext_hold;
+	size_t ext_hold_len;
 
 	uint8_t rec_inline[RPC_REQ_INLINE_REC];
 	uint8_t reply_inline[RPC_REQ_INLINE_REPLY];
@@ -97,15 +100,18 @@ void rpc_req_finish(struct rpc_req *req);
 /*
  * Send @len bytes at @data as part of the reply, at the current end of
  * the encoded reply, without copying them into the reply buffer; the
- * caller encodes what follows them (the XDR padding) as usual. @map and
- * @map_len, if @map is not NULL, are a mapping that holds @data, unmapped
- * when the request is released. Not for replies the DRC keeps, which must
- * be one buffer.
+ * caller encodes what follows them (the XDR padding) as usual. @put, if
+ * not NULL, is called with @hold and @hold_len when the request is
+ * released: what keeps @data valid until then (rpc_ext_munmap for a
+ * mapping of its own). Not for replies the DRC keeps, which must be one
+ * buffer.
  * Return values: 0, or -1 (drc-kept request, or an ext segment already
- * set): the caller copies the data instead.
+ * set): the caller copies the data instead, and keeps @hold.
  */
 int rpc_req_set_ext(struct rpc_req *req, const uint8_t *data, size_t len,
-		    void *map, size_t map_len);
+		    rpc_ext_put_fn *put, void *hold, size_t hold_len);
+/* An rpc_ext_put_fn: munmap(@map, @len). */
+void rpc_ext_munmap(void *map, size_t len);
 
 /*
  * The ext segment's memory failed while it was being sent (sendmsg:

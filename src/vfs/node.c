@@ -25,21 +25,21 @@ struct vfs_node {
 	bool cached;                             /* in the shard's table */
 	int path_fd;
 	int io_fd[2];                            /* O_RDONLY, O_WRONLY; atomic, -1 until opened */
-	struct wmap *wmap;                       /* atomic, NULL until mapped */
+	struct fmap *map[2];                     /* read, write; atomic, NULL until mapped */
 	uint32_t export_id;
 	int kernel_type;
 	uint32_t kernel_len;
 	uint8_t kernel[FH_KERNEL_MAX];
 };
 
-struct wmap {
+struct fmap {
 	uint8_t *base;
 	size_t len;
 };
 
-/* Bytes mapped by every node's wmap: bounds the page tables they can
+/* Bytes mapped by every node's mappings: bounds the page tables they can
  * fill (2 MiB per GiB of file, populated). */
-static size_t wmap_bytes;
+static size_t map_bytes;
 
 struct shard {
 	pthread_mutex_t lock;
@@ -110,11 +110,12 @@ static void node_close(struct vfs_node *n)
 	for (i = 0; i < 2; i++)
 		if (n->io_fd[i] >= 0)
 			close(n->io_fd[i]);
-	if (n->wmap) {
-		munmap(n->wmap->base, n->wmap->len);
-		__atomic_fetch_sub(&wmap_bytes, n->wmap->len, __ATOMIC_RELAXED);
-		free(n->wmap);
-	}
+	for (i = 0; i < 2; i++)
+		if (n->map[i]) {
+			munmap(n->map[i]->base, n->map[i]->len);
+			__atomic_fetch_sub(&map_bytes, n->map[i]->len, __ATOMIC_RELAXED);
+			free(n->map[i]);
+		}
 	if (n->path_fd >= 0)
 		close(n->path_fd);
 	free(n);
@@ -251,7 +252,7 @@ int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
 	n->refs = 1;
 	n->path_fd = fd;
 	n->io_fd[0] = n->io_fd[1] = -1;
-	n->wmap = NULL;
+	n->map[0] = n->map[1] = NULL;
 	n->export_id = p->export_id;
 	n->kernel_type = p->kernel_type;
 	n->kernel_len = p->kernel_len;
@@ -332,45 +333,58 @@ int vfs_node_open_io(struct vfs_node *n, int acc)
 	return fd;
 }
 
-uint8_t *vfs_node_wmap(struct vfs_node *n, uint64_t end, size_t *len)
+static void map_free(struct fmap *m)
 {
-	struct wmap *m = __atomic_load_n(&n->wmap, __ATOMIC_ACQUIRE), *expect = NULL;
+	if (m->base && m->base != MAP_FAILED)
+		munmap(m->base, m->len);
+	if (m->len)
+		__atomic_fetch_sub(&map_bytes, m->len, __ATOMIC_RELAXED);
+	free(m);
+}
+
+static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end)
+{
 	long pg = sysconf(_SC_PAGESIZE);
+	struct fmap *m = calloc(1, sizeof(*m));
 	struct stat st;
 	int fd;
 
-	if (!m) {
-		/* PROT_WRITE with MAP_SHARED needs a descriptor open for
-		 * reading too; the mapping keeps the file, not the descriptor. */
-		fd = vfs_reopen(n->path_fd, O_RDWR);
-		if (fd < 0)
-			return NULL;
-		m = calloc(1, sizeof(*m));
-		if (!m || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    (uint64_t)st.st_size < end || (uint64_t)st.st_size > VFS_WMAP_MAX) {
-			close(fd);
-			free(m);
-			return NULL;
-		}
-		m->len = ((size_t)st.st_size + (size_t)pg - 1) & ~((size_t)pg - 1);
-		if (__atomic_add_fetch(&wmap_bytes, m->len, __ATOMIC_RELAXED) > VFS_WMAP_BUDGET) {
-			__atomic_fetch_sub(&wmap_bytes, m->len, __ATOMIC_RELAXED);
-			close(fd);
-			free(m);
-			return NULL;
-		}
-		m->base = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!m)
+		return NULL;
+	/* PROT_WRITE with MAP_SHARED needs a descriptor open for reading
+	 * too; the mapping keeps the file, not the descriptor. */
+	fd = vfs_reopen(n->path_fd, i == 0 ? O_RDONLY : O_RDWR);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < end || (uint64_t)st.st_size > VFS_MAP_MAX)
+		goto fail;
+	m->len = ((size_t)st.st_size + (size_t)pg - 1) & ~((size_t)pg - 1);
+	if (__atomic_add_fetch(&map_bytes, m->len, __ATOMIC_RELAXED) > VFS_MAP_BUDGET)
+		goto fail;
+	m->base = mmap(NULL, m->len, i == 0 ? PROT_READ : PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+	if (m->base == MAP_FAILED)
+		goto fail;
+	close(fd);
+	return m;
+fail:
+	if (fd >= 0)
 		close(fd);
-		if (m->base == MAP_FAILED) {
-			__atomic_fetch_sub(&wmap_bytes, m->len, __ATOMIC_RELAXED);
-			free(m);
+	map_free(m);
+	return NULL;
+}
+
+uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len)
+{
+	int i = acc_index(acc);
+	struct fmap *m = __atomic_load_n(&n->map[i], __ATOMIC_ACQUIRE), *expect = NULL;
+
+	if (!m) {
+		m = map_make(n, i, end);
+		if (!m)
 			return NULL;
-		}
-		if (!__atomic_compare_exchange_n(&n->wmap, &expect, m, false,
+		if (!__atomic_compare_exchange_n(&n->map[i], &expect, m, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-			munmap(m->base, m->len);  /* lost a race: use the winner's */
-			__atomic_fetch_sub(&wmap_bytes, m->len, __ATOMIC_RELAXED);
-			free(m);
+			map_free(m);     /* lost a race: use the winner's */
 			m = expect;
 		}
 	}
@@ -378,6 +392,15 @@ uint8_t *vfs_node_wmap(struct vfs_node *n, uint64_t end, size_t *len)
 		return NULL;
 	*len = m->len;
 	return m->base;
+}
+
+void vfs_node_hold(struct vfs_node *n)
+{
+	struct shard *s = shard_of(n->hash);
+
+	pthread_mutex_lock(&s->lock);
+	n->refs++;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void vfs_node_forget(struct vfs_node *n)

@@ -69,21 +69,26 @@ int vfs_node_io_fd(const struct vfs_node *n, int acc);
 int vfs_node_open_io(struct vfs_node *n, int acc);
 
 /*
- * vfs_node_wmap - a shared writable mapping of regular file @n, made on
- * the first call with the thread's identity (root, like the descriptors)
- * and kept until the node is closed, so that a write through it costs no
- * page-cache lookup and no page lock per page (see nfs3_write.c). It
- * covers the file's size when it was made; the caller must keep within
- * the file's current size (beyond it a store faults: SIGBUS in user
- * code, EFAULT in a system call's copy).
+ * vfs_node_map - a shared mapping of regular file @n for reading
+ * (@acc O_RDONLY: PROT_READ) or writing (O_WRONLY: PROT_READ|PROT_WRITE),
+ * made on the first call with the thread's identity (root, like the
+ * descriptors) and kept until the node is closed: I/O through it costs no
+ * mmap, munmap, page fault or page lock per call once its pages are
+ * mapped (nfs3_attr.c, nfs3_write.c). It covers the file's size when it
+ * was made; the caller must keep within the file's current size (beyond
+ * it an access faults: SIGBUS in user code, EFAULT in a system call's
+ * copy) and hold the node while the mapping is in use.
  * Return values: the base, with *@len the mapped length, when @end bytes
  * are covered; NULL when they are not, or the file is larger than
- * VFS_WMAP_MAX, or every node's mappings together would pass
- * VFS_WMAP_BUDGET.
+ * VFS_MAP_MAX, or every node's mappings together would pass
+ * VFS_MAP_BUDGET.
  */
-#define VFS_WMAP_MAX (16ull << 30)
-#define VFS_WMAP_BUDGET ((size_t)32 << 30)
-uint8_t *vfs_node_wmap(struct vfs_node *n, uint64_t end, size_t *len);
+#define VFS_MAP_MAX (16ull << 30)
+#define VFS_MAP_BUDGET ((size_t)32 << 30)
+uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len);
+
+/* Another reference to @n, held by a caller that already holds one. */
+void vfs_node_hold(struct vfs_node *n);
 
 /* Drop @n from the cache (it stays usable by whoever holds it). */
 void vfs_node_forget(struct vfs_node *n);

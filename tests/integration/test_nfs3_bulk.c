@@ -22,6 +22,10 @@
  *   - a reload (SIGHUP) while a WRITE waits for its data: the other
  *     calls follow the new exports at once;
  *   - SIGTERM in the middle of a WRITE's data (the last test).
+ * On tmpfs also: a WRITE within the file's size goes through a mapping
+ * the server keeps (seen in /proc/PID/maps), which must still update the
+ * times, strip set-id bits, survive a truncation and go with a REMOVE;
+ * large READs go out from a kept read-only mapping.
  *
  * Usage: test_nfs3_bulk PORT BASE PID EXPORTS
  *   (nfsxd PID exports BASE/exp and maybe BASE/small, from the file EXPORTS)
@@ -434,28 +438,35 @@ static void test_malformed(int fd, const struct raw_fh *f, uint8_t *data)
 	rpc_buf_free(&m);
 }
 
-/* Does nfsxd @pid map the file at @rel (maybe removed since)? */
-static bool server_maps(pid_t pid, const char *rel)
+/* How many times nfsxd @pid maps the file at @rel (maybe removed since)
+ * with permissions @perms ("rw-s"), or any when @perms is NULL. */
+static int server_maps_n(pid_t pid, const char *rel, const char *perms)
 {
 	char path[4200], line[4600], want[4300];
-	bool found = false;
+	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	snprintf(want, sizeof(want), "%s/%s", base, rel);
 	f = fopen(path, "r");
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/'), *sp = strchr(line, ' ');
 
 		line[strcspn(line, "\n")] = 0;
 		if (p && (!strcmp(p, want) ||
-			  (!strncmp(p, want, strlen(want)) && !strcmp(p + strlen(want), " (deleted)"))))
-			found = true;
+			  (!strncmp(p, want, strlen(want)) && !strcmp(p + strlen(want), " (deleted)"))) &&
+		    (!perms || (sp && !strncmp(sp + 1, perms, 4))))
+			found++;
 	}
 	fclose(f);
 	return found;
+}
+
+static bool server_maps(pid_t pid, const char *rel)
+{
+	return server_maps_n(pid, rel, NULL) > 0;
 }
 
 static void local_file(const char *rel, off_t size, uid_t uid, mode_t mode)
@@ -622,6 +633,7 @@ static void test_mapped_remove(int fd, pid_t pid, uint8_t *data)
 	rpc_buf_free(&w.raw);
 	rpc_buf_put_opaque(&a, root.d, root.len);
 	rpc_buf_put_string(&a, "r");
+	rpc_buf_init(&res.store);
 	raw_call(fd, PROG_NFS, 12 /* REMOVE */, &a, &res);
 	ok(raw_accepted(&res), "REMOVE r");
 	if (!raw_accepted(&res))
@@ -633,6 +645,109 @@ static void test_mapped_remove(int fd, pid_t pid, uint8_t *data)
 	   (unsigned long long)before.f_bfree, (unsigned long long)after.f_bfree);
 	rpc_buf_free(&m);
 	rpc_buf_free(&a);
+}
+
+static void local_write(const char *rel, const uint8_t *p, size_t n)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, p, n) != (ssize_t)n)
+		printf("# cannot write %s\n", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* READ @count at @off of @f as root: the data into @out, its length. */
+static long raw_read(int fd, const struct raw_fh *f, uint64_t off, uint32_t count,
+		     uint8_t *out)
+{
+	struct rpc_buf a;
+	struct raw_res res;
+	struct rpc_cur c;
+	const uint8_t *p;
+	uint32_t len = 0;
+	long got = -1;
+
+	rpc_buf_init(&a);
+	rpc_buf_put_opaque(&a, f->d, f->len);
+	rpc_buf_put_u32(&a, (uint32_t)(off >> 32));
+	rpc_buf_put_u32(&a, (uint32_t)off);
+	rpc_buf_put_u32(&a, count);
+	rpc_buf_init(&res.store);
+	raw_call(fd, PROG_NFS, 6 /* READ */, &a, &res);
+	if (raw_accepted(&res)) {
+		c = raw_cur(&res);
+		if (rpc_cur_u32(&c) == NFS3_OK) {
+			if (rpc_cur_u32(&c))
+				rpc_cur_skip(&c, 84);
+			rpc_cur_u32(&c); /* count */
+			rpc_cur_u32(&c); /* eof */
+			p = rpc_cur_opaque(&c, &len, count);
+			if (p && !c.bad) {
+				memcpy(out, p, len);
+				got = len;
+			}
+		}
+	}
+	rpc_buf_free(&res.store);
+	rpc_buf_free(&a);
+	return got;
+}
+
+/*
+ * Large READs on tmpfs go out from a read-only mapping of the file that
+ * the server keeps with the file's node, one for every READ; it goes
+ * when the file is removed.
+ */
+static void test_read_mapped(int fd, pid_t pid, uint8_t *data)
+{
+	struct raw_fh root, q;
+	struct rpc_buf a;
+	struct raw_res res;
+	uint8_t *got = malloc(MIB);
+	bool same = true;
+	int i;
+
+	fill(data, 2 * MIB, 11);
+	local_write("q", data, 2 * MIB);
+	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "q", &q) == 0,
+	   "file q (2 MiB)");
+	for (i = 0; i < 3; i++) {
+		uint64_t off = (uint64_t)i * 300001u;
+
+		if (raw_read(fd, &q, off, MIB, got) != (long)MIB || memcmp(got, data + off, MIB))
+			same = false;
+	}
+	ok(same, "three 1 MiB READs at odd offsets: the data");
+	ok(server_maps_n(pid, "q", "r--s") == 1, "from one read-only mapping the server keeps (%d)",
+	   server_maps_n(pid, "q", "r--s"));
+	ok(raw_read(fd, &q, 2 * MIB - 100000, MIB, got) == 100000 &&
+	   !memcmp(got, data + 2 * MIB - 100000, 100000), "a READ past the end: the 100000 bytes there");
+	{
+		char path[4200];
+		int qfd;
+
+		snprintf(path, sizeof(path), "%s/q", base);
+		qfd = open(path, O_WRONLY | O_APPEND);
+		ok(qfd >= 0 && write(qfd, data, MIB) == (ssize_t)MIB, "1 MiB appended to q");
+		if (qfd >= 0)
+			close(qfd);
+	}
+	ok(raw_read(fd, &q, 2 * MIB - 4096, MIB, got) == (long)MIB &&
+	   !memcmp(got, data + 2 * MIB - 4096, 4096) && !memcmp(got + 4096, data, MIB - 4096),
+	   "a READ across the old end (past the kept mapping): the data");
+	rpc_buf_init(&a);
+	rpc_buf_put_opaque(&a, root.d, root.len);
+	rpc_buf_put_string(&a, "q");
+	rpc_buf_init(&res.store);
+	raw_call(fd, PROG_NFS, 12 /* REMOVE */, &a, &res);
+	ok(raw_accepted(&res) && !server_maps(pid, "q"), "REMOVE q: no longer mapped");
+	rpc_buf_free(&res.store);
+	rpc_buf_free(&a);
+	free(got);
 }
 
 static void test_nospc(int fd, uint8_t *data)
@@ -849,6 +964,7 @@ int main(int argc, char **argv)
 	if (mem) {
 		test_mapped(fd, pid, data);
 		test_mapped_remove(fd, pid, data);
+		test_read_mapped(fd, pid, data);
 	}
 	base = base_top;
 	test_nospc(fd, data);

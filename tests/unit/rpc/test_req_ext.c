@@ -43,8 +43,8 @@ static void test_iov(void)
 		ext[i] = (uint8_t)(0xa0 + i);
 	xdr_enc_u32(&r->enc, 0x11111111);
 	xdr_enc_u32(&r->enc, 37);
-	ok(rpc_req_set_ext(r, ext, sizeof(ext), NULL, 0) == 0, "set_ext after 8 bytes");
-	ok(rpc_req_set_ext(r, ext, 1, NULL, 0) < 0, "a second ext segment is refused");
+	ok(rpc_req_set_ext(r, ext, sizeof(ext), NULL, NULL, 0) == 0, "set_ext after 8 bytes");
+	ok(rpc_req_set_ext(r, ext, 1, NULL, NULL, 0) < 0, "a second ext segment is refused");
 	memset(r->enc.p, 0, 3);
 	r->enc.p += 3;
 	rpc_req_finish(r);
@@ -90,7 +90,7 @@ static void test_lost(void)
 
 	memset(ext, 0x5a, sizeof(ext));
 	xdr_enc_u32(&r->enc, 1);
-	ok(rpc_req_set_ext(r, ext, sizeof(ext), NULL, 0) == 0, "segment of 5000 bytes");
+	ok(rpc_req_set_ext(r, ext, sizeof(ext), NULL, NULL, 0) == 0, "segment of 5000 bytes");
 	xdr_enc_u32(&r->enc, 0xfeedf00d);
 	rpc_req_finish(r);
 	r->tx_done = 3;
@@ -123,7 +123,7 @@ static void test_release_unmaps(void)
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char v;
 
-	ok(m != MAP_FAILED && rpc_req_set_ext(r, m, 10, m, (size_t)pg) == 0,
+	ok(m != MAP_FAILED && rpc_req_set_ext(r, m, 10, rpc_ext_munmap, m, (size_t)pg) == 0,
 	   "set_ext with a mapping");
 	rpc_req_release(r);
 	ok(mincore(m, (size_t)pg, &v) < 0 && errno == ENOMEM,
@@ -137,7 +137,7 @@ static void test_drc_kept_refused(void)
 	uint8_t b[4] = { 0 };
 
 	r->drc_keyed = true;
-	ok(rpc_req_set_ext(r, b, 4, NULL, 0) < 0, "a DRC-kept reply takes no segment");
+	ok(rpc_req_set_ext(r, b, 4, NULL, NULL, 0) < 0, "a DRC-kept reply takes no segment");
 	free(r);
 }
 

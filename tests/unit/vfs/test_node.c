@@ -96,9 +96,9 @@ int main(void)
 		uint8_t *m, *m2;
 		char buf[8] = { 0 };
 
-		ok(vfs_node_wmap(a, 5, &len) == NULL, "no mapping past the file's size");
-		m = vfs_node_wmap(a, 4, &len);
-		m2 = vfs_node_wmap(b, 2, &len2);
+		ok(vfs_node_map(a, O_WRONLY, 5, &len) == NULL, "no mapping past the file's size");
+		m = vfs_node_map(a, O_WRONLY, 4, &len);
+		m2 = vfs_node_map(b, O_WRONLY, 2, &len2);
 		ok(m && len >= 4 && m2 == m && len2 == len,
 		   "a mapping of the file, made once and shared (length %zu)", len);
 		if (m)
