@@ -3,7 +3,9 @@
  * nfsxd: start-up, rpcbind mode, daemonising, signals, orderly stop.
  *
  * Signals are blocked in every thread and taken by the main thread with
- * sigwaitinfo(), so handlers never run inside the event loops. SIGHUP
+ * sigtimedwait(), so handlers never run inside the event loops; between
+ * signals, every SWEEP_SECONDS, it closes cached objects that were
+ * removed behind the server's back (vfs_nodes_sweep_removed). SIGHUP
  * reloads the exports there: the file is parsed and checked whole, and
  * only a valid set replaces the one in use (nfs3_exports_replace()).
  */
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
@@ -27,8 +30,12 @@
 #include "server/hostnames.h"
 #include "server/options.h"
 #include "util/log.h"
+#include "vfs/node.h"
 
 #define STOP_GRACE_MS 5000
+/* How often cached objects removed behind the server's back are closed
+ * (vfs_nodes_sweep_removed). */
+#define SWEEP_SECONDS 2
 
 enum rpcb_mode {
 	RPCB_NONE,
@@ -407,8 +414,15 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&sigs, &si);
+		int sig = sigtimedwait(&sigs, &si, &(struct timespec){ SWEEP_SECONDS, 0 });
 
+		if (sig < 0) {
+			unsigned int n = vfs_nodes_sweep_removed();
+
+			if (n)
+				log_debug("closed %u cached object(s) removed meanwhile", n);
+			continue;
+		}
 		if (sig == SIGHUP) {
 			reload_exports(&o);
 			continue;

@@ -394,6 +394,38 @@ uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len)
 	return m->base;
 }
 
+unsigned int vfs_nodes_sweep_removed(void)
+{
+	unsigned int i, closed = 0;
+
+	if (!shards)
+		return 0;
+	for (i = 0; i < NSHARDS; i++) {
+		struct shard *s = &shards[i];
+		struct vfs_node *n, *prev, *out = NULL;
+
+		pthread_mutex_lock(&s->lock);
+		for (n = s->lru_tail; n; n = prev) {
+			struct stat st;
+
+			prev = n->prev;
+			if (n->refs == 0 && fstat(n->path_fd, &st) == 0 && st.st_nlink == 0) {
+				drop(s, n);
+				n->hnext = out;
+				out = n;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+		while (out) {
+			n = out->hnext;
+			node_close(out);
+			closed++;
+			out = n;
+		}
+	}
+	return closed;
+}
+
 void vfs_node_hold(struct vfs_node *n)
 {
 	struct shard *s = shard_of(n->hash);

@@ -19,7 +19,9 @@
  * - Removed objects: callers check st_nlink on every use (0 means
  *   removed: the node is forgotten and the client gets STALE), and
  *   REMOVE/RMDIR/RENAME forget the victim's node so a cached descriptor
- *   never keeps a deleted file's blocks allocated for long.
+ *   never keeps a deleted file's blocks allocated for long; objects
+ *   removed behind the server's back are closed by a sweep
+ *   (vfs_nodes_sweep_removed) once unused.
  * - Bounded: at most @capacity nodes (each up to three descriptors),
  *   least recently used first out; a node in use is closed when its last
  *   user puts it. 64 shards, each with its own mutex, no other lock taken
@@ -98,6 +100,16 @@ void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *nam
 
 /* Drop every node of export @id (removed or reopened by a reload). */
 void vfs_nodes_forget_export(uint32_t id);
+
+/*
+ * Close the unused nodes of objects removed since they were cached
+ * (st_nlink 0): removed by someone other than this server's clients,
+ * whose REMOVE and RMDIR forget the node at once. A cached node keeps its
+ * object's blocks allocated, as an open file does; nfsxd sweeps every
+ * 2 s, as nfsd's file cache closes idle files.
+ * Return values: the nodes closed.
+ */
+unsigned int vfs_nodes_sweep_removed(void);
 
 /* Nodes cached now (for tests and statistics). */
 unsigned int vfs_nodes_count(void);

@@ -25,7 +25,9 @@
  * On tmpfs also: a WRITE within the file's size goes through a mapping
  * the server keeps (seen in /proc/PID/maps), which must still update the
  * times, strip set-id bits, survive a truncation and go with a REMOVE;
- * large READs go out from a kept read-only mapping.
+ * large READs go out from a kept read-only mapping. On both: a file the
+ * server holds, removed on its file system by someone else, is let go
+ * within seconds.
  *
  * Usage: test_nfs3_bulk PORT BASE PID EXPORTS
  *   (nfsxd PID exports BASE/exp and maybe BASE/small, from the file EXPORTS)
@@ -750,6 +752,69 @@ static void test_read_mapped(int fd, pid_t pid, uint8_t *data)
 	free(got);
 }
 
+/* Does nfsxd @pid hold a descriptor of @rel (maybe removed since)? */
+static bool server_holds(pid_t pid, const char *rel)
+{
+	char dir[64], path[4400], link[4400], want[4300];
+	bool found = false;
+	int i;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	snprintf(want, sizeof(want), "%s/%s", base, rel);
+	for (i = 0; i < 4096 && !found; i++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%d", dir, i);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (!strncmp(link, want, strlen(want)) &&
+		    (link[strlen(want)] == 0 || !strcmp(link + strlen(want), " (deleted)")))
+			found = true;
+	}
+	return found;
+}
+
+/*
+ * A file the server has cached (descriptors, a mapping), removed by
+ * someone else: the server lets it go within a few seconds (its sweep
+ * runs every 2 s), so its blocks are freed.
+ */
+static void test_removed_locally(int fd, pid_t pid, uint8_t *data, bool mem)
+{
+	struct raw_fh root, d;
+	struct rpc_buf m;
+	struct statfs before, after;
+	struct wr w;
+	char path[4200];
+	long long until;
+
+	rpc_buf_init(&m);
+	statfs(base, &before);
+	local_file("d", 4 * MIB, 0, 0644);
+	fill(data, MIB, 12);
+	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "d", &d) == 0 &&
+	   write_small(fd, &d), "file d (4 MiB): a 1-byte WRITE");
+	write_msg(&m, rpc_next_xid(), &d, MIB, MIB, UNSTABLE, data, MIB);
+	rpc_send_record(fd, m.data, m.len);
+	recv_reply(fd, &w);
+	ok(w.rc == 1 && w.status == NFS3_OK && server_holds(pid, "d") && (!mem || server_maps(pid, "d")),
+	   "a 1 MiB WRITE into it; the server holds%s it", mem ? " and maps" : "");
+	rpc_buf_free(&w.raw);
+	snprintf(path, sizeof(path), "%s/d", base);
+	ok(unlink(path) == 0, "d removed on the server's file system, not through NFS");
+	until = rpc_now_ms() + 6000;
+	while ((server_holds(pid, "d") || server_maps(pid, "d")) && rpc_now_ms() < until)
+		usleep(50000);
+	ok(!server_holds(pid, "d") && !server_maps(pid, "d"),
+	   "within 6 s the server neither holds nor maps it");
+	statfs(base, &after);
+	ok(after.f_bfree + 16 >= before.f_bfree, "its blocks are free again (%llu then %llu free)",
+	   (unsigned long long)before.f_bfree, (unsigned long long)after.f_bfree);
+	rpc_buf_free(&m);
+}
+
 static void test_nospc(int fd, uint8_t *data)
 {
 	struct raw_fh root, f;
@@ -966,6 +1031,7 @@ int main(int argc, char **argv)
 		test_mapped_remove(fd, pid, data);
 		test_read_mapped(fd, pid, data);
 	}
+	test_removed_locally(fd, pid, data, mem);
 	base = base_top;
 	test_nospc(fd, data);
 	close(fd);

@@ -6,7 +6,8 @@
  * objects pass through it, least recently used out first; a node still
  * in use survives eviction and is closed by its last put; a miss without
  * permission to block says -EWOULDBLOCK; a write mapping is made once,
- * only within the file's size, and goes with the node. Needs root (open_by_handle_at).
+ * only within the file's size, and goes with the node; objects removed
+ * behind the cache's back are closed by a sweep once unused. Needs root (open_by_handle_at).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +167,32 @@ int main(void)
 	snprintf(name, sizeof(name), "%s/f0003", dir);
 	ok(parts_of("f0003", &p) == 0 && unlink(name) == 0 &&
 	   vfs_node_get(&exp_, &p, true, &b) == -ESTALE, "a removed file's handle is stale");
+
+	/* removed behind the cache's back: swept once unused */
+	{
+		struct vfs_node *c, *d, *e;
+		struct fh_parts pc, pd, pe;
+		char nc[4200], nd[4200];
+		int cfd;
+
+		ok(parts_of("f0597", &pc) == 0 && parts_of("f0598", &pd) == 0 &&
+		   parts_of("f0599", &pe) == 0 && vfs_node_get(&exp_, &pc, true, &c) == 0 &&
+		   vfs_node_get(&exp_, &pd, true, &d) == 0 && vfs_node_get(&exp_, &pe, true, &e) == 0,
+		   "f0597, f0598, f0599 cached");
+		cfd = vfs_node_fd(c);
+		vfs_node_put(c);
+		vfs_node_put(e);
+		snprintf(nc, sizeof(nc), "%s/f0597", dir);
+		snprintf(nd, sizeof(nd), "%s/f0598", dir);
+		ok(unlink(nc) == 0 && unlink(nd) == 0, "f0597 (unused) and f0598 (in use) removed");
+		ok(vfs_nodes_sweep_removed() == 1 && !fd_open(cfd),
+		   "the sweep closes the unused removed one");
+		ok(vfs_node_get(&exp_, &pe, false, &e) == 0, "keeps the one not removed");
+		vfs_node_put(e);
+		ok(fd_open(vfs_node_fd(d)), "and leaves the one in use to its holder");
+		vfs_node_put(d);
+		ok(vfs_nodes_sweep_removed() == 1, "which the next sweep closes");
+	}
 
 	vfs_nodes_fini();
 	vfs_export_close(&exp_);
