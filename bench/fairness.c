@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@ struct opts {
 	double max_seconds;
 	double connect_timeout;
 	int hog_cpu;                /* -1: inherit the process's CPUs */
+	int hog_nice;               /* the hog thread's nice value (0: as the process) */
 };
 
 /* ---- hog --------------------------------------------------------------- */
@@ -52,6 +55,7 @@ struct hog {
 	_Atomic uint64_t replies;   /* good replies so far */
 	_Atomic unsigned inflight;  /* calls written, reply not yet seen */
 	int cpu;                    /* -1 or the CPU the hog runs on */
+	int nice;                   /* 0 or the hog thread's nice value */
 };
 
 static void *hog_thread(void *arg)
@@ -68,6 +72,9 @@ static void *hog_thread(void *arg)
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
 
+	if (h->nice &&
+	    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), h->nice) < 0)
+		fprintf(stderr, "rpc-fairness: hog nice %d: %s\n", h->nice, strerror(errno));
 	bu_pipe_fill(&h->p, bu_now_ns());
 	if (bu_pipe_flush(&h->p) < 0)
 		goto dead;
@@ -258,6 +265,7 @@ static int one_run(const struct opts *o, unsigned run, struct run_result *res)
 	if (hog_fd < 0 || bu_pipe_init(&hog->p, hog_fd, o->hog_depth, run * 0x9e3779b9u) < 0)
 		goto out;
 	hog->cpu = o->hog_cpu;
+	hog->nice = o->hog_nice;
 	e = pthread_create(&hog->tid, NULL, hog_thread, hog);
 	if (e) {
 		fprintf(stderr, "pthread_create: %s\n", strerror(e));
@@ -319,18 +327,22 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: rpc-fairness --port P [--host 127.0.0.1] [--calls N] [--runs R]\n"
 		"                    [--hog-depth D] [--ramp S] [--warmup-calls N] [--hog-cpu N]\n"
-		"                    [--max-seconds S] [--connect-timeout S]\n"
+		"                    [--hog-nice N] [--max-seconds S] [--connect-timeout S]\n"
 		"\n"
 		"Times N (default 3000) NULL calls made one at a time on a victim connection,\n"
 		"first alone and then while a hog connection keeps D (default 1024) NULL calls\n"
 		"in flight (after S seconds of ramp-up, default 0.5).  Repeats R times (default\n"
 		"3) and prints p50/p99 alone and with the hog, the hog's calls/s and\n"
-		"p99(with hog)/p99(alone), with medians over the runs.  Goal: ratio <= 3.\n");
+		"p99(with hog)/p99(alone), with medians over the runs.  Goal: ratio <= 3.\n"
+		"--hog-cpu pins the hog's thread to a CPU, --hog-nice sets its nice value\n"
+		"(1 to 19), so that it takes less CPU from the victim's thread, as if the\n"
+		"hog ran on another machine.\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_WARMUP = 256, OPT_MAXSEC, OPT_CTIMEOUT, OPT_HOGDEPTH, OPT_RAMP, OPT_HOGCPU };
+	enum { OPT_WARMUP = 256, OPT_MAXSEC, OPT_CTIMEOUT, OPT_HOGDEPTH, OPT_RAMP, OPT_HOGCPU,
+	       OPT_HOGNICE };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "host", required_argument, NULL, 'H' },
@@ -339,6 +351,7 @@ int main(int argc, char **argv)
 		{ "hog-depth", required_argument, NULL, OPT_HOGDEPTH },
 		{ "ramp", required_argument, NULL, OPT_RAMP },
 		{ "hog-cpu", required_argument, NULL, OPT_HOGCPU },
+		{ "hog-nice", required_argument, NULL, OPT_HOGNICE },
 		{ "warmup-calls", required_argument, NULL, OPT_WARMUP },
 		{ "max-seconds", required_argument, NULL, OPT_MAXSEC },
 		{ "connect-timeout", required_argument, NULL, OPT_CTIMEOUT },
@@ -391,6 +404,10 @@ int main(int argc, char **argv)
 		case OPT_HOGCPU:
 			good = bu_parse_int(optarg, 0, CPU_SETSIZE - 1, &v);
 			o.hog_cpu = (int)v;
+			break;
+		case OPT_HOGNICE:
+			good = bu_parse_int(optarg, 0, 19, &v);
+			o.hog_nice = (int)v;
 			break;
 		case OPT_RAMP:
 			good = bu_parse_double(optarg, &o.ramp);
