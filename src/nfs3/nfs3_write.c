@@ -202,7 +202,6 @@ struct write_bulk {
 	struct nfs3_obj o;
 	struct pre_op_attr pre;
 	enum stable_how stable;
-	const uint8_t *mapped; /* where data received into the mapping begins */
 };
 
 /*
@@ -214,6 +213,12 @@ struct write_bulk {
  * pages in one call (5.5 GiB/s where none was mapped yet; faults one by
  * one: 2.3). Only memory-backed exports come here (bulk_begin), where a
  * fault never waits for a device.
+ * What write(2) does to the inode besides the copy (set-id bits and
+ * security.capability stripped, mtime and ctime set) must still happen,
+ * before the data lands and after it: the mapping is used only after
+ * the data that came with the header was written with pwrite as the
+ * caller, and the last byte of the data is left to the splice path
+ * (rpc_bulk.dst stops one byte short), a real write at its real offset.
  */
 static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
 {
@@ -221,7 +226,7 @@ static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
 	uint8_t *base, *p, *start;
 	size_t maplen;
 
-	if (!w->o.node || off + len > (uint64_t)w->o.st.st_size)
+	if (!w->o.node || !w->o.have_st || len < 2 || off + len > (uint64_t)w->o.st.st_size)
 		return NULL;
 	base = nfs3_node_map(&w->o, O_WRONLY, off + len, &maplen);
 	if (!base)
@@ -291,29 +296,13 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	b->off = off + b->done;
 	b->left = len - avail;
 	b->pad = xdr_pad(len) - len;
-	if (!b->err)
+	/* Only after a write as the caller (see write_map). */
+	if (!b->err && b->done > 0)
 		b->dst = write_map(w, b->off, b->left);
-	w->mapped = b->dst;
 	return true;
 release:
 	nfs3_release(&w->o);
 	return false;
-}
-
-/*
- * Data received into the mapping changed no timestamp and stripped no
- * set-id bit (a shared mapping updates times on its first write fault
- * only): writing its last byte again with pwrite, as the caller, does to
- * the inode what write(2) does. The kernel faults the source page in
- * before it locks the same page as destination. If the file was
- * truncated meanwhile the pwrite fails with EFAULT, as the data is gone.
- */
-static void write_mapped_touch(const struct write_bulk *w, const struct rpc_bulk *b)
-{
-	if (b->dst && b->dst > w->mapped &&
-	    pwrite(b->fd, b->dst - 1, 1, (off_t)(b->off - 1)) < 0)
-		log_debug("WRITE through a mapping: pwrite of its last byte: %s",
-			  strerror(errno));
 }
 
 enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b)
@@ -323,10 +312,8 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 
 	if (!b->aborted && write_bulk_enter(b) < 0)
 		st = RPC_SYSTEM_ERR; /* never go on as someone else */
-	else if (!b->aborted) {
-		write_mapped_touch(w, b);
+	else if (!b->aborted)
 		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
-	}
 	nfs3_release(&w->o);
 	return st;
 }

@@ -18,9 +18,10 @@
  * Where the procedure offers a mapping of the file (rpc_bulk.dst: NFSv3,
  * a WRITE within the file's size), the data is received straight into it
  * instead: still one copy, without the page-cache lookup and page lock
- * that write and splice pay per page. A receive that faults (the file
- * was truncated under the mapping) leaves its bytes in the socket and
- * the rest takes the pipe.
+ * that write and splice pay per page; its last byte takes the pipe, a
+ * real write that does to the inode what write(2) does. A receive that
+ * faults (the file was truncated under the mapping) leaves its bytes in
+ * the socket and the rest takes the pipe.
  * After a bulk call the next read is small (RPC_BULK_PEEK), so that the
  * header of a following large WRITE is found before its data has been
  * read into the buffer.
@@ -175,8 +176,8 @@ bool rpc__bulk_pump(struct rpc_conn *c)
 		why = "no pipe for bulk data";
 		goto fail;
 	}
-	while (b->left && b->dst && !b->err) {
-		ssize_t n = recv(c->fd, b->dst, b->left, MSG_DONTWAIT);
+	while (b->left > 1 && b->dst && !b->err) {
+		ssize_t n = recv(c->fd, b->dst, b->left - 1, MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;

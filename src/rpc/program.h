@@ -63,8 +63,9 @@ struct rpc_bulk {
 	uint32_t done;      /* data bytes written */
 	/* Where the next data byte goes in a mapping of the file that stays
 	 * valid until bulk_end, received there directly; NULL: spliced
-	 * into fd. Cleared when a receive into it faults (the file was
-	 * truncated under it): the rest is spliced. */
+	 * into fd. The last data byte is always spliced (a real write, as
+	 * the caller, after the data). Cleared when a receive into it
+	 * faults (the file was truncated under it): the rest is spliced. */
 	uint8_t *dst;
 	int err;            /* first write error (errno): later data is discarded */
 	bool aborted;

@@ -26,6 +26,9 @@ struct vfs_node {
 	int path_fd;
 	int io_fd[2];                            /* O_RDONLY, O_WRONLY; atomic, -1 until opened */
 	struct fmap *map[2];                     /* read, write; atomic, NULL until mapped */
+	bool map_failed[2];                      /* atomic: do not try again */
+	bool removed;                            /* the sweep's finding, under its hold */
+	struct vfs_node *sweep_next;             /* vfs_nodes_sweep_removed's list */
 	uint32_t export_id;
 	int kernel_type;
 	uint32_t kernel_len;
@@ -38,8 +41,10 @@ struct fmap {
 };
 
 /* Bytes mapped by every node's mappings: bounds the page tables they can
- * fill (2 MiB per GiB of file, populated). */
+ * fill (2 MiB per GiB of file, populated); and their number, which counts
+ * against vm.max_map_count. */
 static size_t map_bytes;
+static unsigned int map_count;
 
 struct shard {
 	pthread_mutex_t lock;
@@ -103,6 +108,17 @@ unsigned int vfs_nodes_init(unsigned int capacity)
 	return per_shard_cap * NSHARDS;
 }
 
+static void map_free(struct fmap *m)
+{
+	if (m->base && m->base != MAP_FAILED)
+		munmap(m->base, m->len);
+	if (m->len) {
+		__atomic_fetch_sub(&map_bytes, m->len, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
+	}
+	free(m);
+}
+
 static void node_close(struct vfs_node *n)
 {
 	int i;
@@ -111,11 +127,8 @@ static void node_close(struct vfs_node *n)
 		if (n->io_fd[i] >= 0)
 			close(n->io_fd[i]);
 	for (i = 0; i < 2; i++)
-		if (n->map[i]) {
-			munmap(n->map[i]->base, n->map[i]->len);
-			__atomic_fetch_sub(&map_bytes, n->map[i]->len, __ATOMIC_RELAXED);
-			free(n->map[i]);
-		}
+		if (n->map[i])
+			map_free(n->map[i]);
 	if (n->path_fd >= 0)
 		close(n->path_fd);
 	free(n);
@@ -253,6 +266,7 @@ int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
 	n->path_fd = fd;
 	n->io_fd[0] = n->io_fd[1] = -1;
 	n->map[0] = n->map[1] = NULL;
+	n->map_failed[0] = n->map_failed[1] = false;
 	n->export_id = p->export_id;
 	n->kernel_type = p->kernel_type;
 	n->kernel_len = p->kernel_len;
@@ -333,43 +347,54 @@ int vfs_node_open_io(struct vfs_node *n, int acc)
 	return fd;
 }
 
-static void map_free(struct fmap *m)
-{
-	if (m->base && m->base != MAP_FAILED)
-		munmap(m->base, m->len);
-	if (m->len)
-		__atomic_fetch_sub(&map_bytes, m->len, __ATOMIC_RELAXED);
-	free(m);
-}
-
-static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end)
+/* Return values: the mapping; NULL, with *@retry true when a later call
+ * may succeed (the caller may not open the file so, or it is smaller
+ * than @end). */
+static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end, bool *retry)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	struct fmap *m = calloc(1, sizeof(*m));
+	struct fmap *m;
 	struct stat st;
+	size_t len;
 	int fd;
 
-	if (!m)
+	*retry = false;
+	/* Before opening anything: the size, and the bounds. */
+	if (fstat(n->path_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > VFS_MAP_MAX)
 		return NULL;
+	if ((uint64_t)st.st_size < end) {
+		*retry = true;
+		return NULL;
+	}
+	len = ((size_t)st.st_size + (size_t)pg - 1) & ~((size_t)pg - 1);
+	if (__atomic_add_fetch(&map_count, 1, __ATOMIC_RELAXED) > VFS_MAP_COUNT ||
+	    __atomic_add_fetch(&map_bytes, len, __ATOMIC_RELAXED) > VFS_MAP_BUDGET) {
+		/* Full: not for this node while it is cached. */
+		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&map_bytes, len, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	/* PROT_WRITE with MAP_SHARED needs a descriptor open for reading
 	 * too; the mapping keeps the file, not the descriptor. */
 	fd = vfs_reopen(n->path_fd, i == 0 ? O_RDONLY : O_RDWR);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < end || (uint64_t)st.st_size > VFS_MAP_MAX)
-		goto fail;
-	m->len = ((size_t)st.st_size + (size_t)pg - 1) & ~((size_t)pg - 1);
-	if (__atomic_add_fetch(&map_bytes, m->len, __ATOMIC_RELAXED) > VFS_MAP_BUDGET)
-		goto fail;
-	m->base = mmap(NULL, m->len, i == 0 ? PROT_READ : PROT_READ | PROT_WRITE,
-		       MAP_SHARED, fd, 0);
-	if (m->base == MAP_FAILED)
-		goto fail;
-	close(fd);
-	return m;
-fail:
+	m = fd >= 0 ? calloc(1, sizeof(*m)) : NULL;
+	if (m) {
+		m->len = len;
+		m->base = mmap(NULL, len, i == 0 ? PROT_READ : PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+	}
 	if (fd >= 0)
 		close(fd);
-	map_free(m);
+	if (m && m->base != MAP_FAILED)
+		return m;
+	*retry = fd < 0 && (fd == -EACCES || fd == -EPERM); /* another caller may */
+	if (m)
+		map_free(m);
+	else {
+		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&map_bytes, len, __ATOMIC_RELAXED);
+	}
 	return NULL;
 }
 
@@ -379,9 +404,16 @@ uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len)
 	struct fmap *m = __atomic_load_n(&n->map[i], __ATOMIC_ACQUIRE), *expect = NULL;
 
 	if (!m) {
-		m = map_make(n, i, end);
-		if (!m)
+		bool retry;
+
+		if (__atomic_load_n(&n->map_failed[i], __ATOMIC_RELAXED))
 			return NULL;
+		m = map_make(n, i, end, &retry);
+		if (!m) {
+			if (!retry)
+				__atomic_store_n(&n->map_failed[i], true, __ATOMIC_RELAXED);
+			return NULL;
+		}
 		if (!__atomic_compare_exchange_n(&n->map[i], &expect, m, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			map_free(m);     /* lost a race: use the winner's */
@@ -402,15 +434,30 @@ unsigned int vfs_nodes_sweep_removed(void)
 		return 0;
 	for (i = 0; i < NSHARDS; i++) {
 		struct shard *s = &shards[i];
-		struct vfs_node *n, *prev, *out = NULL;
+		struct vfs_node *n, *list = NULL, *out = NULL;
 
+		/* fstat outside the lock (it may wait on a remote or FUSE file
+		 * system): the unused nodes are held meanwhile. */
 		pthread_mutex_lock(&s->lock);
-		for (n = s->lru_tail; n; n = prev) {
+		for (n = s->lru_head; n; n = n->next)
+			if (n->refs == 0) {
+				n->refs++;
+				n->sweep_next = list;
+				list = n;
+			}
+		pthread_mutex_unlock(&s->lock);
+		for (n = list; n; n = n->sweep_next) {
 			struct stat st;
 
-			prev = n->prev;
-			if (n->refs == 0 && fstat(n->path_fd, &st) == 0 && st.st_nlink == 0) {
+			n->removed = fstat(n->path_fd, &st) == 0 && st.st_nlink == 0;
+		}
+		pthread_mutex_lock(&s->lock);
+		for (n = list; n; n = n->sweep_next) {
+			bool last = --n->refs == 0;
+
+			if (last && n->cached && n->removed)
 				drop(s, n);
+			if (last && !n->cached) {
 				n->hnext = out;
 				out = n;
 			}

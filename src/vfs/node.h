@@ -73,8 +73,9 @@ int vfs_node_open_io(struct vfs_node *n, int acc);
 /*
  * vfs_node_map - a shared mapping of regular file @n for reading
  * (@acc O_RDONLY: PROT_READ) or writing (O_WRONLY: PROT_READ|PROT_WRITE),
- * made on the first call with the thread's identity (root, like the
- * descriptors) and kept until the node is closed: I/O through it costs no
+ * made on the first call with the thread's identity (nfs3: the caller's,
+ * which must be able to open the file for reading, or reading and
+ * writing) and kept until the node is closed: I/O through it costs no
  * mmap, munmap, page fault or page lock per call once its pages are
  * mapped (nfs3_attr.c, nfs3_write.c). It covers the file's size when it
  * was made; the caller must keep within the file's current size (beyond
@@ -83,10 +84,13 @@ int vfs_node_open_io(struct vfs_node *n, int acc);
  * Return values: the base, with *@len the mapped length, when @end bytes
  * are covered; NULL when they are not, or the file is larger than
  * VFS_MAP_MAX, or every node's mappings together would pass
- * VFS_MAP_BUDGET.
+ * VFS_MAP_BUDGET bytes or VFS_MAP_COUNT mappings. A node whose mapping
+ * could not be made for a reason that lasts (size, bounds, mmap) is not
+ * tried again while it is cached.
  */
 #define VFS_MAP_MAX (16ull << 30)
 #define VFS_MAP_BUDGET ((size_t)32 << 30)
+#define VFS_MAP_COUNT 4096u
 uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len);
 
 /* Another reference to @n, held by a caller that already holds one. */
