@@ -134,6 +134,21 @@ static void node_close(struct vfs_node *n)
 	free(n);
 }
 
+/* Close a list of dropped nodes linked by hnext. Return values: how many. */
+static unsigned int close_list(struct vfs_node *list)
+{
+	unsigned int closed = 0;
+
+	while (list) {
+		struct vfs_node *next = list->hnext;
+
+		node_close(list);
+		closed++;
+		list = next;
+	}
+	return closed;
+}
+
 void vfs_nodes_fini(void)
 {
 	unsigned int i;
@@ -289,12 +304,7 @@ int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
 	s->count++;
 	victims = evict(s);
 	pthread_mutex_unlock(&s->lock);
-	while (victims) {
-		struct vfs_node *next = victims->hnext;
-
-		node_close(victims);
-		victims = next;
-	}
+	close_list(victims);
 	*out = n;
 	return 0;
 }
@@ -463,12 +473,7 @@ unsigned int vfs_nodes_sweep_removed(void)
 			}
 		}
 		pthread_mutex_unlock(&s->lock);
-		while (out) {
-			n = out->hnext;
-			node_close(out);
-			closed++;
-			out = n;
-		}
+		closed += close_list(out);
 	}
 	return closed;
 }
@@ -535,11 +540,7 @@ void vfs_nodes_forget_export(uint32_t id)
 			}
 		}
 		pthread_mutex_unlock(&s->lock);
-		while (victims) {
-			n = victims->hnext;
-			node_close(victims);
-			victims = n;
-		}
+		close_list(victims);
 	}
 }
 

@@ -506,22 +506,44 @@ static long long now_ns(void)
 	return ns_of(t);
 }
 
-/* One small WRITE, so that @f's node is cached and the next WRITE stays
- * on the loop (a handle not seen yet goes to a worker). */
-static bool write_small(int fd, const struct raw_fh *f)
+/* A 1-byte UNSTABLE WRITE on @fd: its nfsstat3, or -1. Also puts @f's
+ * node in the cache, so that the next WRITE stays on the loop (a handle
+ * not seen yet goes to a worker). */
+static long write1(int fd, const struct raw_fh *f)
 {
 	struct rpc_buf m;
 	struct wr w;
-	bool good;
+	long st;
 
 	rpc_buf_init(&m);
 	write_msg(&m, rpc_next_xid(), f, 0, 1, UNSTABLE, (const uint8_t *)"y", 1);
 	rpc_send_record(fd, m.data, m.len);
 	recv_reply(fd, &w);
-	good = w.rc == 1 && w.status == NFS3_OK && w.count == 1;
+	st = w.rc == 1 ? w.status : -1;
 	rpc_buf_free(&m);
 	rpc_buf_free(&w.raw);
-	return good;
+	return st;
+}
+
+/* Send the first 300000 bytes of a 1 MiB WRITE of @data (filled from
+ * @seed) at @off into @rec, and give the server 100 ms to take them.
+ * Return values: its xid; 0 when the send failed. */
+static uint32_t start_write(int fd, const struct raw_fh *f, uint64_t off, uint8_t *data,
+			    uint32_t seed, struct rpc_buf *rec)
+{
+	struct rpc_buf m;
+	uint32_t xid = rpc_next_xid();
+
+	rpc_buf_init(&m);
+	fill(data, MIB, seed);
+	write_msg(&m, xid, f, off, MIB, UNSTABLE, data, MIB);
+	rpc_buf_reset(rec);
+	rpc_buf_put_record(rec, m.data, m.len);
+	rpc_buf_free(&m);
+	if (rpc_send_raw(fd, rec->data, 300000, TMO) != 0)
+		return 0;
+	usleep(100000);
+	return xid;
 }
 
 /*
@@ -535,32 +557,24 @@ static bool write_small(int fd, const struct raw_fh *f)
 static void test_mapped(int fd, pid_t pid, uint8_t *data)
 {
 	struct raw_fh root, s;
-	struct rpc_buf m, rec;
+	struct rpc_buf rec;
 	struct stat st;
 	struct wr w;
+	char path[4200];
 	long long t1;
 	uint32_t xid;
 
-	rpc_buf_init(&m);
 	rpc_buf_init(&rec);
 	ok(server_maps(pid, "f"), "an overwrite on tmpfs went through a mapping of the file");
 
 	local_file("s", 2 * MIB, 1000, 0644);
 	cred_uid = cred_gid = 1000;
 	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "s", &s) == 0 &&
-	   write_small(fd, &s), "file s (uid 1000, 2 MiB): a 1-byte WRITE as uid 1000");
-	fill(data, MIB, 8);
-	xid = rpc_next_xid();
-	write_msg(&m, xid, &s, MIB, MIB, UNSTABLE, data, MIB);
-	rpc_buf_put_record(&rec, m.data, m.len);
-	ok(rpc_send_raw(fd, rec.data, 300000, TMO) == 0, "300 KB of a 1 MiB WRITE at 1 MiB");
-	usleep(100000);
-	{
-		char path[4200];
-
-		snprintf(path, sizeof(path), "%s/s", base);
-		ok(chmod(path, 06755) == 0, "meanwhile: chmod 6755");
-	}
+	   write1(fd, &s) == NFS3_OK, "file s (uid 1000, 2 MiB): a 1-byte WRITE as uid 1000");
+	xid = start_write(fd, &s, MIB, data, 8, &rec);
+	ok(xid != 0, "300 KB of a 1 MiB WRITE at 1 MiB");
+	snprintf(path, sizeof(path), "%s/s", base);
+	ok(chmod(path, 06755) == 0, "meanwhile: chmod 6755");
 	usleep(50000);
 	t1 = now_ns();
 	ok(rpc_send_raw(fd, rec.data + 300000, rec.len - 300000, TMO) == 0, "the rest");
@@ -582,20 +596,9 @@ static void test_mapped(int fd, pid_t pid, uint8_t *data)
 	cred_uid = cred_gid = 0;
 
 	/* Truncated to nothing in the middle of the data. */
-	rpc_buf_reset(&m);
-	rpc_buf_reset(&rec);
-	fill(data, MIB, 9);
-	xid = rpc_next_xid();
-	write_msg(&m, xid, &s, 0, MIB, UNSTABLE, data, MIB);
-	rpc_buf_put_record(&rec, m.data, m.len);
-	ok(rpc_send_raw(fd, rec.data, 300000, TMO) == 0, "300 KB of a 1 MiB WRITE at 0");
-	usleep(100000);
-	{
-		char path[4200];
-
-		snprintf(path, sizeof(path), "%s/s", base);
-		ok(truncate(path, 0) == 0, "meanwhile: the file truncated to 0");
-	}
+	xid = start_write(fd, &s, 0, data, 9, &rec);
+	ok(xid != 0, "300 KB of a 1 MiB WRITE at 0");
+	ok(truncate(path, 0) == 0, "meanwhile: the file truncated to 0");
 	ok(rpc_send_raw(fd, rec.data + 300000, rec.len - 300000, TMO) == 0, "the rest");
 	recv_reply(fd, &w);
 	ok(w.rc == 1 && w.r.xid == xid && w.status == NFS3_OK && w.count == MIB,
@@ -607,7 +610,6 @@ static void test_mapped(int fd, pid_t pid, uint8_t *data)
 	   "what came after the truncation is in the file, which is 1 MiB again (size %lld)",
 	   (long long)st.st_size);
 	ok(in_step(fd), "in step after it");
-	rpc_buf_free(&m);
 	rpc_buf_free(&rec);
 }
 
@@ -625,7 +627,7 @@ static void test_mapped_remove(int fd, pid_t pid, uint8_t *data)
 	statfs(base, &before);
 	local_file("r", 4 * MIB, 0, 0644);
 	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "r", &r) == 0 &&
-	   write_small(fd, &r), "file r (4 MiB): a 1-byte WRITE");
+	   write1(fd, &r) == NFS3_OK, "file r (4 MiB): a 1-byte WRITE");
 	fill(data, MIB, 10);
 	write_msg(&m, rpc_next_xid(), &r, MIB, MIB, UNSTABLE, data, MIB);
 	rpc_send_record(fd, m.data, m.len);
@@ -795,7 +797,7 @@ static void test_removed_locally(int fd, pid_t pid, uint8_t *data, bool mem)
 	local_file("d", 4 * MIB, 0, 0644);
 	fill(data, MIB, 12);
 	ok(raw_mnt(fd, base, &root) == 0 && raw_lookup(fd, &root, "d", &d) == 0 &&
-	   write_small(fd, &d), "file d (4 MiB): a 1-byte WRITE");
+	   write1(fd, &d) == NFS3_OK, "file d (4 MiB): a 1-byte WRITE");
 	write_msg(&m, rpc_next_xid(), &d, MIB, MIB, UNSTABLE, data, MIB);
 	rpc_send_record(fd, m.data, m.len);
 	recv_reply(fd, &w);
@@ -853,23 +855,6 @@ static void test_nospc(int fd, uint8_t *data)
 	   "what it says it wrote is there (file size %lld)", (long long)st.st_size);
 	rpc_buf_free(&m);
 	rpc_buf_free(&w.raw);
-}
-
-/* A 1-byte UNSTABLE WRITE on @fd: its nfsstat3, or -1. */
-static long write1(int fd, const struct raw_fh *f)
-{
-	struct rpc_buf m;
-	struct wr w;
-	long st;
-
-	rpc_buf_init(&m);
-	write_msg(&m, rpc_next_xid(), f, 0, 1, UNSTABLE, (const uint8_t *)"y", 1);
-	rpc_send_record(fd, m.data, m.len);
-	recv_reply(fd, &w);
-	st = w.rc == 1 ? w.status : -1;
-	rpc_buf_free(&m);
-	rpc_buf_free(&w.raw);
-	return st;
 }
 
 static void write_exports(const char *path, const char *exp_opts)
