@@ -38,6 +38,10 @@ struct vfs_node {
 struct fmap {
 	uint8_t *base;
 	size_t len;
+	/* Write mappings: a bit per page already populated through this
+	 * mapping (vfs_node_map_populate). A hint: a page whose PTE went
+	 * since (truncation, reclaim) is faulted in again by the copy. */
+	uint64_t *present;
 };
 
 /* Bytes mapped by every node's mappings: bounds the page tables they can
@@ -112,6 +116,7 @@ static void map_free(struct fmap *m)
 {
 	if (m->base && m->base != MAP_FAILED)
 		munmap(m->base, m->len);
+	free(m->present);
 	if (m->len) {
 		__atomic_fetch_sub(&map_bytes, m->len, __ATOMIC_RELAXED);
 		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
@@ -393,6 +398,12 @@ static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end, bool *retr
 		m->len = len;
 		m->base = mmap(NULL, len, i == 0 ? PROT_READ : PROT_READ | PROT_WRITE,
 			       MAP_SHARED, fd, 0);
+		/* 1 bit a page: at most VFS_MAP_BUDGET / 32 Ki bytes in all */
+		if (i == 1 && m->base != MAP_FAILED &&
+		    !(m->present = calloc(len / (size_t)pg / 64 + 1, sizeof(uint64_t)))) {
+			munmap(m->base, len);
+			m->base = MAP_FAILED;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -476,6 +487,44 @@ unsigned int vfs_nodes_sweep_removed(void)
 		closed += close_list(out);
 	}
 	return closed;
+}
+
+/* Are pages [@first, @last] all marked in @bits? Mark them. */
+static bool pages_marked(const uint64_t *bits, size_t first, size_t last)
+{
+	size_t p;
+
+	for (p = first; p <= last; p++)
+		if (!(__atomic_load_n(&bits[p / 64], __ATOMIC_RELAXED) & (1ull << (p % 64))))
+			return false;
+	return true;
+}
+
+static void pages_mark(uint64_t *bits, size_t first, size_t last)
+{
+	size_t p;
+
+	for (p = first; p <= last; p++)
+		__atomic_fetch_or(&bits[p / 64], 1ull << (p % 64), __ATOMIC_RELAXED);
+}
+
+int vfs_node_map_populate(struct vfs_node *n, uint64_t off, size_t len)
+{
+	struct fmap *m = __atomic_load_n(&n->map[1], __ATOMIC_ACQUIRE);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), first, last;
+
+	if (!m || !len || off > m->len || len > m->len - off)
+		return -EINVAL;
+	first = (size_t)off / pg;
+	last = ((size_t)off + len - 1) / pg;
+	if (pages_marked(m->present, first, last))
+		return 0;
+	if (madvise(m->base + first * pg, (last - first + 1) * pg, MADV_POPULATE_WRITE) < 0) {
+		/* EINVAL: before Linux 5.14; the copy faults the pages in */
+		return errno == EINVAL ? 0 : -errno;
+	}
+	pages_mark(m->present, first, last);
+	return 0;
 }
 
 void vfs_node_hold(struct vfs_node *n)

@@ -93,6 +93,17 @@ int vfs_node_open_io(struct vfs_node *n, int acc);
 #define VFS_MAP_COUNT 4096u
 uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len);
 
+/*
+ * vfs_node_map_populate - map the pages of [@off, @off + @len) of @n's
+ * write mapping in one call (MADV_POPULATE_WRITE), unless this mapping
+ * has done so for each of them already: a copy into a populated mapping
+ * takes no fault per page, and populating pages already mapped still
+ * walks them (a tenth of nfsxd's time in a 1 MiB sequential write).
+ * Return values: 0; -EFAULT when a page is past the end of the file (it
+ * was truncated); -EINVAL when the write mapping does not cover the range.
+ */
+int vfs_node_map_populate(struct vfs_node *n, uint64_t off, size_t len);
+
 /* Another reference to @n, held by a caller that already holds one. */
 void vfs_node_hold(struct vfs_node *n);
 

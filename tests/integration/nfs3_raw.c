@@ -57,32 +57,40 @@ struct rpc_cur raw_cur(const struct raw_res *s)
 	return c;
 }
 
+/* A reply of a status and, when it is @ok, a handle first: the status (or
+ * -1 on no or odd reply); fills @out if given. */
+static long status_fh(struct raw_res *s, long ok, struct raw_fh *out)
+{
+	struct rpc_cur c = raw_cur(s);
+	long st = rpc_cur_u32(&c);
+
+	if (!c.bad && st == ok) {
+		uint32_t l;
+		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
+
+		if (p && out) {
+			out->len = l;
+			memcpy(out->d, p, l);
+		}
+	}
+	if (c.bad) {
+		raw_diag(s);
+		st = -1;
+	}
+	return st;
+}
+
 long raw_mnt(int fd, const char *path, struct raw_fh *fh)
 {
 	struct rpc_buf a;
 	struct raw_res s = { 0 };
-	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&a);
 	rpc_buf_init(&s.store);
 	rpc_buf_put_string(&a, path);
 	raw_call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
-	c = raw_cur(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == MNT3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p && fh) {
-			fh->len = l;
-			memcpy(fh->d, p, l);
-		}
-	}
-	if (c.bad) {
-		raw_diag(&s);
-		st = -1;
-	}
+	st = status_fh(&s, MNT3_OK, fh);
 	rpc_buf_free(&a);
 	rpc_buf_free(&s.store);
 	return st;
@@ -92,7 +100,6 @@ long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_f
 {
 	struct rpc_buf b;
 	struct raw_res s = { 0 };
-	struct rpc_cur c;
 	long st;
 
 	rpc_buf_init(&b);
@@ -100,21 +107,7 @@ long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_f
 	rpc_buf_put_opaque(&b, dir->d, dir->len);
 	rpc_buf_put_string(&b, name);
 	raw_call(fd, PROG_NFS, NFSPROC3_LOOKUP, &b, &s);
-	c = raw_cur(&s);
-	st = rpc_cur_u32(&c);
-	if (!c.bad && st == NFS3_OK) {
-		uint32_t l;
-		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
-
-		if (p) {
-			out->len = l;
-			memcpy(out->d, p, l);
-		}
-	}
-	if (c.bad) {
-		raw_diag(&s);
-		st = -1;
-	}
+	st = status_fh(&s, NFS3_OK, out);
 	rpc_buf_free(&b);
 	rpc_buf_free(&s.store);
 	return st;

@@ -107,6 +107,49 @@ int main(void)
 		ok(pread(rfd, buf, sizeof(buf), 0) == 4 && memcmp(buf, "dATa", 4) == 0,
 		   "a store into it is in the file");
 	}
+	{
+		/* populating the write mapping: once a page, EFAULT past EOF */
+		long pg = sysconf(_SC_PAGESIZE);
+		struct vfs_node *t = NULL, *h = NULL;
+		struct fh_parts pt, ph;
+		char path[4200];
+		size_t len = 0;
+		int fd3;
+
+		snprintf(path, sizeof(path), "%s/three", dir);
+		fd3 = open(path, O_CREAT | O_RDWR, 0644);
+		if (fd3 < 0 || ftruncate(fd3, 3 * pg) < 0 || parts_of("three", &pt) < 0 ||
+		    vfs_node_get(&exp_, &pt, true, &t) < 0 ||
+		    !vfs_node_map(t, O_WRONLY, 3 * (uint64_t)pg, &len)) {
+			printf("Bail out! cannot map a file of three pages\n");
+			return 1;
+		}
+		ok(vfs_node_map_populate(t, 0, (size_t)pg) == 0 &&
+		   vfs_node_map_populate(t, 0, len + 1) == -EINVAL,
+		   "populate page 0; a range past the mapping is refused");
+		ok(ftruncate(fd3, pg) == 0 && vfs_node_map_populate(t, 2 * (uint64_t)pg, 1) == -EFAULT,
+		   "truncated to one page: populating page 2 says EFAULT");
+		ok(ftruncate(fd3, 0) == 0 && vfs_node_map_populate(t, 0, 1) == 0,
+		   "page 0, populated before, is not populated again (no EFAULT)");
+		vfs_node_forget(t); /* as REMOVE does: the sweep test counts */
+		vfs_node_put(t);
+		close(fd3);
+		unlink(path);
+
+		/* too large to map */
+		snprintf(path, sizeof(path), "%s/huge", dir);
+		fd3 = open(path, O_CREAT | O_RDWR, 0644);
+		ok(fd3 >= 0 && ftruncate(fd3, (off_t)VFS_MAP_MAX + pg) == 0 &&
+		   parts_of("huge", &ph) == 0 && vfs_node_get(&exp_, &ph, true, &h) == 0 &&
+		   !vfs_node_map(h, O_RDONLY, 1, &len) && !vfs_node_map(h, O_RDONLY, 1, &len),
+		   "a file larger than VFS_MAP_MAX is not mapped (asked twice)");
+		if (h)
+			vfs_node_forget(h);
+		vfs_node_put(h);
+		if (fd3 >= 0)
+			close(fd3);
+		unlink(path);
+	}
 	vfs_node_put(b);
 
 	/* forget by name: the next get opens a new node */
