@@ -215,6 +215,12 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
 			free(r);
 			goto fail;
 		}
+		if (r->v.view_err)
+			log_warn("export %s: no private view of its mount (open_tree: %s): "
+				 "mount points under it are refused rather than shown as "
+				 "the directories they cover, and a directory moved out of "
+				 "it keeps \"..\" to its new parent",
+				 e->path, strerror(r->v.view_err));
 		atomic_init(&r->refs, 1);
 		x->roots[x->n++] = r;
 		if (oe)

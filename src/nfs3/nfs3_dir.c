@@ -142,7 +142,7 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 				break;
 			}
 			if (a->plus && strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
-				int cfd = openat(dfd, d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+				int cfd = vfs_lookup_entry(o.vexp, dfd, d->d_name);
 
 				if (cfd >= 0) {
 					nfs3_post_op(&o, cfd, &ea);

@@ -2,6 +2,7 @@
 /* POSIX backend of the vfs interface: see vfs.h. */
 #include "vfs/vfs.h"
 
+#include <linux/mount.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 
@@ -30,10 +31,35 @@ bool vfs_privileged(void)
 	return privileged;
 }
 
+/*
+ * The export's private view of its file system: a detached copy of the
+ * mount at @path whose root is the export directory, without the mounts
+ * below it (open_tree(2) OPEN_TREE_CLONE, not recursive). Everything the
+ * server reaches of the export is reached through it, which gives two
+ * guarantees from the kernel's own path walk rather than from checks of
+ * ours:
+ * - a mount point under the export shows the directory it covers, and
+ *   nothing of the mounted file system is reachable (no crossmnt);
+ * - ".." never climbs above the export root: at the root of a detached
+ *   mount it stays there, and from a directory whose parent is not under
+ *   the root (a bind mount's outside, a directory moved out of the export
+ *   by a local process and reached through a handle) it fails with ENOENT
+ *   (path_connected() in fs/namei.c).
+ * Needs CAP_SYS_ADMIN; without it, -errno and the caller falls back.
+ */
+static int open_view(const char *path)
+{
+	int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path,
+			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 {
 	struct statfs sf;
 	struct stat st;
+	int r;
 
 	memset(e, 0, sizeof(*e));
 	e->id = id;
@@ -41,10 +67,13 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 		return -ENAMETOOLONG;
 	strcpy(e->path, path);
 	e->mount_fd = -1;
-	e->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r = privileged ? open_view(path) : -EPERM;
+	e->private_view = r >= 0;
+	e->view_err = r < 0 && privileged ? -r : 0;
+	e->root_fd = r >= 0 ? r : open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (e->root_fd < 0)
 		return -errno;
-	e->mount_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e->mount_fd = openat(e->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (e->mount_fd < 0 || fstat(e->root_fd, &st) < 0) {
 		int err = -errno;
 
@@ -251,21 +280,52 @@ static bool is_root(const struct vfs_export *e, int fd)
 	       st.st_ino == e->root_ino;
 }
 
+/*
+ * Open @c in @dirfd without following a symlink or crossing into another
+ * mount. In the export's private view no mount is below (open_view), so a
+ * plain openat is enough; without one (unprivileged, or no CAP_SYS_ADMIN)
+ * the kernel refuses the crossing (RESOLVE_NO_XDEV, also for ".." out of a
+ * mount), and a mount point answers EACCES: the covered directory cannot
+ * be shown from there.
+ */
+static int open_child(const struct vfs_export *e, int dirfd, const char *c)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (e->private_view)
+		fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = (int)syscall(SYS_openat2, dirfd, c, &how, sizeof(how));
+	if (fd < 0)
+		return errno == EXDEV ? -EACCES : -errno;
+	return fd;
+}
+
 int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
 	       uint32_t len)
 {
 	char c[NAME_MAX + 1];
-	int fd, err = vfs_check_name(name, len);
+	int err = vfs_check_name(name, len);
 
 	if (err)
 		return err;
 	memcpy(c, name, len);
 	c[len] = 0;
-	/* ".." never climbs out of the export. */
+	/* ".." never climbs out of the export (and open_view's view makes
+	 * it fail rather than climb from a directory whose parent is not
+	 * under the root). */
 	if (strcmp(c, "..") == 0 && is_root(e, dirfd))
 		strcpy(c, ".");
-	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return open_child(e, dirfd, c);
+}
+
+int vfs_lookup_entry(const struct vfs_export *e, int dirfd, const char *name)
+{
+	return open_child(e, dirfd, name);
 }
 
 int vfs_stat(int fd, struct stat *st)

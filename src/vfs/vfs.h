@@ -18,6 +18,10 @@
  * - A name is one path component: never "/" or NUL inside, never empty,
  *   at most NAME_MAX bytes; symlinks are never followed; ".." at an
  *   export's root stays at the root.
+ * - An export is reached through a private view of its mount that holds
+ *   none of the mounts below it (open_view in posix.c): a mount point
+ *   inside an export shows the directory it covers, and ".." cannot
+ *   leave the export however the tree was built or moved.
  */
 #ifndef NFSX_VFS_VFS_H
 #define NFSX_VFS_VFS_H
@@ -42,6 +46,10 @@ struct vfs_export {
 	bool mem_backed;
 	/* preadv2(RWF_NOWAIT) answered EOPNOTSUPP here once (atomic). */
 	bool no_nowait_read;
+	/* root_fd is the export's private view of its mount (posix.c,
+	 * open_view); else view_err says why not (0: unprivileged). */
+	bool private_view;
+	int view_err;
 };
 
 struct vfs_cred {
@@ -98,6 +106,13 @@ int vfs_check_name(const uint8_t *name, uint32_t len);
  */
 int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
 	       uint32_t len);
+
+/*
+ * vfs_lookup_entry - as vfs_lookup for a name read from the directory
+ * itself (READDIRPLUS): no name check, and no ".." handling.
+ * Return values: fd or -errno.
+ */
+int vfs_lookup_entry(const struct vfs_export *e, int dirfd, const char *name);
 
 /* lstat of @fd. Return values: 0 or -errno. */
 int vfs_stat(int fd, struct stat *st);
