@@ -66,7 +66,7 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	if (strlen(path) >= sizeof(e->path))
 		return -ENAMETOOLONG;
 	strcpy(e->path, path);
-	e->mount_fd = -1;
+	e->mount_fd = e->pin_fd = -1;
 	r = privileged ? open_view(path) : -EPERM;
 	e->private_view = r >= 0;
 	e->view_err = r < 0 && privileged ? -r : 0;
@@ -74,7 +74,13 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	if (e->root_fd < 0)
 		return -errno;
 	e->mount_fd = openat(e->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (e->mount_fd < 0 || fstat(e->root_fd, &st) < 0) {
+	/* The view does not keep the mount it copies busy: this does, so
+	 * that umount of an exported file system fails (EBUSY) as it did
+	 * before, instead of detaching it while it is served. */
+	if (e->private_view)
+		e->pin_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (e->mount_fd < 0 || (e->private_view && e->pin_fd < 0) ||
+	    fstat(e->root_fd, &st) < 0) {
 		int err = -errno;
 
 		vfs_export_close(e);
@@ -99,26 +105,90 @@ void vfs_export_close(struct vfs_export *e)
 		close(e->root_fd);
 	if (e->mount_fd >= 0)
 		close(e->mount_fd);
-	e->root_fd = e->mount_fd = -1;
+	if (e->pin_fd >= 0)
+		close(e->pin_fd);
+	e->root_fd = e->mount_fd = e->pin_fd = -1;
+}
+
+/*
+ * Capabilities while acting as a client. setfsuid(2) to a non-zero uid
+ * drops only the file-system capabilities (CAP_CHOWN, CAP_DAC_*,
+ * CAP_FOWNER, CAP_FSETID, ...); the rest would stay in force for every
+ * system call made on the client's behalf: CAP_SYS_RESOURCE lets a write
+ * use ext4's reserved blocks and pass disk quotas, CAP_SYS_ADMIN and
+ * CAP_LEASE other limits. So the effective set follows the identity, per
+ * thread (capset(2) on the calling thread only):
+ * - acting as the server (vfs_become(NULL)): everything permitted;
+ * - as a client's root that is not squashed: what Linux's nfsd gives it
+ *   (nfsd_setuser: the file-system capabilities and CAP_SYS_RESOURCE);
+ * - as any other client: nothing.
+ * The permitted set is never touched, so the thread can take the others
+ * back; switching between two clients raises them only for the switch
+ * (setgroups and setfsuid need CAP_SETGID and CAP_SETUID). Raw system
+ * calls: two of them do not justify a library.
+ */
+#define CAP_BIT(c) (1ull << (c))
+#define CAPS_CLIENT_ROOT                                                         \
+	(CAP_BIT(0) /* CHOWN */ | CAP_BIT(1) /* DAC_OVERRIDE */ |               \
+	 CAP_BIT(2) /* DAC_READ_SEARCH */ | CAP_BIT(3) /* FOWNER */ |           \
+	 CAP_BIT(4) /* FSETID */ | CAP_BIT(9) /* LINUX_IMMUTABLE */ |           \
+	 CAP_BIT(24) /* SYS_RESOURCE */ | CAP_BIT(27) /* MKNOD */ |             \
+	 CAP_BIT(32) /* MAC_OVERRIDE */)
+
+struct caps_hdr {
+	uint32_t version;
+	int pid;
+};
+struct caps_data {
+	uint32_t effective, permitted, inheritable;
+};
+#define CAPS_V3 0x20080522
+
+/* The thread's effective set to @eff, within its permitted set (read once
+ * per thread: nothing here changes it). */
+static int caps_set_effective(uint64_t eff)
+{
+	static __thread struct caps_data d[2];
+	static __thread bool have;
+	struct caps_hdr h = { CAPS_V3, 0 };
+
+	if (!have) {
+		if (syscall(SYS_capget, &h, d) < 0)
+			return -errno;
+		have = true;
+	}
+	eff &= (uint64_t)d[0].permitted | (uint64_t)d[1].permitted << 32;
+	d[0].effective = (uint32_t)eff;
+	d[1].effective = (uint32_t)(eff >> 32);
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
 /* The identity this thread acts with now; uid ~0 means not yet set. */
 static __thread struct vfs_cred current = { .uid = ~0u };
+/* ... as the server itself (vfs_become(NULL)), or as a client. */
+static __thread bool current_server;
 
 int vfs_become(const struct vfs_cred *c)
 {
 	static const struct vfs_cred root = { 0, 0, 0, { 0 } };
+	bool server = !c;
 	gid_t gids[16];
 	uint32_t i;
+	int r;
 
 	if (!privileged)
 		return 0;   /* one identity, the server's own: see vfs_set_unprivileged */
 	if (!c)
 		c = &root;
 	if (current.uid == c->uid && current.gid == c->gid &&
-	    current.ngids == c->ngids &&
+	    current.ngids == c->ngids && current_server == server &&
 	    memcmp(current.gids, c->gids, c->ngids * sizeof(c->gids[0])) == 0)
 		return 0;
+	current.uid = ~0u;   /* unknown until the switch is complete */
+	/* Everything back, first: the switch itself needs some of it. */
+	r = caps_set_effective(~0ull);
+	if (r < 0)
+		return r;
 	for (i = 0; i < c->ngids; i++)
 		gids[i] = c->gids[i];
 	/* Raw system call: glibc's setgroups() changes every thread. */
@@ -127,11 +197,15 @@ int vfs_become(const struct vfs_cred *c)
 	setfsgid(c->gid);
 	setfsuid(c->uid);
 	if ((uint32_t)setfsuid((uid_t)-1) != c->uid ||
-	    (uint32_t)setfsgid((gid_t)-1) != c->gid) {
-		current.uid = ~0u;
+	    (uint32_t)setfsgid((gid_t)-1) != c->gid)
 		return -EPERM;
+	if (!server) {
+		r = caps_set_effective(c->uid == 0 ? CAPS_CLIENT_ROOT : 0);
+		if (r < 0)
+			return r;
 	}
 	current = *c;
+	current_server = server;
 	return 0;
 }
 

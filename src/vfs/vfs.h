@@ -39,6 +39,7 @@ struct vfs_export {
 	char canon[4096];  /* realpath of path: what /proc/self/fd links show */
 	int root_fd;      /* O_PATH | O_DIRECTORY */
 	int mount_fd;     /* O_RDONLY: open_by_handle_at refuses O_PATH */
+	int pin_fd;       /* O_PATH of the real path: keeps its mount busy */
 	dev_t root_dev;
 	ino_t root_ino;
 	/* tmpfs/ramfs: I/O never waits for a device, so it may run on an

@@ -19,6 +19,7 @@
 #   real/rd/child    real/ is bind-mounted on bx/
 #   bx/         --export bx:rw,no_root_squash (its root is a bind mount)
 #   moved/           where the test moves directories out of the exports
+#   tx/         --export tx:rw (a tmpfs: umount must find it busy)
 #
 # Usage: run-nfs3-confine.sh NFSXD TEST_NFS3_CONFINE
 
@@ -35,7 +36,7 @@ fi
 chmod 755 "$WORK"
 BASE=$WORK/tree
 mkdir -p "$BASE/outside/inner" "$BASE/x/sub" "$BASE/x/tm" "$BASE/x/d/child" \
-	"$BASE/real/rd/child" "$BASE/bx" "$BASE/moved" || exit 1
+	"$BASE/real/rd/child" "$BASE/bx" "$BASE/moved" "$BASE/tx" || exit 1
 echo secret >"$BASE/outside/secret"
 echo deep >"$BASE/outside/inner/deep"
 echo covered >"$BASE/x/sub/covered"
@@ -55,11 +56,13 @@ mnt --bind "$BASE/outside" "$BASE/x/sub"
 mnt -t tmpfs -o size=1m tmpfs "$BASE/x/tm"
 echo t >"$BASE/x/tm/t"
 mnt --bind "$BASE/real" "$BASE/bx"
+mnt -t tmpfs -o size=1m tmpfs "$BASE/tx"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 start_nfsxd confine --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
 	--export "$BASE/x:rw,no_root_squash" \
-	--export "$BASE/bx:rw,no_root_squash"
+	--export "$BASE/bx:rw,no_root_squash" \
+	--export "$BASE/tx:rw"
 PID=$SERVER_PID
 if ! wait_port "$P" 10 "$PID"; then
 	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"

@@ -22,16 +22,28 @@
 
 #include "tap.h"
 
+/* Is @shown (a /proc maps or fd path) the export's file @rel, maybe
+ * removed since? nfsxd reaches the export through a private view of its
+ * mount, so the kernel shows the path from the export root ("/rel"). */
+static bool shows(const char *shown, const char *rel)
+{
+	char want[4300];
+	size_t n;
+
+	snprintf(want, sizeof(want), "/%s", rel);
+	n = strlen(want);
+	return !strncmp(shown, want, n) && (!shown[n] || !strcmp(shown + n, " (deleted)"));
+}
+
 /* How many times nfsxd @pid maps the file at @rel (maybe removed since)
  * with permissions @perms ("rw-s"), or any when @perms is NULL. */
 static int server_maps_n(pid_t pid, const char *rel, const char *perms)
 {
-	char path[4200], line[4600], want[4300];
+	char path[4200], line[4600];
 	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	snprintf(want, sizeof(want), "%s/%s", base, rel);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
@@ -39,9 +51,7 @@ static int server_maps_n(pid_t pid, const char *rel, const char *perms)
 		char *p = strchr(line, '/'), *sp = strchr(line, ' ');
 
 		line[strcspn(line, "\n")] = 0;
-		if (p && (!strcmp(p, want) ||
-			  (!strncmp(p, want, strlen(want)) && !strcmp(p + strlen(want), " (deleted)"))) &&
-		    (!perms || (sp && !strncmp(sp + 1, perms, 4))))
+		if (p && shows(p, rel) && (!perms || (sp && !strncmp(sp + 1, perms, 4))))
 			found++;
 	}
 	fclose(f);
@@ -312,12 +322,11 @@ void test_read_mapped(int fd, pid_t pid, uint8_t *data)
 /* Does nfsxd @pid hold a descriptor of @rel (maybe removed since)? */
 static bool server_holds(pid_t pid, const char *rel)
 {
-	char dir[64], path[4400], link[4400], want[4300];
+	char dir[64], path[4400], link[4400];
 	bool found = false;
 	int i;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	snprintf(want, sizeof(want), "%s/%s", base, rel);
 	for (i = 0; i < 4096 && !found; i++) {
 		ssize_t n;
 
@@ -326,8 +335,7 @@ static bool server_holds(pid_t pid, const char *rel)
 		if (n <= 0)
 			continue;
 		link[n] = 0;
-		if (!strncmp(link, want, strlen(want)) &&
-		    (link[strlen(want)] == 0 || !strcmp(link + strlen(want), " (deleted)")))
+		if (shows(link, rel))
 			found = true;
 	}
 	return found;

@@ -14,16 +14,19 @@
  *   handle (the handle still names that directory and what is below it,
  *   but ".." from it, or from anything below it, fails instead of
  *   reaching its new parent).
+ * - An exported file system is still busy for umount(2).
  *
  * Usage: test_nfs3_confine PORT BASE; run-nfs3-confine.sh builds BASE
  * (described there), mounts and starts the server. Must run as root.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,6 +318,15 @@ static void bind_root(void)
 	ok(walk_ino(&root, "rd/child/../../..") == real, "bx: rd/child/../../.. too");
 }
 
+/* The server's private views do not hide that a file system is in use. */
+static void busy(void)
+{
+	int r = umount2(lp("tx"), 0);
+
+	ok(r < 0 && errno == EBUSY, "an exported file system stays busy: umount fails (%s)",
+	   r < 0 ? strerror(errno) : "it succeeded");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -331,6 +343,7 @@ int main(int argc, char **argv)
 	bind_root();
 	moved_out("x", "d", "x/d", "moved/d");
 	moved_out("bx", "rd", "real/rd", "moved/rd");
+	busy();
 	close(fd);
 	return tap_done();
 }

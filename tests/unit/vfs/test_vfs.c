@@ -161,6 +161,63 @@ static void test_objects(const uint8_t key[FH_KEY_LEN], struct vfs_export *e)
 		close(fd);
 }
 
+/* A capability set of this thread, from /proc/thread-self/status. */
+static unsigned long long thread_caps(const char *which)
+{
+	char line[256];
+	unsigned long long v = ~0ull;
+	size_t n = strlen(which);
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, which, n) == 0 && line[n] == ':')
+			v = strtoull(line + n + 1, NULL, 16);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * The effective capabilities follow the identity: none for a client
+ * (squashed or not root), nfsd's set for an unsquashed root client
+ * (file-system capabilities and CAP_SYS_RESOURCE), all for the server.
+ */
+static void test_caps(void)
+{
+	/* CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, FSETID, LINUX_IMMUTABLE,
+	 * SYS_RESOURCE, MKNOD, MAC_OVERRIDE */
+	const unsigned long long nfsd_set = 0x1full | 1ull << 9 | 1ull << 24 |
+					    1ull << 27 | 1ull << 32;
+	struct vfs_cred nobody = { .uid = 65534, .gid = 65534 };
+	struct vfs_cred other = { .uid = 4242, .gid = 4242, .ngids = 1, .gids = { 7 } };
+	struct vfs_cred croot = { .uid = 0, .gid = 0 };
+	unsigned long long prm = thread_caps("CapPrm"), eff;
+	int r;
+
+	r = vfs_become(&nobody);
+	eff = thread_caps("CapEff");
+	ok(r == 0 && eff == 0,
+	   "acting as a squashed client (65534) the thread holds no capability (CapEff %llx)",
+	   eff);
+	r = vfs_become(&other);
+	eff = thread_caps("CapEff");
+	ok(r == 0 && eff == 0, "switching straight to another client works, still with none");
+	r = vfs_become(NULL);
+	eff = thread_caps("CapEff");
+	ok(r == 0 && eff == prm,
+	   "as the server again: every permitted capability is back (%llx)", eff);
+	r = vfs_become(&croot);
+	eff = thread_caps("CapEff");
+	ok(r == 0 && eff == (nfsd_set & prm),
+	   "as an unsquashed root client: nfsd's set only (%llx, want %llx)", eff,
+	   nfsd_set & prm);
+	r = vfs_become(NULL);
+	eff = thread_caps("CapEff");
+	ok(r == 0 && eff == prm,
+	   "root client and the server are told apart (same uid, other sets)");
+	ok(thread_caps("CapPrm") == prm, "the permitted set never changes");
+}
+
 static void test_identity(struct vfs_export *e)
 {
 	struct vfs_cred user = { .uid = 4242, .gid = 4242 };
@@ -186,6 +243,7 @@ static void test_identity(struct vfs_export *e)
 	if (rfd >= 0)
 		close(rfd);
 	close(fd);
+	test_caps();
 }
 
 int main(void)
