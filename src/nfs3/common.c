@@ -67,6 +67,7 @@ static void snap_free(struct nfs3_exports *x)
 {
 	unsigned int i, slot = x->slot;
 
+	nfs3_crossings_free(x);
 	for (i = 0; i < x->n; i++)
 		root_put(x->roots[i]);
 	free(x->roots);
@@ -236,7 +237,7 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
 	/* Cached objects of a removed or reopened export go (nodes are
 	 * keyed by export id; a reopened root may be another directory).
 	 * Listed now: publishing may free the old set. */
-	gone = old ? calloc(exports_count(old->set) + 1, sizeof(*gone)) : NULL;
+	gone = old ? calloc(exports_count(old->set) + old->ncross + 1, sizeof(*gone)) : NULL;
 	e = NULL;
 	while (gone && (e = exports_next(old->set, e))) {
 		const struct nfsx_export *ne = exports_find_path(ex, e->path);
@@ -244,6 +245,11 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct nfs3_reload_stats *st,
 		if (!ne || x->roots[ne->index] != old->roots[e->index])
 			gone[ngone++] = e->id;
 	}
+	/* Mounts crossed under crossmnt get views of their own each time. */
+	for (i = 0; gone && i < old->ncross; i++)
+		if (old->cross[i].own)
+			gone[ngone++] = old->cross[i].id;
+	nfs3_crossings_build(x);
 	atomic_init(&x->released, 0);
 	publish(x);
 	for (i = 0; i < ngone; i++)
@@ -362,6 +368,7 @@ static enum nfsstat3 resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			     struct nfs3_obj *o, bool mem_only)
 {
 	const struct nfs3_exports *x;
+	bool implicit = false;
 	struct fh_parts p;
 	enum nfsstat3 st;
 	int r;
@@ -374,11 +381,20 @@ static enum nfsstat3 resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 	x = nfs3_exports_get();
 	o->snap = x;
 	o->exp = exports_find_id(x->set, p.export_id);
-	if (!o->exp) {
-		st = NFS3ERR_STALE;
-		goto fail;
+	if (o->exp) {
+		o->vexp = nfs3_root_of(x, o->exp);
+	} else {
+		/* A file system mounted under a crossmnt export. */
+		const struct nfs3_crossing *c = nfs3_crossing_by_id(x, p.export_id);
+
+		if (!c) {
+			st = NFS3ERR_STALE;
+			goto fail;
+		}
+		o->exp = c->exp;
+		o->vexp = c->root;
+		implicit = true;
 	}
-	o->vexp = nfs3_root_of(x, o->exp);
 	/* A host-name rule may need a DNS lookup, and @mem_only calls only
 	 * run on a loop for a memory-backed export: else to a worker, before
 	 * any system call is spent here. */
@@ -391,6 +407,12 @@ static enum nfsstat3 resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 	o->client = nfs3_match(req, o->exp);
 	if (!o->client) {
 		st = NFS3ERR_ACCES;
+		goto fail;
+	}
+	/* Only a client that may cross into it has it (nfsd: no implicit
+	 * export without crossmnt). */
+	if (implicit && !o->client->opts.crossmnt) {
+		st = NFS3ERR_STALE;
 		goto fail;
 	}
 	if (!exports_port_ok(o->client, req->peer)) {
@@ -575,9 +597,10 @@ static enum ftype3 ftype(mode_t m)
 	}
 }
 
-void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
-		struct fattr3 *a)
+void nfs3_fattr(const struct nfs3_obj *o, const struct stat *st, struct fattr3 *a)
 {
+	const struct nfsx_export *exp = o->exp;
+
 	a->type = ftype(st->st_mode);
 	a->mode = st->st_mode & 07777;
 	a->nlink = (uint32_t)st->st_nlink;
@@ -587,8 +610,12 @@ void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
 	a->used = (uint64_t)st->st_blocks * 512u;
 	a->rdev.specdata1 = major(st->st_rdev);
 	a->rdev.specdata2 = minor(st->st_rdev);
-	/* fsid= when the admin gave one, else the device: stable per export. */
-	a->fsid = exp->fsid_kind == NFSX_FSID_NUM ? exp->fsid : (uint64_t)st->st_dev;
+	/* A crossed mount's own; else fsid= when the admin gave one, else
+	 * the device: stable per export. */
+	if (o->vexp && o->vexp->fsid_fixed)
+		a->fsid = o->vexp->fsid;
+	else
+		a->fsid = exp->fsid_kind == NFSX_FSID_NUM ? exp->fsid : (uint64_t)st->st_dev;
 	a->fileid = st->st_ino;
 	a->atime.seconds = (uint32_t)st->st_atim.tv_sec;
 	a->atime.nseconds = (uint32_t)st->st_atim.tv_nsec;
@@ -604,7 +631,7 @@ void nfs3_post_op(const struct nfs3_obj *o, int fd, struct post_op_attr *pa)
 
 	pa->attributes_follow = fd >= 0 && vfs_stat(fd, &st) == 0;
 	if (pa->attributes_follow)
-		nfs3_fattr(o->exp, &st, &pa->u.attributes);
+		nfs3_fattr(o, &st, &pa->u.attributes);
 }
 
 enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,

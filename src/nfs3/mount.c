@@ -141,29 +141,35 @@ void mount3_prune(const struct nfsx_exports *set)
 }
 
 /*
- * Walk @rest, one component at a time, from the export's root, never
- * following a symlink nor climbing out (as LOOKUP does), so that a client
- * may mount a directory inside an export, as Linux's mountd allows.
+ * Walk @rest, one component at a time, from the export's root (@at),
+ * never following a symlink nor climbing out, and crossing mount points
+ * as LOOKUP does, so that a client may mount a directory inside an
+ * export, as Linux's mountd allows. @at ends as the place of the result.
  * Return values: an O_PATH descriptor of the directory, or -errno.
  */
-static int walk(const struct vfs_export *v, const char *rest)
+static int walk(struct rpc_req *req, struct nfs3_obj *at, const char *rest)
 {
-	int fd = dup(v->root_fd);
+	int fd = dup(at->vexp->root_fd);
 
 	if (fd < 0)
 		return -errno;
 	while (fd >= 0 && *rest) {
 		const char *slash = strchr(rest, '/');
 		size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
-		int next = n ? vfs_lookup(v, fd, (const uint8_t *)rest, (uint32_t)n)
-			     : dup(fd);
+		struct nfs3_obj to = *at;
+		int next;
 
+		at->fd = fd;
+		next = n ? nfs3_lookup_in(req, at, (const uint8_t *)rest, (uint32_t)n, &to)
+			 : dup(fd);
 		if (next == -1)
 			next = -errno; /* dup */
 		close(fd);
 		fd = next;
+		*at = to;
 		rest += n + (slash ? 1 : 0);
 	}
+	at->fd = -1;
 	if (fd >= 0) {
 		struct stat st;
 
@@ -184,6 +190,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	const struct nfsx_export_client *c;
 	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
 	const char *rest = "";
+	struct nfs3_obj at = { .fd = -1 };
 	struct nfsx_fh fh;
 	dirpath3 p;
 	int err, fd;
@@ -209,14 +216,18 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		goto out;
 	}
 	vfs_become(NULL);
-	fd = walk(nfs3_root_of(x, exp), rest);
+	at.exp = exp;
+	at.client = c;
+	at.vexp = nfs3_root_of(x, exp);
+	at.snap = x;
+	fd = walk(req, &at, rest);
 	if (fd < 0) {
 		r.fhs_status = fd == -ENOTDIR ? MNT3ERR_NOTDIR :
 			       fd == -ENAMETOOLONG ? MNT3ERR_NAMETOOLONG :
 			       fd == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
 		goto out;
 	}
-	err = vfs_handle_of(nfs3->key, nfs3_root_of(x, exp), fd, &fh);
+	err = vfs_handle_of(nfs3->key, at.vexp, fd, &fh);
 	close(fd);
 	if (err < 0) {
 		r.fhs_status = MNT3ERR_SERVERFAULT;

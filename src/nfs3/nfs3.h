@@ -50,11 +50,27 @@ struct nfs3_root {
 	struct vfs_export v;
 };
 
+/* A mount point inside an export that clients may cross (crossing.c). */
+struct nfs3_crossing {
+	char *path;                          /* the mount point, canonical */
+	uint32_t id;                         /* handle id of the far side */
+	const struct nfsx_export *exp;       /* whose rules apply there */
+	const struct nfsx_export *encl_exp;  /* ... and on the near side */
+	struct vfs_export *root;             /* the far side's view */
+	struct vfs_export *encl;             /* the near side's view */
+	struct vfs_export *own;              /* root, when opened for it (implicit) */
+	dev_t cov_dev;                       /* the covered directory, near side */
+	ino_t cov_ino;
+	int covered_fd;                      /* its O_PATH descriptor, for ".." */
+};
+
 /* One snapshot of the exports: read-only once published. */
 struct nfs3_exports {
 	struct nfsx_exports *set;
 	struct nfs3_root **roots;       /* by nfsx_export.index */
 	unsigned int n;
+	struct nfs3_crossing *cross;    /* crossing.c */
+	unsigned int ncross, cap;
 	/* common.c's bookkeeping */
 	atomic_int_least64_t released;  /* see nfs3_exports_put() */
 	unsigned int slot;
@@ -109,6 +125,13 @@ static inline struct vfs_export *nfs3_root_of(const struct nfs3_exports *x,
 {
 	return &x->roots[e->index]->v;
 }
+
+/* crossing.c: the mount points of snapshot @x that clients may cross
+ * (built once its roots are open; freed with it). */
+void nfs3_crossings_build(struct nfs3_exports *x);
+void nfs3_crossings_free(struct nfs3_exports *x);
+/* The implicit crossing (crossmnt) whose handle id is @id, or NULL. */
+const struct nfs3_crossing *nfs3_crossing_by_id(const struct nfs3_exports *x, uint32_t id);
 
 /*
  * The peer's verified host name, for host name client rules; may block
@@ -212,7 +235,8 @@ void nfs3_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 
 enum nfsstat3 nfs3_errno(int err);
 
-void nfs3_fattr(const struct nfsx_export *exp, const struct stat *st,
+struct nfs3_obj;
+void nfs3_fattr(const struct nfs3_obj *o, const struct stat *st,
 		struct fattr3 *a);
 
 /* post_op_attr of @fd (false when it cannot be read: attributes omitted). */
@@ -227,6 +251,21 @@ void nfs3_wcc(const struct nfs3_obj *o, int fd, const struct pre_op_attr *pre,
 
 /* NFS3_OK when the export admits changes for this client, else NFS3ERR_ROFS. */
 enum nfsstat3 nfs3_writable(const struct nfs3_obj *o);
+
+/*
+ * nfs3_lookup_in - @name in the directory @at names (at->fd), crossing a
+ * mount point where the exports let the caller (crossing.c): *@to gets
+ * @at's place, or the far side's (export, rule and view) when crossed,
+ * for nfs3_handle and nfs3_post_op of the result.
+ * Return values: an O_PATH descriptor; -EWOULDBLOCK on an event loop
+ * when a host name rule must be checked (nothing done yet); -errno.
+ */
+int nfs3_lookup_in(struct rpc_req *req, const struct nfs3_obj *at, const uint8_t *name,
+		   uint32_t len, struct nfs3_obj *to);
+
+/* Is @st, an entry of the directory @at names, a mount point a client may
+ * cross? (READDIRPLUS then leaves its handle to LOOKUP, as nfsd does.) */
+bool nfs3_crossing_point(const struct nfs3_obj *at, const struct stat *st);
 
 /* Encode a handle for @fd of @o's export into @out, backed by @buf. */
 enum nfsstat3 nfs3_handle(const struct nfs3_obj *o, int fd,

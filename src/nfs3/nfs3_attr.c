@@ -31,7 +31,7 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 	if (r.status == NFS3_OK && !o.have_st)
 		r.status = NFS3ERR_IO;
 	if (r.status == NFS3_OK)
-		nfs3_fattr(o.exp, &o.st, &r.u.resok.obj_attributes);
+		nfs3_fattr(&o, &o.st, &r.u.resok.obj_attributes);
 	nfs3_release(&o);
 	return REPLY(xdr_enc_GETATTR3res, &r);
 }
@@ -41,7 +41,7 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 	struct LOOKUP3args a;
 	struct LOOKUP3res r = { 0 };
 	struct nfsx_fh fh;
-	struct nfs3_obj o;
+	struct nfs3_obj o, to;
 	int fd = -1;
 
 	if (!ARGS_OK(xdr_dec_LOOKUP3args, &a))
@@ -56,15 +56,19 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	fd = vfs_lookup(o.vexp, o.fd, a.what.name.data, a.what.name.len);
+	fd = nfs3_lookup_in(req, &o, a.what.name.data, a.what.name.len, &to);
+	if (fd == -EWOULDBLOCK && req->on_loop) {
+		nfs3_release(&o);   /* a host name rule: again on a worker */
+		return RPC_WOULD_BLOCK;
+	}
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	r.status = nfs3_handle(&o, fd, &fh, &r.u.resok.object);
+	r.status = nfs3_handle(&to, fd, &fh, &r.u.resok.object);
 	if (r.status == NFS3_OK) {
-		nfs3_post_op(&o, fd, &r.u.resok.obj_attributes);
+		nfs3_post_op(&to, fd, &r.u.resok.obj_attributes);
 		nfs3_post_op(&o, o.fd, &r.u.resok.dir_attributes);
 	} else {
 		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);

@@ -143,13 +143,20 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 			}
 			if (a->plus && strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
 				int cfd = vfs_lookup_entry(o.vexp, dfd, d->d_name);
+				struct stat cst;
 
-				if (cfd >= 0) {
-					nfs3_post_op(&o, cfd, &ea);
+				/* A mount point the client may cross: neither the
+				 * covered directory nor the far side here; LOOKUP
+				 * decides (as nfsd's READDIRPLUS does). */
+				if (cfd >= 0 && vfs_stat(cfd, &cst) == 0 &&
+				    !nfs3_crossing_point(&o, &cst)) {
+					nfs3_fattr(&o, &cst, &ea.u.attributes);
+					ea.attributes_follow = true;
 					eh.handle_follows = nfs3_handle(&o, cfd, &fh,
 									&eh.u.handle) == NFS3_OK;
-					close(cfd);
 				}
+				if (cfd >= 0)
+					close(cfd);
 			}
 			xdr_enc_bool(e, true);
 			xdr_enc_u64(e, d->d_ino);

@@ -346,7 +346,7 @@ int vfs_check_name(const uint8_t *name, uint32_t len)
 	return 0;
 }
 
-static bool is_root(const struct vfs_export *e, int fd)
+bool vfs_is_root(const struct vfs_export *e, int fd)
 {
 	struct stat st;
 
@@ -392,7 +392,7 @@ int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
 	/* ".." never climbs out of the export (and open_view's view makes
 	 * it fail rather than climb from a directory whose parent is not
 	 * under the root). */
-	if (strcmp(c, "..") == 0 && is_root(e, dirfd))
+	if (strcmp(c, "..") == 0 && vfs_is_root(e, dirfd))
 		strcpy(c, ".");
 	return open_child(e, dirfd, c);
 }

@@ -51,6 +51,10 @@ struct vfs_export {
 	 * open_view); else view_err says why not (0: unprivileged). */
 	bool private_view;
 	int view_err;
+	/* An fsid set by the protocol layer (a crossed mount), else its own
+	 * rule applies. */
+	bool fsid_fixed;
+	uint64_t fsid;
 };
 
 struct vfs_cred {
@@ -114,6 +118,9 @@ int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
  * Return values: fd or -errno.
  */
 int vfs_lookup_entry(const struct vfs_export *e, int dirfd, const char *name);
+
+/* Is @fd the root of @e? */
+bool vfs_is_root(const struct vfs_export *e, int fd);
 
 /* lstat of @fd. Return values: 0 or -errno. */
 int vfs_stat(int fd, struct stat *st);

@@ -20,6 +20,13 @@
 #   bx/         --export bx:rw,no_root_squash (its root is a bind mount)
 #   moved/           where the test moves directories out of the exports
 #   tx/         --export tx:rw (a tmpfs: umount must find it busy)
+#   outside2/secret2                         bind-mounted on xc/sub
+#   xc/         --export xc:rw,no_root_squash,crossmnt
+#     tm/        a tmpfs holding t and nest/, where another tmpfs (n) is
+#     sub/       the bind mount of outside2/
+#   xn/         --export xn:rw,no_root_squash (no crossmnt)
+#     child/     a tmpfs holding c, --export xn/child:rw,no_root_squash,nohide
+#     hid/       a tmpfs holding h, --export xn/hid:rw,no_root_squash (hide)
 #
 # Usage: run-nfs3-confine.sh NFSXD TEST_NFS3_CONFINE
 
@@ -36,7 +43,9 @@ fi
 chmod 755 "$WORK"
 BASE=$WORK/tree
 mkdir -p "$BASE/outside/inner" "$BASE/x/sub" "$BASE/x/tm" "$BASE/x/d/child" \
-	"$BASE/real/rd/child" "$BASE/bx" "$BASE/moved" "$BASE/tx" || exit 1
+	"$BASE/real/rd/child" "$BASE/bx" "$BASE/moved" "$BASE/tx" \
+	"$BASE/outside2" "$BASE/xc/tm" "$BASE/xc/sub" "$BASE/xn/child" "$BASE/xn/hid" || exit 1
+echo secret2 >"$BASE/outside2/secret2"
 echo secret >"$BASE/outside/secret"
 echo deep >"$BASE/outside/inner/deep"
 echo covered >"$BASE/x/sub/covered"
@@ -57,12 +66,26 @@ mnt -t tmpfs -o size=1m tmpfs "$BASE/x/tm"
 echo t >"$BASE/x/tm/t"
 mnt --bind "$BASE/real" "$BASE/bx"
 mnt -t tmpfs -o size=1m tmpfs "$BASE/tx"
+mnt -t tmpfs -o size=1m tmpfs "$BASE/xc/tm"
+echo t >"$BASE/xc/tm/t"
+mkdir "$BASE/xc/tm/nest"
+mnt -t tmpfs -o size=1m tmpfs "$BASE/xc/tm/nest"
+echo n >"$BASE/xc/tm/nest/n"
+mnt --bind "$BASE/outside2" "$BASE/xc/sub"
+mnt -t tmpfs -o size=1m tmpfs "$BASE/xn/child"
+echo c >"$BASE/xn/child/c"
+mnt -t tmpfs -o size=1m tmpfs "$BASE/xn/hid"
+echo h >"$BASE/xn/hid/h"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 start_nfsxd confine --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
 	--export "$BASE/x:rw,no_root_squash" \
 	--export "$BASE/bx:rw,no_root_squash" \
-	--export "$BASE/tx:rw"
+	--export "$BASE/tx:rw" \
+	--export "$BASE/xc:rw,no_root_squash,crossmnt" \
+	--export "$BASE/xn:rw,no_root_squash" \
+	--export "$BASE/xn/child:rw,no_root_squash,nohide" \
+	--export "$BASE/xn/hid:rw,no_root_squash"
 PID=$SERVER_PID
 if ! wait_port "$P" 10 "$PID"; then
 	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"

@@ -15,6 +15,14 @@
  *   but ".." from it, or from anything below it, fails instead of
  *   reaching its new parent).
  * - An exported file system is still busy for umount(2).
+ * - crossmnt: the file systems mounted below the export (a tmpfs, a tmpfs
+ *   inside it, a bind mount of the same file system) are served, each with
+ *   an fsid of its own, ".." from their roots back to the mount point's
+ *   parent; their handles work; READDIRPLUS leaves the mount point to
+ *   LOOKUP; MNT walks across them.
+ * - nohide: LOOKUP of a child export's mount point gives that export's
+ *   root (its handle, as MNT gives it); ".." from it comes back; a child
+ *   export without nohide stays hidden behind its covered directory.
  *
  * Usage: test_nfs3_confine PORT BASE; run-nfs3-confine.sh builds BASE
  * (described there), mounts and starts the server. Must run as root.
@@ -318,6 +326,73 @@ static void bind_root(void)
 	ok(walk_ino(&root, "rd/child/../../..") == real, "bx: rd/child/../../.. too");
 }
 
+/* ---- crossmnt and nohide ------------------------------------------- */
+
+static void crossmnt(void)
+{
+	struct raw_fh root, tm, nest, sub, fh, mfh;
+	struct attr ra, ta, na, sa;
+	struct plus_entry pe;
+
+	if (!ok(raw_mnt(fd, lp("xc"), &root) == MNT3_OK, "MNT xc (crossmnt)"))
+		return;
+	ra = getattr(&root);
+	ok(raw_lookup(fd, &root, "tm", &tm) == NFS3_OK, "xc: LOOKUP tm");
+	ta = getattr(&tm);
+	ok(ta.ok && ta.fileid == lino("xc/tm") && ta.fsid != ra.fsid,
+	   "xc: tm is the tmpfs's root, with an fsid of its own (%llx, %llx)",
+	   (unsigned long long)ta.fsid, (unsigned long long)ra.fsid);
+	ok(raw_lookup(fd, &tm, "t", &fh) == NFS3_OK, "xc: the tmpfs's file is reachable");
+	ok(walk_ino(&tm, "..") == ra.fileid && getattr(&fh).fsid == ta.fsid,
+	   "xc: tm/.. is the export root; the tmpfs's file has the tmpfs's fsid");
+	ok(raw_lookup(fd, &tm, "nest", &nest) == NFS3_OK, "xc: LOOKUP tm/nest");
+	na = getattr(&nest);
+	ok(na.ok && na.fileid == lino("xc/tm/nest") && na.fsid != ta.fsid && na.fsid != ra.fsid,
+	   "xc: nest, a tmpfs inside the tmpfs, is crossed too, with its own fsid");
+	ok(walk_ino(&nest, "..") == ta.fileid && walk_ino(&nest, "../..") == ra.fileid,
+	   "xc: nest/.. is tm, nest/../.. the export root");
+	ok(raw_lookup(fd, &root, "sub", &sub) == NFS3_OK, "xc: LOOKUP sub");
+	sa = getattr(&sub);
+	ok(sa.ok && sa.fileid == lino("xc/sub") && sa.fsid != ra.fsid,
+	   "xc: sub, a bind mount of the same file system, is crossed, with its own fsid");
+	ok(raw_lookup(fd, &sub, "secret2", &fh) == NFS3_OK, "xc: its file is reachable");
+	ok(walk_ino(&sub, "..") == ra.fileid && walk_ino(&sub, "../..") == ra.fileid,
+	   "xc: sub/.. is the export root, and no further");
+	pe = readdirplus_find(&root, "tm");
+	ok(pe.found && !pe.handle && !pe.attrs,
+	   "xc: READDIRPLUS leaves the mount point tm to LOOKUP (no handle, no attributes)");
+	pe = readdirplus_find(&tm, "t");
+	ok(pe.found && pe.handle && pe.attrs && pe.a.fsid == ta.fsid,
+	   "xc: READDIRPLUS inside the tmpfs gives its entries with its fsid");
+	ok(raw_mnt(fd, lp("xc/tm/nest"), &mfh) == MNT3_OK && same_fh(&mfh, &nest),
+	   "xc: MNT xc/tm/nest walks across both mounts to LOOKUP's handle");
+}
+
+static void nohide(void)
+{
+	struct raw_fh root, child, mchild, hid, mhid, fh;
+	struct attr ra, ca;
+
+	if (!ok(raw_mnt(fd, lp("xn"), &root) == MNT3_OK, "MNT xn"))
+		return;
+	ra = getattr(&root);
+	ok(raw_mnt(fd, lp("xn/child"), &mchild) == MNT3_OK, "MNT xn/child (nohide)");
+	ok(raw_lookup(fd, &root, "child", &child) == NFS3_OK && same_fh(&child, &mchild),
+	   "xn: LOOKUP child gives the nohide child export's root (MNT's handle)");
+	ca = getattr(&child);
+	ok(ca.ok && ca.fileid == lino("xn/child") && ca.fsid != ra.fsid,
+	   "xn: the child export's own file system and fsid");
+	ok(raw_lookup(fd, &child, "c", &fh) == NFS3_OK, "xn: its file is reachable");
+	ok(walk_ino(&child, "..") == ra.fileid, "xn: child/.. is the parent export's root");
+	ok(raw_lookup(fd, &root, "hid", &hid) == NFS3_OK &&
+	   getattr(&hid).fileid == covered_ino("xn", "hid"),
+	   "xn: a child export without nohide stays hidden (the covered directory)");
+	ok(raw_lookup(fd, &hid, "h", &fh) == NFS3ERR_NOENT, "xn: nothing of it is reachable");
+	ok(raw_mnt(fd, lp("xn/hid"), &mhid) == MNT3_OK && getattr(&mhid).fileid == lino("xn/hid") &&
+	   walk_ino(&mhid, "..") == lino("xn/hid"),
+	   "xn/hid mounted itself: its root, and .. stays there (hide)");
+}
+
 /* The server's private views do not hide that a file system is in use. */
 static void busy(void)
 {
@@ -344,6 +419,8 @@ int main(int argc, char **argv)
 	moved_out("x", "d", "x/d", "moved/d");
 	moved_out("bx", "rd", "real/rd", "moved/rd");
 	busy();
+	crossmnt();
+	nohide();
 	close(fd);
 	return tap_done();
 }
