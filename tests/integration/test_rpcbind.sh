@@ -20,6 +20,11 @@ need_nfsxd "${1:-}"
 RQ=$(realpath "${2:?usage: test_rpcbind.sh NFSXD RPCBIND_QUERY}")
 HAVE_RPCINFO=1
 [ -x "$RPCINFO" ] || HAVE_RPCINFO=0
+# Calls as a local user who is not root.
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+HAVE_NOBODY=0
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	"${AS_NOBODY[@]}" test -x "$RQ" && HAVE_NOBODY=1
 
 # check_eq DESC EXPECTED COMMAND...: stdout of COMMAND equals EXPECTED.
 check_eq() {
@@ -127,11 +132,8 @@ if wait_port "$P" 10 "$S" && wait_port "$Q" 10 "$S"; then
 	fi
 	# A local user who is not root (user nobody) tries to unregister
 	# nfsxd's programs.
-	AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-	if [ "$(id -u)" -ne 0 ]; then
-		tap_skip "as user nobody" "not running as root"
-	elif ! command -v setpriv >/dev/null || ! "${AS_NOBODY[@]}" test -x "$RQ"; then
-		tap_skip "as user nobody" "setpriv missing or $RQ not executable by nobody"
+	if [ "$HAVE_NOBODY" -eq 0 ]; then
+		tap_skip "as user nobody" "not root, no setpriv, or $RQ not executable by nobody"
 	else
 		! "${AS_NOBODY[@]}" "$RQ" -r "$Q" null 100000 2 2>/dev/null
 		tap_ok $? "nobody cannot call from a reserved port"
@@ -190,7 +192,7 @@ else
 		# rpcinfo -d cannot be the non-root client here: libtirpc's
 		# rpcb_unset tries the AF_UNIX socket, then ::1, where nfsxd
 		# does not listen. The raw client calls 127.0.0.1 port 111.
-		if "${AS_NOBODY[@]}" test -x "$RQ"; then
+		if [ "$HAVE_NOBODY" -eq 1 ]; then
 			check_eq "nobody: PMAP UNSET 100003 3 on port 111 -> false" false \
 				"${AS_NOBODY[@]}" "$RQ" 111 unset 100003 3 6 0
 			out=$(timeout 10 "$RPCINFO" -p 127.0.0.1 2>&1)
