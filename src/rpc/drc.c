@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct drc_entry {
 	struct drc_link lru;                 /* first: entries are cast from it */
 	struct drc_entry *hnext;             /* hash chain */
 	struct rpc_drc_key key;
+	uint32_t hash;                       /* rpc_drc_hash(key) */
 	bool done;
 	size_t len;
 	uint8_t reply[];
@@ -40,6 +42,8 @@ struct drc_shard {
 
 struct rpc_drc {
 	size_t shard_max;
+	/* SipHash key of this cache, random per start: see rpc_drc_hash. */
+	unsigned char hash_key[crypto_shorthash_KEYBYTES];
 	struct drc_shard shards[DRC_SHARDS];
 };
 
@@ -83,19 +87,38 @@ void rpc_drc_make_key(struct rpc_drc_key *k, uint32_t xid, uint32_t prog,
 	}
 }
 
-static uint32_t key_hash(const struct rpc_drc_key *k)
+/*
+ * The key's fields are the client's choice (xid, port, arguments), so an
+ * unkeyed hash would let a client pick xids that all land in one bucket
+ * and make every lookup walk a chain as long as the cache. SipHash-2-4
+ * (crypto_shorthash) under a key drawn at each start makes the buckets
+ * unpredictable; it costs about as much as the byte-wise FNV-1a it
+ * replaced over the 44-byte key, as it takes 8 bytes per round.
+ */
+uint32_t rpc_drc_hash(const struct rpc_drc *drc, const struct rpc_drc_key *k)
 {
-	return fnv1a(2166136261u, k, sizeof(*k));
+	unsigned char out[crypto_shorthash_BYTES];
+	uint32_t h;
+
+	crypto_shorthash(out, (const unsigned char *)k, sizeof(*k),
+			 drc->hash_key);
+	memcpy(&h, out, sizeof(h));
+	return h;
 }
 
 struct rpc_drc *rpc_drc_create(size_t max_bytes)
 {
-	struct rpc_drc *drc = calloc(1, sizeof(*drc));
+	struct rpc_drc *drc;
 	uint32_t nb = DRC_BUCKETS_MIN;
 	unsigned int i;
 
+	/* randombytes_buf needs it; it may run more than once. */
+	if (sodium_init() < 0)
+		return NULL;
+	drc = calloc(1, sizeof(*drc));
 	if (!drc)
 		return NULL;
+	randombytes_buf(drc->hash_key, sizeof(drc->hash_key));
 	drc->shard_max = max_bytes / DRC_SHARDS;
 	while (nb < DRC_BUCKETS_MAX && nb < drc->shard_max / DRC_ENTRY_GUESS)
 		nb *= 2;
@@ -135,9 +158,9 @@ static size_t entry_cost(const struct drc_entry *e)
 	return sizeof(*e) + e->len;
 }
 
-static void remove_entry(struct drc_shard *s, struct drc_entry *e, uint32_t h)
+static void remove_entry(struct drc_shard *s, struct drc_entry *e)
 {
-	struct drc_entry **pp = &s->buckets[h & s->mask];
+	struct drc_entry **pp = &s->buckets[e->hash & s->mask];
 
 	while (*pp != e)
 		pp = &(*pp)->hnext;
@@ -160,7 +183,7 @@ void rpc_drc_destroy(struct rpc_drc *drc)
 		while (s->lru.next != &s->lru) {
 			struct drc_entry *e = (struct drc_entry *)s->lru.next;
 
-			remove_entry(s, e, key_hash(&e->key));
+			remove_entry(s, e);
 		}
 		free(s->buckets);
 		pthread_mutex_destroy(&s->lock);
@@ -193,7 +216,7 @@ static void trim(struct rpc_drc *drc, struct drc_shard *s)
 
 		l = l->next;
 		if (e->done) {
-			remove_entry(s, e, key_hash(&e->key));
+			remove_entry(s, e);
 			s->evictions++;
 		}
 	}
@@ -205,7 +228,7 @@ enum rpc_drc_result rpc_drc_lookup(struct rpc_drc *drc,
 						size_t len),
 				   void *arg)
 {
-	uint32_t h = key_hash(k);
+	uint32_t h = rpc_drc_hash(drc, k);
 	struct drc_shard *s = shard_of(drc, h);
 	struct drc_entry **pp, *e;
 	enum rpc_drc_result res;
@@ -230,6 +253,7 @@ enum rpc_drc_result rpc_drc_lookup(struct rpc_drc *drc,
 	e = calloc(1, sizeof(*e));
 	if (e) {
 		e->key = *k;
+		e->hash = h;
 		e->hnext = s->buckets[h & s->mask];
 		s->buckets[h & s->mask] = e;
 		lru_push(s, e);
@@ -246,7 +270,7 @@ enum rpc_drc_result rpc_drc_lookup(struct rpc_drc *drc,
 void rpc_drc_store(struct rpc_drc *drc, const struct rpc_drc_key *k,
 		   const uint8_t *reply, size_t len)
 {
-	uint32_t h = key_hash(k);
+	uint32_t h = rpc_drc_hash(drc, k);
 	struct drc_shard *s = shard_of(drc, h);
 	struct drc_entry **pp, *e, *ne;
 
@@ -257,7 +281,7 @@ void rpc_drc_store(struct rpc_drc *drc, const struct rpc_drc_key *k,
 		goto out; /* evicted meanwhile, or never entered */
 	ne = malloc(sizeof(*ne) + len);
 	if (!ne) {
-		remove_entry(s, e, h);
+		remove_entry(s, e);
 		goto out;
 	}
 	*ne = *e;
@@ -279,14 +303,14 @@ out:
 
 void rpc_drc_abandon(struct rpc_drc *drc, const struct rpc_drc_key *k)
 {
-	uint32_t h = key_hash(k);
+	uint32_t h = rpc_drc_hash(drc, k);
 	struct drc_shard *s = shard_of(drc, h);
 	struct drc_entry *e;
 
 	pthread_mutex_lock(&s->lock);
 	e = *find(s, k, h);
 	if (e && !e->done)
-		remove_entry(s, e, h);
+		remove_entry(s, e);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -14,7 +14,9 @@
  * least recently used completed entries are evicted past the bound.
  * The cache is shared by all event loops (a client that reconnects may
  * land on another loop), split into shards each with its own mutex;
- * no other lock is ever held with a shard lock.
+ * no other lock is ever held with a shard lock. Shard and bucket come
+ * from a hash keyed at random per cache (rpc_drc_hash), so chosen xids
+ * cannot pile into one chain.
  */
 #ifndef NFSX_RPC_DRC_H
 #define NFSX_RPC_DRC_H
@@ -41,7 +43,12 @@ enum rpc_drc_result {
 	RPC_DRC_HIT,         /* the cached reply has been copied out */
 };
 
-/* Return values: the cache, or NULL when memory is short. */
+/*
+ * rpc_drc_create - a cache holding at most about @max_bytes, whose hash
+ * is keyed with a fresh random key (initialises libsodium).
+ * Return values: the cache, or NULL when memory is short or libsodium
+ * cannot start.
+ */
 struct rpc_drc *rpc_drc_create(size_t max_bytes);
 void rpc_drc_destroy(struct rpc_drc *drc);
 
@@ -49,6 +56,14 @@ void rpc_drc_make_key(struct rpc_drc_key *k, uint32_t xid, uint32_t prog,
 		      uint32_t vers, uint32_t proc,
 		      const struct sockaddr_storage *peer, const uint8_t *args,
 		      size_t args_len);
+
+/*
+ * rpc_drc_hash - the hash that places @k in @drc's shards and buckets:
+ * SipHash-2-4 of the key under @drc's random key, so a client cannot
+ * choose xids that collide. Exposed for the tests.
+ * Return values: the hash (differs between two caches for the same @k).
+ */
+uint32_t rpc_drc_hash(const struct rpc_drc *drc, const struct rpc_drc_key *k);
 
 /*
  * rpc_drc_lookup - find @k, or enter it as in progress.

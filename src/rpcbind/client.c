@@ -22,6 +22,34 @@
 
 #define TIMEOUT_MS 3000
 
+/*
+ * As root, call from a privileged port, as libtirpc's clients do
+ * (bindresvport): an rpcbind then knows the caller is root on its host
+ * ("superuser"), may take the registration at all (nfsxd's embedded one
+ * takes changes from root only), and no unprivileged local process can
+ * remove it. When every such port is taken, the call goes out from an
+ * ordinary port and the rpcbind decides.
+ */
+static void bind_reserved(int fd, int family)
+{
+	struct sockaddr_storage la = { .ss_family = (sa_family_t)family };
+	socklen_t ll = family == AF_INET ? sizeof(struct sockaddr_in)
+					 : sizeof(struct sockaddr_in6);
+	int p;
+
+	if (geteuid() != 0)
+		return;
+	for (p = 1023; p >= 600; p--) {
+		if (family == AF_INET)
+			((struct sockaddr_in *)&la)->sin_port = htons((uint16_t)p);
+		else
+			((struct sockaddr_in6 *)&la)->sin6_port = htons((uint16_t)p);
+		if (bind(fd, (struct sockaddr *)&la, ll) == 0 ||
+		    errno != EADDRINUSE)
+			return;
+	}
+}
+
 static int connect_to(const char *ip, uint16_t port, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss = { 0 };
@@ -42,6 +70,8 @@ static int connect_to(const char *ip, uint16_t port, char *err, size_t errlen)
 		return -1;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		bind_reserved(fd, ss.ss_family);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) < 0) {
 		snprintf(err, errlen, "connect to %s port %u: %s", ip, port,
 			 strerror(errno));

@@ -16,6 +16,8 @@
 #define RPCB_MAP_MAX 256
 #define RPCB_NETID_MAX 32
 #define RPCB_OWNER_MAX 64
+/* rpcbind's name for the owner of what root registered. */
+#define RPCB_OWNER_ROOT "superuser"
 
 struct rpcb_mapping {
 	uint32_t prog, vers;

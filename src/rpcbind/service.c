@@ -53,6 +53,33 @@ static bool peer_is_loopback(const struct rpc_req *req)
 	return false;
 }
 
+static uint16_t peer_port(const struct rpc_req *req)
+{
+	const struct sockaddr_storage *ss = req->peer;
+
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)(const void *)ss)->sin6_port);
+}
+
+/*
+ * May this caller change the table? Only root on this host: a loopback
+ * peer whose source port is privileged (< 1024), which only root (or
+ * CAP_NET_BIND_SERVICE) can bind. rpcbind calls such a caller
+ * "superuser" (is_localroot) and records that as the owner; it also
+ * takes SET from other local callers, as owner "unknown" (or their uid
+ * over its AF_UNIX socket), but "unknown" is every unprivileged process
+ * on the host, so any of them could replace or remove what another
+ * registered. nfsxd serves rpcbind over TCP only, so it has no
+ * SO_PEERCRED to tell users apart and takes changes from root only.
+ * The owner a client writes in an RPCBIND SET is ignored, as rpcbind
+ * does: it is the caller's claim, not its identity.
+ */
+static bool caller_is_local_root(const struct rpc_req *req)
+{
+	return peer_is_loopback(req) && peer_port(req) < 1024;
+}
+
 static const char *transport_netid(const struct rpc_req *req)
 {
 	return req->peer && req->peer->ss_family == AF_INET6 ? "tcp6" : "tcp";
@@ -147,12 +174,12 @@ static enum rpc_accept_stat pmap_set(struct rpc_req *req)
 	if (!dec_mapping(&req->args, a))
 		return RPC_GARBAGE_ARGS;
 	netid = prot_netid(a[2]);
-	if (peer_is_loopback(req) && netid && a[3] && a[3] <= 65535) {
+	if (caller_is_local_root(req) && netid && a[3] && a[3] <= 65535) {
 		m.prog = a[0];
 		m.vers = a[1];
 		snprintf(m.netid, sizeof(m.netid), "%s", netid);
 		uaddr_make("0.0.0.0", (uint16_t)a[3], m.uaddr, sizeof(m.uaddr));
-		snprintf(m.owner, sizeof(m.owner), "unknown");
+		snprintf(m.owner, sizeof(m.owner), RPCB_OWNER_ROOT);
 		ok = rpcb_map_set(&m);
 	}
 	return xdr_enc_bool(&req->enc, ok) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
@@ -165,8 +192,12 @@ static enum rpc_accept_stat pmap_unset(struct rpc_req *req)
 
 	if (!dec_mapping(&req->args, a))
 		return RPC_GARBAGE_ARGS;
-	/* RFC 1833: the protocol and port fields are ignored. */
-	if (peer_is_loopback(req))
+	/*
+	 * RFC 1833: the protocol and port fields are ignored. Root removes
+	 * any owner's registration, nfsxd's own included, as rpcbind lets
+	 * its "superuser" do.
+	 */
+	if (caller_is_local_root(req))
 		ok = rpcb_map_unset(a[0], a[1], NULL, NULL);
 	return xdr_enc_bool(&req->enc, ok) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }
@@ -229,14 +260,13 @@ static enum rpc_accept_stat rpcb_set(struct rpc_req *req)
 
 	if (!dec_rpcb(&req->args, &a))
 		return RPC_GARBAGE_ARGS;
-	if (peer_is_loopback(req) && a.netid[0] &&
+	if (caller_is_local_root(req) && a.netid[0] &&
 	    uaddr_split(a.addr, host, sizeof(host), &port) == 0) {
 		m.prog = a.prog;
 		m.vers = a.vers;
 		memcpy(m.netid, a.netid, sizeof(m.netid));
 		memcpy(m.uaddr, a.addr, sizeof(m.uaddr));
-		snprintf(m.owner, sizeof(m.owner), "%s",
-			 a.owner[0] ? a.owner : "unknown");
+		snprintf(m.owner, sizeof(m.owner), RPCB_OWNER_ROOT);
 		ok = rpcb_map_set(&m);
 	}
 	return xdr_enc_bool(&req->enc, ok) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
@@ -249,7 +279,7 @@ static enum rpc_accept_stat rpcb_unset(struct rpc_req *req)
 
 	if (!dec_rpcb(&req->args, &a))
 		return RPC_GARBAGE_ARGS;
-	if (peer_is_loopback(req))
+	if (caller_is_local_root(req))
 		ok = rpcb_map_unset(a.prog, a.vers, a.netid, NULL);
 	return xdr_enc_bool(&req->enc, ok) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }

@@ -175,7 +175,10 @@ struct flag_opt {
 static const struct flag_opt flag_opts[] = {
 	{ "rw", OPT(rw), true, false },
 	{ "ro", OPT(rw), false, false },
-	{ "async", OPT(async), true, false },
+	/* Every WRITE honours its stable_how and COMMIT syncs, as with
+	 * sync; nfsxd never answers before the data is where the client
+	 * asked, so async changes nothing (and is warned about). */
+	{ "async", OPT(async), true, true },
 	{ "sync", OPT(async), false, false },
 	{ "root_squash", OPT(root_squash), true, false },
 	{ "no_root_squash", OPT(root_squash), false, false },
@@ -185,7 +188,9 @@ static const struct flag_opt flag_opts[] = {
 	{ "insecure", OPT(secure), false, false },
 	{ "subtree_check", OPT(subtree_check), true, false },
 	{ "no_subtree_check", OPT(subtree_check), false, false },
-	{ "wdelay", OPT(wdelay), true, false },
+	/* nfsxd never holds a write back to gather it with others, as
+	 * no_wdelay; an explicit wdelay changes nothing. */
+	{ "wdelay", OPT(wdelay), true, true },
 	{ "no_wdelay", OPT(wdelay), false, false },
 	{ "nohide", OPT(nohide), true, false },
 	{ "hide", OPT(nohide), false, false },

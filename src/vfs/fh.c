@@ -23,46 +23,191 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 	return 0;
 }
 
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Whoever can read fh.key can forge a handle for any file of any export,
+ * and whoever can write it (or owns it, and so can chmod it) can make
+ * nfsxd accept handles made with a key of theirs. So an existing key
+ * must be a regular file of nfsxd's own user that nobody else may read
+ * or write; anything else stops the start with the fix to apply (a key
+ * is never rewritten silently: clients would lose their handles).
+ */
+static int check_key_file(const char *path, const struct stat *st, char *err,
+			  size_t errlen)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file; remove it and nfsxd makes a new key (clients then lose their file handles)",
+			 path);
+		return -1;
+	}
+	if (st->st_uid != geteuid()) {
+		snprintf(err, errlen, "%s is owned by uid %u, not by nfsxd's uid %u: anyone who owns it can read or change the key; chown %u %s, or remove it to make a new key",
+			 path, (unsigned int)st->st_uid, (unsigned int)geteuid(),
+			 (unsigned int)geteuid(), path);
+		return -1;
+	}
+	if (st->st_mode & 077) {
+		snprintf(err, errlen, "%s is readable or writable by group or others (mode %04o): whoever reads it can forge file handles; chmod 600 %s",
+			 path, (unsigned int)(st->st_mode & 07777), path);
+		return -1;
+	}
+	if (st->st_size != FH_KEY_LEN) {
+		snprintf(err, errlen, "%s: not a %u-byte key; remove it to make a new one (clients then lose their file handles)",
+			 path, FH_KEY_LEN);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whoever can write the state directory can remove or replace fh.key
+ * (and handles.map) between starts: a removed key is silently replaced
+ * by a new one, and every client loses its handles. So the directory
+ * must be nfsxd's user's and writable by nobody else, as sshd's
+ * StrictModes wants of ~/.ssh; the start is refused, not merely warned
+ * about, because a warning in a log does not undo a replaced key.
+ */
+static int check_state_dir(const char *dir, const struct stat *st, char *err,
+			   size_t errlen)
+{
+	if (st->st_uid != geteuid()) {
+		snprintf(err, errlen, "state directory %s is owned by uid %u, not by nfsxd's uid %u, who could replace fh.key in it: chown %u %s, or use another --state-dir",
+			 dir, (unsigned int)st->st_uid, (unsigned int)geteuid(),
+			 (unsigned int)geteuid(), dir);
+		return -1;
+	}
+	if (st->st_mode & 022) {
+		snprintf(err, errlen, "state directory %s is writable by group or others (mode %04o), who could replace fh.key in it: chmod go-w %s",
+			 dir, (unsigned int)(st->st_mode & 07777), dir);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A new key goes to a private temporary file, synced, renamed over the
+ * name and the directory synced, so that a crash leaves either no key
+ * or the whole key, never a short one (which would stop the next
+ * start), and the key written is the one in use after a power loss.
+ * Every error path closes what it opened and removes the temporary.
+ */
+static int write_new_key(int dfd, const char *path, const uint8_t key[FH_KEY_LEN],
+			 char *err, size_t errlen)
+{
+	static const char tmp[] = "fh.key.tmp";
+	int fd, e;
+
+	/* A leftover of an interrupted start; O_EXCL below trusts no file. */
+	if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT) {
+		snprintf(err, errlen, "cannot remove %s.tmp: %s", path, strerror(errno));
+		return -1;
+	}
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s.tmp: %s", path, strerror(errno));
+		return -1;
+	}
+	if (write_all(fd, key, FH_KEY_LEN) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, "fh.key") < 0) {
+		e = errno;
+		goto fail;
+	}
+	/* EINVAL: a file system that cannot sync a directory. */
+	if (fsync(dfd) < 0 && errno != EINVAL) {
+		snprintf(err, errlen, "cannot sync the directory of %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+fail:
+	unlinkat(dfd, tmp, 0);
+	snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+	return -1;
+}
+
+static int load_key(int dfd, const char *path, uint8_t key[FH_KEY_LEN],
+		    char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r = -1;
+
+	/* O_NONBLOCK: a FIFO planted as fh.key must not hang the start. */
+	fd = openat(dfd, "fh.key", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			/* First start: a new key, for nfsxd's user only. */
+			randombytes_buf(key, FH_KEY_LEN);
+			return write_new_key(dfd, path, key, err, errlen);
+		}
+		if (errno == ELOOP)
+			snprintf(err, errlen, "%s is a symbolic link; nfsxd wants the key itself there (remove the link and nfsxd makes a new key)",
+				 path);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else if (check_key_file(path, &st, err, errlen) == 0) {
+		if (read_all(fd, key, FH_KEY_LEN) == 0)
+			r = 0;
+		else
+			snprintf(err, errlen, "%s: not a %u-byte key; remove it to make a new one (clients then lose their file handles)",
+				 path, FH_KEY_LEN);
+	}
+	close(fd);
+	return r;
+}
+
 int fh_key_load(const char *state_dir, uint8_t key[FH_KEY_LEN], char *err,
 		size_t errlen)
 {
-	char path[4096], tmp[4096 + 8];
+	char path[4096];
 	struct stat st;
-	int fd;
+	int dfd, r;
 
 	if (sodium_init() < 0) {
 		snprintf(err, errlen, "libsodium failed to initialise");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/fh.key", state_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		if (fstat(fd, &st) < 0 || st.st_size != FH_KEY_LEN ||
-		    read_all(fd, key, FH_KEY_LEN) < 0) {
-			snprintf(err, errlen, "%s: not a %u-byte key; remove it to make a new one (clients then lose their file handles)",
-				 path, FH_KEY_LEN);
-			close(fd);
-			return -1;
-		}
-		close(fd);
-		return 0;
-	}
-	if (errno != ENOENT) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* Every name below is taken relative to this one directory. */
+	dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "state directory %s: %s", state_dir,
+			 strerror(errno));
 		return -1;
 	}
-	/* First start: write a new key atomically, readable by root only. */
-	randombytes_buf(key, FH_KEY_LEN);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || write(fd, key, FH_KEY_LEN) != FH_KEY_LEN || fsync(fd) < 0 ||
-	    close(fd) < 0 || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
-		return -1;
+	if (fstat(dfd, &st) < 0) {
+		snprintf(err, errlen, "state directory %s: %s", state_dir,
+			 strerror(errno));
+		r = -1;
+	} else if (check_state_dir(state_dir, &st, err, errlen) < 0) {
+		r = -1;
+	} else {
+		r = load_key(dfd, path, key, err, errlen);
 	}
-	return 0;
+	close(dfd);
+	return r;
 }
 
 static void mac(const uint8_t key[FH_KEY_LEN], const uint8_t *in, size_t len,

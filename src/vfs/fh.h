@@ -44,8 +44,13 @@ struct fh_parts {
 
 /*
  * fh_key_load - read the server secret from @state_dir/fh.key, creating
- * it (random, mode 0600) on first start.
- * Return values: 0, or -1 with a message in @err.
+ * it (random, mode 0600, through a synced temporary file and rename,
+ * then the directory synced) on first start. @state_dir must belong to
+ * the effective uid and not be writable by group or others; an existing
+ * key must be a regular file of the effective uid with no group or
+ * other permission bits.
+ * Return values: 0, or -1 with a message in @err naming the file and
+ * the fix.
  */
 int fh_key_load(const char *state_dir, uint8_t key[FH_KEY_LEN], char *err,
 		size_t errlen);

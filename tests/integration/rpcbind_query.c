@@ -12,10 +12,19 @@
  *   rpcbind_query PORT unset PROG VERS PROT PORT   -> "true" / "false"
  *   rpcbind_query PORT getaddr RBVERS PROG VERS NETID -> universal address
  *   rpcbind_query PORT rpcbdump RBVERS             -> "prog vers netid addr owner"...
+ *   rpcbind_query PORT rbset RBVERS PROG VERS NETID ADDR -> "true" / "false"
+ *   rpcbind_query PORT rbunset RBVERS PROG VERS NETID    -> "true" / "false"
+ *
+ * With -r first, the call leaves from a privileged (reserved) source
+ * port, as root's libtirpc clients do (bindresvport); without it, from
+ * an ephemeral port (>= 1024), whoever runs it. -r fails (exit 1) when
+ * the caller may not bind such a port.
  *
  * Exit status: 0 on a successful call, 1 when the call failed (no reply,
  * denied, not SUCCESS, undecodable results; reason on stderr), 2 on usage.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +103,14 @@ static int usage(void)
 		"       rpcbind_query PORT dump\n"
 		"       rpcbind_query PORT set|unset PROG VERS PROT PORT\n"
 		"       rpcbind_query PORT getaddr RBVERS PROG VERS NETID\n"
-		"       rpcbind_query PORT rpcbdump RBVERS\n");
+		"       rpcbind_query PORT rpcbdump RBVERS\n"
+		"       rpcbind_query PORT rbset RBVERS PROG VERS NETID ADDR\n"
+		"       rpcbind_query PORT rbunset RBVERS PROG VERS NETID\n"
+		"       (-r before PORT: call from a reserved source port)\n");
 	return 2;
 }
+
+static bool reserved;
 
 /*
  * Make the call and leave the SUCCESS results in *res. Exits 1 with a
@@ -110,10 +124,12 @@ static void call(uint16_t port, uint32_t prog, uint32_t vers, uint32_t proc,
 	char s[256];
 	int fd, rc;
 
-	fd = rpc_connect(port, 3000);
+	fd = reserved ? rpc_connect_privileged(port, 3000)
+		      : rpc_connect(port, 3000);
 	if (fd < 0) {
-		fprintf(stderr, "rpcbind_query: cannot connect to 127.0.0.1:%u\n",
-			port);
+		fprintf(stderr, "rpcbind_query: cannot connect to 127.0.0.1:%u%s: %s\n",
+			port, reserved ? " from a reserved port" : "",
+			strerror(errno));
 		exit(1);
 	}
 	rpc_call_init(&c, rpc_next_xid() ^ (uint32_t)getpid(), prog, vers,
@@ -159,6 +175,11 @@ int main(int argc, char **argv)
 	uint16_t port;
 	const char *op;
 
+	if (argc > 1 && !strcmp(argv[1], "-r")) {
+		reserved = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 3)
 		return usage();
 	port32 = num(argv[1]);
@@ -209,6 +230,24 @@ int main(int argc, char **argv)
 			rpc_buf_put_u32(&args, num(argv[i]));
 		call(port, PMAP_PROG, 2, !strcmp(op, "set") ? 1 : 2, &args,
 		     &store, &res);
+		v = rd_u32(&res);
+		if (finish(&res))
+			return 1;
+		printf("%s\n", v == 1 ? "true" : v == 0 ? "false" : "bad-bool");
+		return v > 1;
+	}
+	if ((!strcmp(op, "rbset") && argc == 8) ||
+	    (!strcmp(op, "rbunset") && argc == 7)) {
+		uint32_t v;
+
+		rbvers = num(argv[3]);
+		rpc_buf_put_u32(&args, num(argv[4]));
+		rpc_buf_put_u32(&args, num(argv[5]));
+		rpc_buf_put_string(&args, argv[6]);
+		rpc_buf_put_string(&args, argc == 8 ? argv[7] : "");
+		rpc_buf_put_string(&args, "");
+		call(port, PMAP_PROG, rbvers, !strcmp(op, "rbset") ? 1 : 2,
+		     &args, &store, &res);
 		v = rd_u32(&res);
 		if (finish(&res))
 			return 1;

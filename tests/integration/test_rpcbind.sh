@@ -3,8 +3,11 @@
 # TAP test of nfsxd's embedded rpcbind. (a) On a test-picked rpcbind
 # port Q: rpcinfo pings PMAP 2 and RPCBIND 3/4; PMAP GETPORT and DUMP and
 # RPCBIND GETADDR/DUMP (via rpcbind_query) map NFS 3 and MOUNT 3 to the
-# main port P; PMAP SET/UNSET of a fake program from localhost work; the
-# rpcbind program is served on P too. (b) The real port 111, only when
+# main port P; PMAP SET/UNSET and RPCBIND v3/v4 SET/UNSET of a fake
+# program from root (a reserved port on localhost) work, recorded as
+# "superuser"; from an unreserved port, and as user nobody, SET and
+# UNSET (of nfsxd's own programs too) answer false and change nothing;
+# the rpcbind program is served on P too. (b) The real port 111, only when
 # running as root with 111 free: rpcinfo -p and rpcinfo -T tcp. (c) A
 # second nfsxd whose --rpcbind-port is held by the first registers
 # there, collides, logs about it and keeps serving on its own port.
@@ -17,6 +20,11 @@ need_nfsxd "${1:-}"
 RQ=$(realpath "${2:?usage: test_rpcbind.sh NFSXD RPCBIND_QUERY}")
 HAVE_RPCINFO=1
 [ -x "$RPCINFO" ] || HAVE_RPCINFO=0
+# Calls as a local user who is not root.
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+HAVE_NOBODY=0
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	"${AS_NOBODY[@]}" test -x "$RQ" && HAVE_NOBODY=1
 
 # check_eq DESC EXPECTED COMMAND...: stdout of COMMAND equals EXPECTED.
 check_eq() {
@@ -86,20 +94,66 @@ if wait_port "$P" 10 "$S" && wait_port "$Q" 10 "$S"; then
 		tap_diag <"$WORK/rpcbdump.out"
 	done
 
-	# PMAP SET/UNSET from localhost (RFC 1833 semantics).
-	check_eq "PMAP SET 400000 1 tcp 1234 -> true" true "$RQ" "$Q" set 400000 1 6 1234
-	check_eq "PMAP GETPORT 400000 1 -> 1234" 1234 "$RQ" "$Q" getport 400000 1
-	"$RQ" "$Q" dump 2>&1 | grep -qx "400000 1 6 1234"
-	tap_ok $? "PMAP DUMP lists 400000 1 tcp 1234"
-	out=$("$RQ" "$Q" getaddr 3 400000 1 tcp 2>&1)
-	tap_diag "RPCBIND v3 GETADDR 400000 1 tcp -> '$out'"
-	check_eq "PMAP SET of an existing [prog,vers,prot] with another port -> false" \
-		false "$RQ" "$Q" set 400000 1 6 4321
-	check_eq "... and the mapping stays 1234" 1234 "$RQ" "$Q" getport 400000 1
-	check_eq "PMAP UNSET 400000 1 -> true" true "$RQ" "$Q" unset 400000 1 6 0
-	check_eq "PMAP GETPORT 400000 1 after UNSET -> 0" 0 "$RQ" "$Q" getport 400000 1
-	check_eq "PMAP UNSET of nothing -> false" false "$RQ" "$Q" unset 400000 1 6 0
-	check_eq "NFS mapping untouched by the fake program" "$P" "$RQ" "$Q" getport 100003 3
+	if [ "$(id -u)" -eq 0 ]; then
+		# PMAP SET/UNSET from root on this host (RFC 1833 semantics):
+		# loopback and a reserved source port.
+		check_eq "PMAP SET 400000 1 tcp 1234 -> true" true "$RQ" -r "$Q" set 400000 1 6 1234
+		check_eq "PMAP GETPORT 400000 1 -> 1234" 1234 "$RQ" "$Q" getport 400000 1
+		"$RQ" "$Q" dump 2>&1 | grep -qx "400000 1 6 1234"
+		tap_ok $? "PMAP DUMP lists 400000 1 tcp 1234"
+		out=$("$RQ" "$Q" getaddr 3 400000 1 tcp 2>&1)
+		tap_diag "RPCBIND v3 GETADDR 400000 1 tcp -> '$out'"
+		check_eq "PMAP SET of an existing [prog,vers,prot] with another port -> false" \
+			false "$RQ" -r "$Q" set 400000 1 6 4321
+		check_eq "... and the mapping stays 1234" 1234 "$RQ" "$Q" getport 400000 1
+		check_eq "PMAP UNSET 400000 1 -> true" true "$RQ" -r "$Q" unset 400000 1 6 0
+		check_eq "PMAP GETPORT 400000 1 after UNSET -> 0" 0 "$RQ" "$Q" getport 400000 1
+		check_eq "PMAP UNSET of nothing -> false" false "$RQ" -r "$Q" unset 400000 1 6 0
+		check_eq "NFS mapping untouched by the fake program" "$P" "$RQ" "$Q" getport 100003 3
+		for rv in 3 4; do
+			check_eq "RPCBIND v$rv SET 400001 $rv tcp from root -> true" true \
+				"$RQ" -r "$Q" rbset $rv 400001 $rv tcp 127.0.0.1.4.210
+			"$RQ" "$Q" rpcbdump $rv 2>&1 | grep -qx "400001 $rv tcp 127.0.0.1.4.210 superuser"
+			tap_ok $? "RPCBIND v$rv DUMP: 400001 $rv owned by superuser"
+			check_eq "RPCBIND v$rv UNSET 400001 $rv tcp from root -> true" true \
+				"$RQ" -r "$Q" rbunset $rv 400001 $rv tcp
+		done
+
+		# Root, but from an ephemeral port: not provably root, refused.
+		check_eq "PMAP SET from an unreserved port -> false" false \
+			"$RQ" "$Q" set 400000 1 6 1234
+		check_eq "... nothing registered" 0 "$RQ" "$Q" getport 400000 1
+		check_eq "PMAP UNSET of NFS from an unreserved port -> false" false \
+			"$RQ" "$Q" unset 100003 3 6 0
+		check_eq "RPCBIND v4 UNSET of NFS from an unreserved port -> false" false \
+			"$RQ" "$Q" rbunset 4 100003 3 tcp
+	else
+		tap_skip "SET/UNSET from a reserved port" "not running as root"
+	fi
+	# A local user who is not root (user nobody) tries to unregister
+	# nfsxd's programs.
+	if [ "$HAVE_NOBODY" -eq 0 ]; then
+		tap_skip "as user nobody" "not root, no setpriv, or $RQ not executable by nobody"
+	else
+		! "${AS_NOBODY[@]}" "$RQ" -r "$Q" null 100000 2 2>/dev/null
+		tap_ok $? "nobody cannot call from a reserved port"
+		for rv in 3 4; do
+			check_eq "nobody: RPCBIND v$rv UNSET 100003 3 tcp -> false" false \
+				"${AS_NOBODY[@]}" "$RQ" "$Q" rbunset $rv 100003 3 tcp
+		done
+		check_eq "nobody: PMAP UNSET 100003 3 -> false" false \
+			"${AS_NOBODY[@]}" "$RQ" "$Q" unset 100003 3 6 0
+		check_eq "nobody: PMAP UNSET 100005 3 -> false" false \
+			"${AS_NOBODY[@]}" "$RQ" "$Q" unset 100005 3 6 0
+		check_eq "nobody: PMAP SET 400000 1 -> false" false \
+			"${AS_NOBODY[@]}" "$RQ" "$Q" set 400000 1 6 1234
+		"$RQ" "$Q" dump >"$WORK/dump2.out" 2>&1
+		grep -qx "100003 3 6 $P" "$WORK/dump2.out" &&
+			grep -qx "100005 3 6 $P" "$WORK/dump2.out" &&
+			! grep -q "^400000 " "$WORK/dump2.out"
+		tap_ok $? "PMAP DUMP afterwards: NFS and MOUNT still mapped, nothing added"
+		tap_diag <"$WORK/dump2.out"
+	fi
 
 	alive "$S"
 	tap_ok $? "server alive after rpcbind calls"
@@ -135,6 +189,16 @@ else
 		echo "$out" | grep -Eq "^ *100005 +3 +tcp +$P( |$)"
 		tap_ok $((rc || $?)) "rpcinfo -p 127.0.0.1 lists 100005 3 tcp $P"
 		tap_diag "$out"
+		# rpcinfo -d cannot be the non-root client here: libtirpc's
+		# rpcb_unset tries the AF_UNIX socket, then ::1, where nfsxd
+		# does not listen. The raw client calls 127.0.0.1 port 111.
+		if [ "$HAVE_NOBODY" -eq 1 ]; then
+			check_eq "nobody: PMAP UNSET 100003 3 on port 111 -> false" false \
+				"${AS_NOBODY[@]}" "$RQ" 111 unset 100003 3 6 0
+			out=$(timeout 10 "$RPCINFO" -p 127.0.0.1 2>&1)
+			echo "$out" | grep -Eq "^ *100003 +3 +tcp +$P( |$)"
+			tap_ok $? "rpcinfo -p 127.0.0.1 still lists 100003 3 tcp $P"
+		fi
 		for prog in 100003 100005; do
 			out=$(timeout 10 "$RPCINFO" -T tcp 127.0.0.1 $prog 3 2>&1)
 			rc=$?

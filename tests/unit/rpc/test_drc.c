@@ -8,7 +8,9 @@
  * holds while 10,000 replies go through a 64 KiB cache (least recently
  * used completed entries are evicted, in-progress ones never); and
  * four threads hammering overlapping keys leave consistent statistics
- * (this file is also meant to be built with -fsanitize=thread).
+ * (this file is also meant to be built with -fsanitize=thread); the
+ * hash is keyed per cache (two caches place the same keys apart) and
+ * entries are still found by their key.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -383,6 +385,61 @@ static void run_threads(size_t max, bool abandon, const char *what)
 	rpc_drc_destroy(drc);
 }
 
+/*
+ * Two caches draw their own SipHash keys: the same 64 keys hash to other
+ * values (a 32-bit match by chance is 2^-32 per key) and mostly to other
+ * buckets of 64; within a cache the hash is stable, and stored replies
+ * are found in each.
+ */
+static void test_hash_keyed(void)
+{
+	struct rpc_drc *a = rpc_drc_create(1u << 20);
+	struct rpc_drc *b = rpc_drc_create(1u << 20);
+	static const uint8_t ra[] = "reply a", rb[] = "reply b";
+	struct rpc_drc_key k;
+	struct copied c;
+	int differ = 0, other_bucket = 0, stable = 0;
+	uint32_t x;
+
+	if (!a || !b) {
+		ok(0, "hash: two caches created");
+		rpc_drc_destroy(a);
+		rpc_drc_destroy(b);
+		return;
+	}
+	for (x = 0; x < 64; x++) {
+		uint32_t ha, hb;
+
+		key(&k, x, &peer4);
+		ha = rpc_drc_hash(a, &k);
+		hb = rpc_drc_hash(b, &k);
+		differ += ha != hb;
+		other_bucket += (ha & 63) != (hb & 63);
+		stable += rpc_drc_hash(a, &k) == ha;
+	}
+	ok(differ == 64, "hash: two caches hash 64 keys differently (%d)",
+	   differ);
+	ok(other_bucket >= 48,
+	   "hash: most keys land in another bucket of 64 (%d)", other_bucket);
+	ok(stable == 64, "hash: stable within a cache (%d)", stable);
+
+	key(&k, 42, &peer4);
+	ok(look(a, &k, &c) == RPC_DRC_MISS && look(b, &k, &c) == RPC_DRC_MISS,
+	   "hash: MISS in both caches");
+	rpc_drc_store(a, &k, ra, sizeof(ra));
+	rpc_drc_store(b, &k, rb, sizeof(rb));
+	ok(look(a, &k, &c) == RPC_DRC_HIT && c.len == sizeof(ra) &&
+	   memcmp(c.buf, ra, sizeof(ra)) == 0,
+	   "hash: cache a finds its reply");
+	ok(look(b, &k, &c) == RPC_DRC_HIT && c.len == sizeof(rb) &&
+	   memcmp(c.buf, rb, sizeof(rb)) == 0,
+	   "hash: cache b finds its reply");
+	key(&k, 43, &peer4);
+	ok(look(a, &k, &c) == RPC_DRC_MISS, "hash: another xid is a MISS");
+	rpc_drc_destroy(a);
+	rpc_drc_destroy(b);
+}
+
 int main(void)
 {
 	mkpeer4(&peer4, "198.51.100.1", 900);
@@ -393,6 +450,7 @@ int main(void)
 	test_keys();
 	test_bound();
 	test_lru();
+	test_hash_keyed();
 	run_threads(1u << 20, false, "threads, 1 MiB");
 	run_threads(16u * 1024, true, "threads, 16 KiB with abandons");
 	return tap_done();

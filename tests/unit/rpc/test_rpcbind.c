@@ -9,7 +9,8 @@
  * sent): PMAP v2 SET/UNSET/GETPORT/DUMP, RPCBIND v3 SET/GETADDR/UNSET/
  * DUMP, v4 GETVERSADDR versus GETADDR, GETADDRLIST entries, GETTIME,
  * and malformed arguments answered with GARBAGE_ARGS and no side
- * effect. req->conn is NULL, so wildcard registrations are reported as
+ * effect; SET and UNSET from local non-root peers (loopback, port >=
+ * 1024) refused, root's UNSET of any owner's mapping. req->conn is NULL, so wildcard registrations are reported as
  * registered ("0.0.0.0.p1.p2").
  */
 #include <arpa/inet.h>
@@ -238,24 +239,33 @@ static struct rpc_registry reg;
 static struct test_req t;
 static struct wbuf w;
 static struct sockaddr_storage lo, remote, lo6, remote6, mapped_lo;
+/* Loopback peers on unprivileged source ports: a local non-root user. */
+static struct sockaddr_storage lo_user, lo6_user, mapped_user;
 static uint32_t xid = 1000;
 
-static void mkpeer(struct sockaddr_storage *ss, int af, const char *ip)
+/* A peer at @ip, source port 900 (privileged) unless @port is given. */
+static void mkpeer_port(struct sockaddr_storage *ss, int af, const char *ip,
+			uint16_t port)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (af == AF_INET) {
 		struct sockaddr_in *s = (struct sockaddr_in *)ss;
 
 		s->sin_family = AF_INET;
-		s->sin_port = htons(900);
+		s->sin_port = htons(port);
 		inet_pton(AF_INET, ip, &s->sin_addr);
 	} else {
 		struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
 
 		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(900);
+		s->sin6_port = htons(port);
 		inet_pton(AF_INET6, ip, &s->sin6_addr);
 	}
+}
+
+static void mkpeer(struct sockaddr_storage *ss, int af, const char *ip)
+{
+	mkpeer_port(ss, af, ip, 900);
 }
 
 /* Reader over the results that follow the 24-byte accepted header. */
@@ -552,8 +562,9 @@ static void test_rpcb3(void)
 	ok(n == 1 && e[0].prog == P && e[0].vers == 1 &&
 	   strcmp(e[0].netid, "tcp") == 0 &&
 	   strcmp(e[0].addr, "127.0.0.1.8.1") == 0 &&
-	   strcmp(e[0].owner, "test") == 0,
-	   "v3 DUMP: one entry with every field (%d)", n);
+	   strcmp(e[0].owner, "superuser") == 0,
+	   "v3 DUMP: one entry with every field, owner \"superuser\" "
+	   "(the caller's, not the \"test\" it wrote) (%d)", n);
 
 	ok(rpcb_bool(3, 1, P, 2, "tcp", "junk", "test", &lo) == 0,
 	   "v3 SET with a bad universal address: FALSE");
@@ -562,9 +573,9 @@ static void test_rpcb3(void)
 	ok(rpcb_bool(3, 1, P, 2, "tcp", "127.0.0.1.8.3", "", &lo) == 1,
 	   "v3 SET with an empty owner: TRUE");
 	n = rpcb_dump(3, e, 8, &lo);
-	ok(n == 2 && ((e[0].vers == 2 && strcmp(e[0].owner, "unknown") == 0) ||
-		      (e[1].vers == 2 && strcmp(e[1].owner, "unknown") == 0)),
-	   "... recorded with owner \"unknown\"");
+	ok(n == 2 && ((e[0].vers == 2 && strcmp(e[0].owner, "superuser") == 0) ||
+		      (e[1].vers == 2 && strcmp(e[1].owner, "superuser") == 0)),
+	   "... recorded with owner \"superuser\"");
 
 	ok(rpcb_bool(3, 2, P, 1, "tcp", "", "", &remote) == 0,
 	   "v3 UNSET from 192.0.2.1: FALSE");
@@ -678,6 +689,69 @@ static void test_rpcb4(void)
 	ok(rpcb_map_snapshot(snapbuf, RPCB_MAP_MAX) == 0, "table empty");
 }
 
+/*
+ * Only root on this host changes the table: a loopback peer on a port
+ * >= 1024 is a local user, refused with FALSE whatever it asks; root
+ * removes anyone's registration, as rpcbind's "superuser" does.
+ */
+static void test_ownership(void)
+{
+	struct rpcb_mapping m;
+	static struct rpcb_ent e[8];
+	struct pmap_ent pe[8];
+	int n;
+
+	rpcb_map_clear();
+	/* As nfsxd registers itself at start. */
+	m = mk(P, 3, "tcp", "0.0.0.0.8.1", "superuser");
+	rpcb_map_set(&m);
+
+	ok(pmap(1, Q, 1, 6, 2049, &lo_user) == 0,
+	   "PMAP SET from 127.0.0.1 port 40000: FALSE");
+	ok(pmap(1, Q, 1, 6, 2049, &lo6_user) == 0,
+	   "PMAP SET from ::1 port 1024: FALSE");
+	ok(pmap(1, Q, 1, 6, 2049, &mapped_user) == 0,
+	   "PMAP SET from ::ffff:127.0.0.1 port 40000: FALSE");
+	ok(rpcb_bool(3, 1, Q, 1, "tcp", "127.0.0.1.8.1", "superuser",
+		     &lo_user) == 0,
+	   "v3 SET from a local user claiming owner superuser: FALSE");
+	ok(rpcb_bool(4, 1, Q, 1, "tcp", "127.0.0.1.8.1", "", &lo6_user) == 0,
+	   "v4 SET from ::1 port 1024: FALSE");
+	n = pmap_dump(pe, 8, &lo);
+	ok(n == 1 && pmap_has(pe, n, P, 3, 6, 2049) == 1,
+	   "... nothing was registered (%d entries)", n);
+
+	ok(pmap(2, P, 3, 6, 0, &lo_user) == 0,
+	   "PMAP UNSET of nfsxd's program from a local user: FALSE");
+	ok(rpcb_bool(3, 2, P, 3, "tcp", "", "superuser", &lo_user) == 0,
+	   "v3 UNSET from a local user: FALSE");
+	ok(rpcb_bool(4, 2, P, 3, "", "", "", &mapped_user) == 0,
+	   "v4 UNSET from a local user: FALSE");
+	ok(pmap(3, P, 3, 6, 0, &remote) == 2049,
+	   "... the mapping is still there");
+
+	mkpeer_port(&lo_user, AF_INET, "127.0.0.1", 1023);
+	ok(pmap(1, Q, 1, 6, 2049, &lo_user) == 1,
+	   "PMAP SET from 127.0.0.1 port 1023: TRUE");
+	mkpeer_port(&lo_user, AF_INET, "127.0.0.1", 40000);
+	ok(rpcb_bool(3, 1, Q, 2, "tcp", "127.0.0.1.8.1", "alice", &lo) == 1,
+	   "v3 SET from root writing owner alice: TRUE");
+	n = rpcb_dump(3, e, 8, &lo);
+	ok(n == 3 && strcmp(e[0].owner, "superuser") == 0 &&
+	   strcmp(e[1].owner, "superuser") == 0 &&
+	   strcmp(e[2].owner, "superuser") == 0,
+	   "... every entry is owned by superuser (%d)", n);
+
+	m = mk(Q, 7, "tcp", "0.0.0.0.8.1", "1000");
+	rpcb_map_set(&m);
+	ok(rpcb_bool(3, 2, Q, 7, "tcp", "", "", &lo) == 1 &&
+	   !rpcb_map_find(Q, 7, "tcp", false, &m),
+	   "root UNSET removes another owner's registration");
+	ok(pmap(2, P, 3, 6, 0, &lo) == 1 && pmap(3, P, 3, 6, 0, &lo) == 0,
+	   "root UNSET removes nfsxd's own registration (as rpcbind)");
+	rpcb_map_clear();
+}
+
 static void test_malformed(void)
 {
 	char s256[257];
@@ -766,6 +840,9 @@ int main(void)
 	mkpeer(&lo6, AF_INET6, "::1");
 	mkpeer(&remote6, AF_INET6, "2001:db8::5");
 	mkpeer(&mapped_lo, AF_INET6, "::ffff:127.0.0.1");
+	mkpeer_port(&lo_user, AF_INET, "127.0.0.1", 40000);
+	mkpeer_port(&lo6_user, AF_INET6, "::1", 1024);
+	mkpeer_port(&mapped_user, AF_INET6, "::ffff:127.0.0.1", 40000);
 	rpc_registry_add(&reg, &rpcb_program);
 	treq_init(&t);
 
@@ -774,6 +851,7 @@ int main(void)
 	test_pmap();
 	test_rpcb3();
 	test_rpcb4();
+	test_ownership();
 	test_malformed();
 
 	treq_fini(&t);

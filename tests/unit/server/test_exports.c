@@ -283,6 +283,23 @@ static void test_options(void)
 	   "... with a note each: '%s'", ex ? exports_warning(ex, 0) : "");
 	exports_free(ex);
 
+	/* async and wdelay are taken (Linux exports files carry them) but
+	 * nfsxd writes as sync, no_wdelay: each is a warning. */
+	ex = parse("/a h(rw,async) i(wdelay,sync) j(no_wdelay,sync)\n");
+	e = first(ex);
+	ok(e && e->clients[0].opts.async && e->clients[1].opts.wdelay &&
+	   !e->clients[2].opts.wdelay && !e->clients[2].opts.async,
+	   "async, wdelay, sync, no_wdelay recorded");
+	ok(ex && exports_warning_count(ex) == 2 &&
+	   strcmp(exports_warning(ex, 0),
+		  F ":1: option \"async\" is accepted but has no effect") == 0 &&
+	   strcmp(exports_warning(ex, 1),
+		  F ":1: option \"wdelay\" is accepted but has no effect") == 0,
+	   "async and wdelay warn, sync and no_wdelay do not: '%s' '%s'",
+	   ex && exports_warning(ex, 0) ? exports_warning(ex, 0) : "",
+	   ex && exports_warning(ex, 1) ? exports_warning(ex, 1) : "");
+	exports_free(ex);
+
 	ex = parse("/a h(anonuid=0,anongid=4294967294)\n");
 	e = first(ex);
 	ok(e && e->clients[0].opts.anonuid == 0 &&

@@ -3,7 +3,11 @@
  * File handles and the POSIX backend: a handle round-trips and survives a
  * new key load from the same state directory; every altered byte, a
  * truncated or extended handle and another server's key are refused;
- * the key file is created 0600 and a damaged one is reported; handles of
+ * the key file is created 0600 and a damaged one is reported; a key
+ * others may read or write, of another owner, not a regular file or a
+ * symbolic link, and a state directory others may write or another uid
+ * owns, are refused with the fix; a failed write closes its descriptors
+ * and leaves no temporary file; handles of
  * removed files are stale; names with "/" or NUL, the empty name and
  * names over NAME_MAX are refused; ".." at the export root stays there;
  * a symlink is not followed; and a thread acting as an unprivileged uid
@@ -15,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +59,125 @@ static void test_key(uint8_t key[FH_KEY_LEN])
 	fd = open(kp, O_WRONLY | O_TRUNC);
 	ok(fd >= 0 && write(fd, key, FH_KEY_LEN) == FH_KEY_LEN, "restore the key");
 	close(fd);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+
+	return lstat(p, &st) == 0;
+}
+
+/* fh_key_load refuses, with @want (and @also, if given) in the message. */
+static bool refused(const char *state, const char *want, const char *also)
+{
+	uint8_t k[FH_KEY_LEN];
+	char err[512] = "";
+
+	if (fh_key_load(state, k, err, sizeof(err)) == 0)
+		return false;
+	printf("# %s\n", err);
+	return strstr(err, want) && (!also || strstr(err, also));
+}
+
+static void test_key_safety(void)
+{
+	char state[256], kp[300], tmp[310], victim[300], err[512] = "";
+	uint8_t key[FH_KEY_LEN], again[FH_KEY_LEN];
+	struct rlimit rl, small;
+	struct stat st;
+	int fds, r;
+
+	path_of(state, sizeof(state), "safe");
+	mkdir(state, 0700);
+	snprintf(kp, sizeof(kp), "%s/fh.key", state);
+	snprintf(tmp, sizeof(tmp), "%s/fh.key.tmp", state);
+
+	/* A leftover temporary (here a link to a file of ours) is replaced. */
+	path_of(victim, sizeof(victim), "victim");
+	close(open(victim, O_WRONLY | O_CREAT, 0600));
+	ok(symlink(victim, tmp) == 0, "plant fh.key.tmp as a symbolic link");
+	ok(fh_key_load(state, key, err, sizeof(err)) == 0, "fresh key: %s", err);
+	ok(stat(kp, &st) == 0 && S_ISREG(st.st_mode) &&
+	   (st.st_mode & 0777) == 0600 && !exists(tmp) &&
+	   stat(victim, &st) == 0 && st.st_size == 0,
+	   "key 0600, no temporary left, the link's target untouched");
+
+	chmod(kp, 0644);
+	ok(refused(state, kp, "chmod 600"), "a 0644 key is refused: chmod 600");
+	chmod(kp, 0620);
+	ok(refused(state, kp, "chmod 600"), "a 0620 key is refused");
+	chmod(kp, 0400);
+	ok(fh_key_load(state, again, err, sizeof(err)) == 0 &&
+	   memcmp(key, again, FH_KEY_LEN) == 0, "a 0400 key is taken: %s", err);
+	chmod(kp, 0600);
+
+	if (geteuid() == 0) {
+		ok(chown(kp, 65534, 65534) == 0 &&
+		   refused(state, kp, "owned by uid 65534"),
+		   "a key owned by uid 65534 is refused");
+		ok(chown(kp, 0, 0) == 0 && chown(state, 65534, 65534) == 0 &&
+		   refused(state, state, "owned by uid 65534"),
+		   "a state directory owned by uid 65534 is refused");
+		ok(chown(state, 0, 0) == 0, "give the directory back");
+	} else {
+		ok(1, "ownership # SKIP needs root");
+	}
+
+	chmod(state, 0770);
+	ok(refused(state, state, "chmod go-w"),
+	   "a group-writable state directory is refused");
+	chmod(state, 0702);
+	ok(refused(state, state, "chmod go-w"),
+	   "an other-writable state directory is refused");
+	chmod(state, 0755);
+	ok(fh_key_load(state, again, err, sizeof(err)) == 0,
+	   "a 0755 state directory is taken: %s", err);
+	chmod(state, 0700);
+
+	ok(rename(kp, tmp) == 0 && mkfifo(kp, 0600) == 0 &&
+	   refused(state, kp, "not a regular file"),
+	   "a FIFO as fh.key is refused at once");
+	unlink(kp);
+	ok(mkdir(kp, 0700) == 0 && refused(state, kp, "not a regular file"),
+	   "a directory as fh.key is refused");
+	rmdir(kp);
+	ok(symlink(tmp, kp) == 0 && refused(state, kp, "symbolic link"),
+	   "a symbolic link as fh.key is refused");
+	unlink(kp);
+	ok(rename(tmp, kp) == 0 && fh_key_load(state, again, err, sizeof(err)) == 0 &&
+	   memcmp(key, again, FH_KEY_LEN) == 0, "the key back in place loads");
+
+	/* A write that fails: files limited to one byte, SIGXFSZ ignored. */
+	unlink(kp);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	/* The soft limit only: lowering the hard one could not be undone. */
+	small = (struct rlimit){ 1, rl.rlim_max };
+	fds = count_fds();
+	setrlimit(RLIMIT_FSIZE, &small);
+	r = fh_key_load(state, key, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &rl);
+	ok(r < 0 && strstr(err, "cannot write") && strstr(err, kp),
+	   "a failed write is reported with the file: %s", err);
+	ok(count_fds() == fds, "... no descriptor left open (%d, %d)", fds,
+	   count_fds());
+	ok(!exists(kp) && !exists(tmp), "... and no fh.key or fh.key.tmp left");
+	signal(SIGXFSZ, SIG_DFL);
 }
 
 static void test_fh(const uint8_t key[FH_KEY_LEN])
@@ -257,6 +383,7 @@ int main(void)
 		return tap_done();
 	}
 	test_key(key);
+	test_key_safety();
 	test_fh(key);
 	path_of(ep, sizeof(ep), "export");
 	mkdir(ep, 0755);
