@@ -4,11 +4,20 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "rpc/program.h"
 #include "rpc/req.h"
+
+/* req->park */
+enum {
+	PARK_NONE,	/* not parked */
+	PARK_PARKING,	/* parked by its handler, still on its worker */
+	PARK_PARKED,	/* off the workers until resumed */
+	PARK_RESUMED,	/* resumed while PARKING: its worker runs it again */
+};
 
 struct rpc_workers {
 	pthread_mutex_t lock;
@@ -27,6 +36,7 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		struct rpc_req *req;
+		bool parked;
 
 		pthread_mutex_lock(&w->lock);
 		while (!w->stop && !w->head)
@@ -42,9 +52,43 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		req->next = NULL;
-		rpc_dispatch_finish(w->drc, req);
-		w->done(req);
+		parked = false;
+		while (!rpc_dispatch_finish(w->drc, req)) {
+			int st = PARK_PARKING;
+
+			/* Parked, unless resumed while the handler returned.
+			 * Once PARKED, @req is another thread's. */
+			if (atomic_compare_exchange_strong(&req->park, &st,
+							   PARK_PARKED)) {
+				parked = true;
+				break;
+			}
+			atomic_store(&req->park, PARK_NONE);
+		}
+		if (!parked)
+			w->done(req);
 	}
+}
+
+void rpc_workers_park(struct rpc_req *req)
+{
+	atomic_store(&req->park, PARK_PARKING);
+}
+
+void rpc_workers_unpark(struct rpc_req *req)
+{
+	atomic_store(&req->park, PARK_NONE);
+}
+
+void rpc_workers_resume(struct rpc_req *req)
+{
+	int st = PARK_PARKING;
+
+	/* Still on its worker: that worker runs it again. */
+	if (atomic_compare_exchange_strong(&req->park, &st, PARK_RESUMED))
+		return;
+	atomic_store(&req->park, PARK_NONE);
+	rpc_workers_submit(req->workers, req);
 }
 
 struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
@@ -74,6 +118,7 @@ struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
 void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req)
 {
 	req->next = NULL;
+	req->workers = w;
 	pthread_mutex_lock(&w->lock);
 	if (w->tail)
 		w->tail->next = req;

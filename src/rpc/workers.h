@@ -28,6 +28,22 @@ struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
 void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req);
 
 /*
+ * Parking: a handler running on a worker that needs something which may
+ * take long (a host name lookup) and must not hold the worker calls
+ * rpc_workers_park(req) before it arranges to be told, then returns
+ * whatever it likes: its answer is discarded, the worker goes on with
+ * other calls, and the call stays counted as on the workers. Whoever
+ * tells it calls rpc_workers_resume(req) exactly once, from any thread,
+ * even before the handler has returned: the call is then queued again
+ * and its handler runs from the start. Every parked call must be resumed
+ * before rpc_workers_stop(). rpc_workers_unpark() undoes a park when
+ * nothing will call resume after all.
+ */
+void rpc_workers_park(struct rpc_req *req);
+void rpc_workers_unpark(struct rpc_req *req);
+void rpc_workers_resume(struct rpc_req *req);
+
+/*
  * Stop: workers finish the call they are running and exit; calls still
  * queued are released without running. Then frees the pool.
  */
