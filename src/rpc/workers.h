@@ -6,10 +6,14 @@
  *
  * DESIGN
  * A loop hands a request whose header, credential and DRC check are done
- * to the pool (one FIFO: the loops already feed it round-robin over their
- * connections); a worker runs the handler and posts the request back to
- * the loop that owns its connection, which sends the reply. The pool's
- * lock is never held with another lock.
+ * to the pool; a worker runs the handler and posts the request back to
+ * the loop that owns its connection, which sends the reply. Waiting
+ * calls are queued per connection (keyed by req->conn) and the
+ * connections with calls waiting are served round-robin, one call per
+ * turn, as the event loop serves them: a connection with 256 calls
+ * waiting delays another connection's call by about one call per
+ * worker, not by its 256 (one FIFO did). The pool's lock is never held
+ * with another lock.
  */
 #ifndef NFSX_RPC_WORKERS_H
 #define NFSX_RPC_WORKERS_H

@@ -26,6 +26,7 @@
 #include "rpc/program.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
+#include "rpc/workers.h"
 #include "tap.h"
 
 #define TEST_PROG 0x20000010u
@@ -284,6 +285,101 @@ static void test_stop_waits(struct rpc_server *srv)
 	close(fd);
 }
 
+/* ---- fairness between connections, on a pool of its own ------------- */
+
+#define FAIR_WORKERS 2
+#define FAIR_HOG 256
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static unsigned int started, finished;
+static uint32_t start_order[FAIR_HOG + 1];
+
+/* Records the order calls start in; waits at the gate until it opens. */
+static enum rpc_accept_stat proc_gated(struct rpc_req *req)
+{
+	pthread_mutex_lock(&gate_lock);
+	if (started < FAIR_HOG + 1)
+		start_order[started] = req->call.xid;
+	started++;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	return RPC_SUCCESS;
+}
+
+static const struct rpc_proc gated_proc =
+	RPC_PROC("GATED", proc_gated, RPC_PROC_BLOCKING, 0);
+
+static void gated_done(struct rpc_req *req)
+{
+	rpc_req_release(req);
+	free(req);
+	pthread_mutex_lock(&gate_lock);
+	finished++;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* A call of connection @conn (never dereferenced: a queue key). */
+static struct rpc_req *gated_req(uintptr_t conn, uint32_t xid)
+{
+	struct rpc_req *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		abort();
+	req->rec = req->rec_inline;
+	rpc_req_reset(req);
+	req->conn = (struct rpc_conn *)conn;
+	req->proc = &gated_proc;
+	req->call.xid = xid;
+	return req;
+}
+
+/*
+ * A connection with 256 calls queued for the workers, then another
+ * connection's single call: the single call starts after at most one
+ * more of the hog's calls per worker (round-robin between connections),
+ * not after the 256 (one FIFO).
+ */
+static void test_fair_between_connections(void)
+{
+	struct rpc_workers *w = rpc_workers_start(FAIR_WORKERS, NULL, gated_done);
+	unsigned int i, pos = FAIR_HOG + 1;
+
+	if (!w) {
+		ok(0, "pool started");
+		return;
+	}
+	/* The workers take the hog's first calls and wait at the gate... */
+	for (i = 0; i < FAIR_WORKERS; i++)
+		rpc_workers_submit(w, gated_req(1, i));
+	pthread_mutex_lock(&gate_lock);
+	while (started < FAIR_WORKERS)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	/* ...while the rest of its 256 and then the victim's call queue. */
+	for (; i < FAIR_HOG; i++)
+		rpc_workers_submit(w, gated_req(1, i));
+	rpc_workers_submit(w, gated_req(2, 9999));
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	while (finished < FAIR_HOG + 1)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	for (i = 0; i < FAIR_HOG + 1; i++)
+		if (start_order[i] == 9999)
+			pos = i;
+	ok(pos <= 2 * FAIR_WORKERS - 1,
+	   "the other connection's call started %u calls after the hog's first (at most %u, 1 + one per worker)",
+	   pos, 2 * FAIR_WORKERS - 1);
+	ok(started == FAIR_HOG + 1, "every call ran once (%u)", started);
+	rpc_workers_stop(w);
+}
+
 int main(void)
 {
 	struct rpc_registry reg = { 0 };
@@ -313,6 +409,7 @@ int main(void)
 	test_close_while_busy();
 	test_drc_blocking();
 	test_stop_waits(srv);
+	test_fair_between_connections();
 
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);
