@@ -380,6 +380,90 @@ static void test_fair_between_connections(void)
 	rpc_workers_stop(w);
 }
 
+/* ---- parking ---------------------------------------------------------- */
+
+static atomic_int park_runs, park_done;
+static atomic_int runs_of[4];
+static struct rpc_req *parked_req;
+
+/*
+ * xids 1 and 2 park on their first run. xid 1 is resumed at once, from
+ * inside the handler (the answer came before the handler returned);
+ * xid 2 is left for the test to resume. xid 3 never parks.
+ */
+static enum rpc_accept_stat proc_park(struct rpc_req *req)
+{
+	uint32_t x = req->call.xid & 3;
+
+	atomic_fetch_add(&park_runs, 1);
+	if (x != 3 && atomic_fetch_add(&runs_of[x], 1) == 0) {
+		rpc_workers_park(req);
+		if (x == 1)
+			rpc_workers_resume(req);
+		else
+			parked_req = req;
+		return RPC_SYSTEM_ERR;	/* discarded */
+	}
+	return RPC_SUCCESS;
+}
+
+static const struct rpc_proc park_proc =
+	RPC_PROC("PARK", proc_park, RPC_PROC_BLOCKING, 0);
+
+static void park_finished(struct rpc_req *req)
+{
+	/* The reply of the second run: accepted, SUCCESS. */
+	if (xdr_enc_len(&req->enc) >= 24 && req->enc.start[23] == 0)
+		atomic_fetch_add(&park_done, 1);
+	rpc_req_release(req);
+	free(req);
+}
+
+static bool wait_for(atomic_int *v, int want)
+{
+	int i;
+
+	for (i = 0; i < 200 && atomic_load(v) < want; i++)
+		sleep_ms(10);
+	return atomic_load(v) == want;
+}
+
+static void test_park_resume(void)
+{
+	struct rpc_workers *w = rpc_workers_start(1, NULL, park_finished);
+	struct rpc_req *req;
+	bool done;
+
+	if (!w) {
+		ok(0, "pool started");
+		return;
+	}
+	req = gated_req(3, 1);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	done = wait_for(&park_done, 1);
+	ok(done && atomic_load(&park_runs) == 2,
+	   "a call resumed before its handler returned runs again on its worker, answered once (%d runs)",
+	   atomic_load(&park_runs));
+
+	req = gated_req(3, 2);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	sleep_ms(100);
+	ok(atomic_load(&park_runs) == 3 && atomic_load(&park_done) == 1,
+	   "a parked call is not answered while parked");
+	req = gated_req(4, 3);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	ok(wait_for(&park_done, 2), "the only worker serves another call meanwhile");
+	rpc_workers_resume(parked_req);
+	done = wait_for(&park_done, 3);
+	ok(done && atomic_load(&park_runs) == 5,
+	   "once resumed, the parked call runs again and is answered (%d runs)",
+	   atomic_load(&park_runs));
+	rpc_workers_stop(w);
+}
+
 int main(void)
 {
 	struct rpc_registry reg = { 0 };
@@ -410,6 +494,7 @@ int main(void)
 	test_drc_blocking();
 	test_stop_waits(srv);
 	test_fair_between_connections();
+	test_park_resume();
 
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);
