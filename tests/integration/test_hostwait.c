@@ -24,7 +24,7 @@
 #include "tap.h"
 
 #define NFS3ERR_NOENT 2
-#define PROMPT_MS 1500		/* "at once", with room for a slow machine */
+#define PROMPT_MS 2500		/* "at once": half the bound, room for a loaded machine */
 #define BOUND_MS 5000		/* hostnames' timeout_ms */
 
 static uint16_t port;
