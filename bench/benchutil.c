@@ -320,6 +320,22 @@ int bu_pipe_init(struct bu_pipe *c, int fd, unsigned depth, uint32_t seed)
 	return 0;
 }
 
+int bu_pipe_set_call(struct bu_pipe *c, const uint8_t *rec, size_t len)
+{
+	uint8_t *nb;
+
+	if (len < 8)
+		return -1;
+	nb = realloc(c->wbuf, (size_t)c->depth * len);
+	if (!nb)
+		return -1;
+	c->wbuf = nb;
+	c->wcap = (size_t)c->depth * len;
+	c->call = rec;
+	c->call_len = len;
+	return 0;
+}
+
 void bu_pipe_destroy(struct bu_pipe *c)
 {
 	free(c->slots);
@@ -352,8 +368,14 @@ unsigned bu_pipe_fill(struct bu_pipe *c, uint64_t now)
 		s->xid = xid;
 		s->busy = true;
 		s->t_send = now;
-		bu_encode_null_call(c->wbuf + c->wlen, xid, c->prog, c->vers);
-		c->wlen += BU_CALL_LEN;
+		if (c->call) {
+			memcpy(c->wbuf + c->wlen, c->call, c->call_len);
+			put32(c->wbuf + c->wlen + 4, xid);
+			c->wlen += c->call_len;
+		} else {
+			bu_encode_null_call(c->wbuf + c->wlen, xid, c->prog, c->vers);
+			c->wlen += BU_CALL_LEN;
+		}
 	}
 	c->queued += n;
 	return n;
@@ -380,7 +402,8 @@ int bu_pipe_flush(struct bu_pipe *c)
 
 unsigned bu_pipe_inflight(const struct bu_pipe *c)
 {
-	return (unsigned)(c->written_bytes / BU_CALL_LEN - c->answered);
+	return (unsigned)(c->written_bytes / (c->call ? c->call_len : BU_CALL_LEN) -
+			  c->answered);
 }
 
 long bu_pipe_read(struct bu_pipe *c, struct bu_stats *st, uint64_t win_start, uint64_t win_end)

@@ -118,10 +118,18 @@ struct bu_pipe {
 	uint64_t queued;        /* calls generated (written or still in wbuf) */
 	uint64_t written_bytes; /* bytes of calls handed to the kernel */
 	uint64_t answered;      /* replies matched to an outstanding call */
+	const uint8_t *call;    /* NULL, or the record each call copies */
+	size_t call_len;
 };
 
 int bu_pipe_init(struct bu_pipe *c, int fd, unsigned depth, uint32_t seed);
 void bu_pipe_destroy(struct bu_pipe *c);
+/*
+ * Send copies of @rec (a whole record, marker included, the xid at bytes
+ * 4..7, patched per call) instead of NULL calls; @rec must outlive the
+ * pipe. Before the first fill. Returns 0, or -1 when memory is short.
+ */
+int bu_pipe_set_call(struct bu_pipe *c, const uint8_t *rec, size_t len);
 /* Generate a call for every free slot, stamped with `now`. Returns how many. */
 unsigned bu_pipe_fill(struct bu_pipe *c, uint64_t now);
 /* Write pending output: 1 all written, 0 some left (EAGAIN), -1 error. */

@@ -323,14 +323,14 @@ void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn)
 	peer_name_fn = fn;
 }
 
-const struct nfsx_export_client *nfs3_match(const struct rpc_req *req,
+const struct nfsx_export_client *nfs3_match(struct rpc_req *req,
 					    const struct nfsx_export *e)
 {
 	char name[256];
 	const char *known = NULL;
 
 	if (peer_name_fn && exports_match_needs_name(e, req->peer) &&
-	    peer_name_fn(req->peer, name, sizeof(name)))
+	    peer_name_fn(req, name, sizeof(name)))
 		known = name;
 	return exports_match(e, req->peer, known);
 }

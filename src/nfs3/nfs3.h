@@ -134,11 +134,14 @@ void nfs3_crossings_free(struct nfs3_exports *x);
 const struct nfs3_crossing *nfs3_crossing_by_id(const struct nfs3_exports *x, uint32_t id);
 
 /*
- * The peer's verified host name, for host name client rules; may block
- * (DNS). Return values: true with the name in @name; false: no name.
+ * The verified host name of @req's peer, for host name client rules.
+ * Never blocks: when the name is not known yet it may park the call
+ * (rpc_workers_park(): the handler's answer is then discarded and the
+ * call runs again once the name, or the time bound, has come) and
+ * answer false meanwhile.
+ * Return values: true with the name in @name; false: no name (now).
  */
-typedef bool nfs3_peer_name_fn(const struct sockaddr_storage *peer,
-			       char *name, size_t len);
+typedef bool nfs3_peer_name_fn(struct rpc_req *req, char *name, size_t len);
 
 /* Set before the server starts; NULL (the default): no peer has a name. */
 void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn);
@@ -146,12 +149,13 @@ void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn);
 /*
  * nfs3_match - the client rule of @e that applies to the caller of @req.
  * The peer's name is looked up only when a host name rule comes before
- * any rule its address matches. Blocking: only in procedures that run on
- * a worker (MNT and every NFS procedure with a handle do; the event
- * loops never match: EXPORT, DUMP and UMNT do not).
+ * any rule its address matches; only on a worker (MNT and every NFS
+ * procedure with a handle run there; the event loops never match:
+ * EXPORT, DUMP and UMNT do not), where a name not known yet parks the
+ * call (see nfs3_peer_name_fn).
  * Return values: the rule, or NULL (no rule admits the peer).
  */
-const struct nfsx_export_client *nfs3_match(const struct rpc_req *req,
+const struct nfsx_export_client *nfs3_match(struct rpc_req *req,
 					    const struct nfsx_export *e);
 
 /* In a handler: decode the arguments, which must be consumed exactly. */

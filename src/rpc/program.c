@@ -72,7 +72,10 @@ static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 	}
 	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
 	stat = proc->handler(req);
-	if (stat == RPC_WOULD_BLOCK && req->on_loop) {
+	/* Parked (waiting for something no thread should block on): the
+	 * answer is discarded, the call runs again when resumed. */
+	if ((stat == RPC_WOULD_BLOCK && req->on_loop) ||
+	    atomic_load(&req->park)) {
 		req->enc.p = req->enc.start;
 		req->args = args;
 		req->arena.used = arena_used;
@@ -263,10 +266,12 @@ void rpc_dispatch_bulk_end(struct rpc_drc *drc, struct rpc_req *req)
 	store(drc, req);
 }
 
-void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req)
+bool rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req)
 {
-	run_proc(req, req->proc);
+	if (!run_proc(req, req->proc))
+		return false;
 	store(drc, req);
+	return true;
 }
 
 bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
@@ -276,8 +281,8 @@ bool rpc_dispatch(const struct rpc_registry *reg, struct rpc_drc *drc,
 	case RPC_DISPATCH_REPLY:
 		return true;
 	case RPC_DISPATCH_DEFER:
-		rpc_dispatch_finish(drc, req);
-		return true;
+		/* No pool here: nothing parks (rpc_workers_park). */
+		return rpc_dispatch_finish(drc, req);
 	case RPC_DISPATCH_DROP:
 		break;
 	}

@@ -140,7 +140,13 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 					    struct rpc_req *req);
 
 /* Run the handler of a deferred call; req then holds its reply. */
-void rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req);
+/*
+ * rpc_dispatch_finish - run the handler of a deferred call (on a worker).
+ * Return values: true: req holds the reply; false: the handler parked
+ * the call (rpc_workers_park()), its answer was discarded and the call
+ * runs again once resumed.
+ */
+bool rpc_dispatch_finish(struct rpc_drc *drc, struct rpc_req *req);
 
 /*
  * rpc_dispatch_bulk_begin - start the call whose first bytes are in @req

@@ -20,6 +20,8 @@ void rpc_req_reset(struct rpc_req *req)
 	req->ext = NULL;
 	req->ext_len = req->ext_at = 0;
 	req->on_loop = false;
+	req->workers = NULL;
+	atomic_store(&req->park, 0);
 	req->next = NULL;
 }
 

@@ -12,6 +12,7 @@
 #ifndef NFSX_RPC_REQ_H
 #define NFSX_RPC_REQ_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,8 @@ struct rpc_req {
 	struct rpc_drc_key drc_key;
 	bool drc_keyed;                /* drc_key is in the DRC, in progress */
 	bool on_loop;                  /* handler runs on an event loop: must not block */
+	struct rpc_workers *workers;   /* the pool running it, once submitted */
+	_Atomic int park;              /* rpc_workers_park() state (workers.c) */
 
 	struct rpc_bulk bulk;          /* a call taking bulk data (program.h) */
 

@@ -4,22 +4,109 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "rpc/program.h"
 #include "rpc/req.h"
 
+/* req->park */
+enum {
+	PARK_NONE,	/* not parked */
+	PARK_PARKING,	/* parked by its handler, still on its worker */
+	PARK_PARKED,	/* off the workers until resumed */
+	PARK_RESUMED,	/* resumed while PARKING: its worker runs it again */
+};
+
+/*
+ * The calls of one connection waiting for a worker. Queues with calls
+ * are on the ring in turn; a queue that empties leaves the hash and the
+ * ring and goes to the free list (it holds no memory of its connection,
+ * only its address as a key).
+ */
+struct wq {
+	struct wq *hnext;		/* hash chain, or free list */
+	struct wq *rnext;		/* ring: the queue served after it */
+	const void *key;		/* req->conn */
+	struct rpc_req *head, *tail;
+};
+
+#define WQ_BUCKETS 256u
+
 struct rpc_workers {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct rpc_req *head, *tail;   /* guarded by lock */
-	bool stop;                     /* guarded by lock */
+	/* guarded by lock: */
+	struct wq *buckets[WQ_BUCKETS];
+	struct wq *ring_head, *ring_tail;	/* queues with calls, in turn */
+	struct wq *free;
+	struct wq spare;		/* for when malloc fails */
+	bool spare_idle;
+	bool stop;
 	struct rpc_drc *drc;
 	rpc_workers_done_fn *done;
 	unsigned int n;
 	pthread_t threads[];
 };
+
+static unsigned int wq_hash(const void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+
+	k ^= k >> 17;
+	k *= 0x9e3779b97f4a7c15ull;
+	return (unsigned int)(k >> 32) & (WQ_BUCKETS - 1);
+}
+
+static struct wq **wq_slot(struct rpc_workers *w, const void *key)
+{
+	struct wq **pp = &w->buckets[wq_hash(key)];
+
+	while (*pp && (*pp)->key != key)
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+/*
+ * The next call in turn: the first call of the queue at the head of the
+ * ring, which then goes to the tail (or leaves, emptied), so each
+ * connection with calls waiting gets one worker turn per round, as the
+ * event loop serves connections.
+ */
+static struct rpc_req *take(struct rpc_workers *w)
+{
+	struct wq *q = w->ring_head;
+	struct rpc_req *req;
+
+	if (!q)
+		return NULL;
+	req = q->head;
+	q->head = req->next;
+	req->next = NULL;
+	w->ring_head = q->rnext;
+	if (!w->ring_head)
+		w->ring_tail = NULL;
+	q->rnext = NULL;
+	if (q->head) {
+		if (w->ring_tail)
+			w->ring_tail->rnext = q;
+		else
+			w->ring_head = q;
+		w->ring_tail = q;
+	} else {
+		*wq_slot(w, q->key) = q->hnext;
+		q->tail = NULL;
+		if (q == &w->spare) {
+			w->spare_idle = true;
+		} else {
+			q->hnext = w->free;
+			w->free = q;
+		}
+	}
+	return req;
+}
 
 static void *worker_main(void *arg)
 {
@@ -27,23 +114,33 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		struct rpc_req *req;
+		bool parked;
 
 		pthread_mutex_lock(&w->lock);
-		while (!w->stop && !w->head)
+		while (!w->stop && !w->ring_head)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->stop) {
 			pthread_mutex_unlock(&w->lock);
 			return NULL;
 		}
-		req = w->head;
-		w->head = req->next;
-		if (!w->head)
-			w->tail = NULL;
+		req = take(w);
 		pthread_mutex_unlock(&w->lock);
 
-		req->next = NULL;
-		rpc_dispatch_finish(w->drc, req);
-		w->done(req);
+		parked = false;
+		while (!rpc_dispatch_finish(w->drc, req)) {
+			int st = PARK_PARKING;
+
+			/* Parked, unless resumed while the handler returned.
+			 * Once PARKED, @req is another thread's. */
+			if (atomic_compare_exchange_strong(&req->park, &st,
+							   PARK_PARKED)) {
+				parked = true;
+				break;
+			}
+			atomic_store(&req->park, PARK_NONE);
+		}
+		if (!parked)
+			w->done(req);
 	}
 }
 
@@ -59,6 +156,7 @@ struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
 	pthread_cond_init(&w->cond, NULL);
 	w->drc = drc;
 	w->done = done;
+	w->spare_idle = true;
 	for (i = 0; i < n; i++) {
 		errno = pthread_create(&w->threads[i], NULL, worker_main, w);
 		if (errno) {
@@ -73,15 +171,67 @@ struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
 
 void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req)
 {
+	struct wq **pp, *q;
+
 	req->next = NULL;
+	req->workers = w;
 	pthread_mutex_lock(&w->lock);
-	if (w->tail)
-		w->tail->next = req;
+	pp = wq_slot(w, req->conn);
+	q = *pp;
+	if (!q) {
+		q = w->free;
+		if (q)
+			w->free = q->hnext;
+		else
+			q = malloc(sizeof(*q));
+		if (!q && w->spare_idle) {
+			q = &w->spare;
+			w->spare_idle = false;
+		}
+		if (q) {
+			q->key = req->conn;
+			q->hnext = NULL;
+			q->rnext = NULL;
+			q->head = q->tail = NULL;
+			*pp = q;
+			if (w->ring_tail)
+				w->ring_tail->rnext = q;
+			else
+				w->ring_head = q;
+			w->ring_tail = q;
+		} else {
+			/* No memory, the spare taken: share its turns. */
+			q = &w->spare;
+		}
+	}
+	if (q->tail)
+		q->tail->next = req;
 	else
-		w->head = req;
-	w->tail = req;
+		q->head = req;
+	q->tail = req;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+}
+
+void rpc_workers_park(struct rpc_req *req)
+{
+	atomic_store(&req->park, PARK_PARKING);
+}
+
+void rpc_workers_unpark(struct rpc_req *req)
+{
+	atomic_store(&req->park, PARK_NONE);
+}
+
+void rpc_workers_resume(struct rpc_req *req)
+{
+	int st = PARK_PARKING;
+
+	/* Still on its worker: that worker runs it again. */
+	if (atomic_compare_exchange_strong(&req->park, &st, PARK_RESUMED))
+		return;
+	atomic_store(&req->park, PARK_NONE);
+	rpc_workers_submit(req->workers, req);
 }
 
 void rpc_workers_stop(struct rpc_workers *w)
@@ -97,12 +247,19 @@ void rpc_workers_stop(struct rpc_workers *w)
 	for (i = 0; i < w->n; i++)
 		pthread_join(w->threads[i], NULL);
 	/* Never started: the loops are gone, so nobody wants their replies. */
-	while (w->head) {
-		struct rpc_req *req = w->head;
+	for (;;) {
+		struct rpc_req *req = take(w);
 
-		w->head = req->next;
+		if (!req)
+			break;
 		rpc_req_release(req);
 		free(req);
+	}
+	while (w->free) {
+		struct wq *q = w->free;
+
+		w->free = q->hnext;
+		free(q);
 	}
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);

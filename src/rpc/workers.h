@@ -6,10 +6,14 @@
  *
  * DESIGN
  * A loop hands a request whose header, credential and DRC check are done
- * to the pool (one FIFO: the loops already feed it round-robin over their
- * connections); a worker runs the handler and posts the request back to
- * the loop that owns its connection, which sends the reply. The pool's
- * lock is never held with another lock.
+ * to the pool; a worker runs the handler and posts the request back to
+ * the loop that owns its connection, which sends the reply. Waiting
+ * calls are queued per connection (keyed by req->conn) and the
+ * connections with calls waiting are served round-robin, one call per
+ * turn, as the event loop serves them: a connection with 256 calls
+ * waiting delays another connection's call by about one call per
+ * worker, not by its 256 (one FIFO did). The pool's lock is never held
+ * with another lock.
  */
 #ifndef NFSX_RPC_WORKERS_H
 #define NFSX_RPC_WORKERS_H
@@ -26,6 +30,22 @@ struct rpc_workers *rpc_workers_start(unsigned int n, struct rpc_drc *drc,
 				      rpc_workers_done_fn *done);
 
 void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req);
+
+/*
+ * Parking: a handler running on a worker that needs something which may
+ * take long (a host name lookup) and must not hold the worker calls
+ * rpc_workers_park(req) before it arranges to be told, then returns
+ * whatever it likes: its answer is discarded, the worker goes on with
+ * other calls, and the call stays counted as on the workers. Whoever
+ * tells it calls rpc_workers_resume(req) exactly once, from any thread,
+ * even before the handler has returned: the call is then queued again
+ * and its handler runs from the start. Every parked call must be resumed
+ * before rpc_workers_stop(). rpc_workers_unpark() undoes a park when
+ * nothing will call resume after all.
+ */
+void rpc_workers_park(struct rpc_req *req);
+void rpc_workers_unpark(struct rpc_req *req);
+void rpc_workers_resume(struct rpc_req *req);
 
 /*
  * Stop: workers finish the call they are running and exit; calls still

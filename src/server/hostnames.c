@@ -19,21 +19,32 @@ struct hkey {
 struct entry {
 	struct entry *hnext;		/* hash chain */
 	struct entry *prev, *next;	/* recency list, most recent first */
+	struct entry *qnext;		/* resolver queue */
 	struct hkey key;
 	uint64_t expires;		/* clock ms; meaningless while pending */
-	bool pending;			/* a lookup is filling it: not evicted */
+	uint64_t deadline;		/* clock ms: a pending answer is "no name" */
+	bool pending;			/* waiting for an answer: not evicted */
+	bool resolving;			/* queued or with a resolver: not evicted */
 	bool named;
+	struct hostnames_waiter *waiters;	/* told when it stops pending */
 	char name[HOSTNAMES_NAME_MAX];
 };
 
 struct hostnames {
 	struct hostnames_config cfg;
 	pthread_mutex_t lock;
-	pthread_cond_t done;		/* a pending entry was filled */
+	pthread_cond_t work;		/* the queue has an entry, or stop */
+	pthread_cond_t tick;		/* for the warden: a deadline, or stop */
+	pthread_cond_t fired;		/* firing went to 0 */
 	struct entry **buckets;
 	unsigned int nbuckets;		/* a power of two */
 	unsigned int n;
+	unsigned int npending;
+	unsigned int firing;		/* threads calling waiters */
+	unsigned int refs;		/* the owner and each thread */
+	bool stop;
 	struct entry *head, *tail;	/* recency list */
+	struct entry *qhead, *qtail;	/* entries for the resolvers */
 };
 
 static void key_of(const struct sockaddr_storage *ss, struct hkey *k)
@@ -178,61 +189,11 @@ void hostnames_config_defaults(struct hostnames_config *c)
 	c->max_entries = HOSTNAMES_DEFAULT_MAX;
 	c->ttl_ms = HOSTNAMES_DEFAULT_TTL_MS;
 	c->negative_ttl_ms = HOSTNAMES_DEFAULT_NEG_TTL_MS;
+	c->timeout_ms = HOSTNAMES_DEFAULT_TIMEOUT_MS;
+	c->timeout_ttl_ms = HOSTNAMES_DEFAULT_TIMEOUT_TTL_MS;
+	c->resolvers = HOSTNAMES_DEFAULT_RESOLVERS;
 	c->resolve = hostnames_resolve;
 	c->clock = monotonic_ms;
-}
-
-struct hostnames *hostnames_new(const struct hostnames_config *c)
-{
-	struct hostnames *h = calloc(1, sizeof(*h));
-	unsigned int nb = 16;
-
-	if (!h)
-		return NULL;
-	h->cfg = *c;
-	if (!h->cfg.max_entries)
-		h->cfg.max_entries = 1;
-	if (!h->cfg.resolve)
-		h->cfg.resolve = hostnames_resolve;
-	if (!h->cfg.clock)
-		h->cfg.clock = monotonic_ms;
-	while (nb < h->cfg.max_entries && nb < (1u << 20))
-		nb *= 2;
-	h->nbuckets = nb;
-	h->buckets = calloc(nb, sizeof(*h->buckets));
-	if (!h->buckets) {
-		free(h);
-		return NULL;
-	}
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->done, NULL);
-	return h;
-}
-
-void hostnames_free(struct hostnames *h)
-{
-	struct entry *e, *next;
-
-	if (!h)
-		return;
-	for (e = h->head; e; e = next) {
-		next = e->next;
-		free(e);
-	}
-	pthread_cond_destroy(&h->done);
-	pthread_mutex_destroy(&h->lock);
-	free(h->buckets);
-	free(h);
-}
-
-unsigned int hostnames_count(struct hostnames *h)
-{
-	unsigned int n;
-
-	pthread_mutex_lock(&h->lock);
-	n = h->n;
-	pthread_mutex_unlock(&h->lock);
-	return n;
 }
 
 static struct entry *find(struct hostnames *h, const struct hkey *k)
@@ -281,9 +242,9 @@ static void evict(struct hostnames *h, struct entry *e)
 }
 
 /*
- * A new pending entry for @k, evicting the least recently used finished
- * entry at the bound. Return values: the entry, or NULL (every entry is
- * pending, or memory is short): the caller resolves without caching.
+ * A new entry for @k, evicting the least recently used idle entry at the
+ * bound. Return values: the entry, or NULL (every entry is being
+ * resolved, or memory is short): the caller answers "no name".
  */
 static struct entry *insert(struct hostnames *h, const struct hkey *k)
 {
@@ -291,7 +252,7 @@ static struct entry *insert(struct hostnames *h, const struct hkey *k)
 	unsigned int b;
 
 	if (h->n >= h->cfg.max_entries) {
-		for (e = h->tail; e && e->pending; e = e->prev)
+		for (e = h->tail; e && (e->pending || e->resolving); e = e->prev)
 			;
 		if (!e)
 			return NULL;
@@ -301,7 +262,6 @@ static struct entry *insert(struct hostnames *h, const struct hkey *k)
 	if (!e)
 		return NULL;
 	e->key = *k;
-	e->pending = true;
 	b = key_hash(k) & (h->nbuckets - 1);
 	e->hnext = h->buckets[b];
 	h->buckets[b] = e;
@@ -310,68 +270,355 @@ static struct entry *insert(struct hostnames *h, const struct hkey *k)
 	return e;
 }
 
-static bool answer(const struct entry *e, char name[HOSTNAMES_NAME_MAX])
+/* Queue @e for a resolver; its askers wait until the answer or deadline. */
+static void start(struct hostnames *h, struct entry *e, uint64_t now)
 {
-	if (e->named)
-		memcpy(name, e->name, strlen(e->name) + 1);
-	return e->named;
+	e->pending = true;
+	e->resolving = true;
+	e->deadline = now + h->cfg.timeout_ms;
+	e->qnext = NULL;
+	if (h->qtail)
+		h->qtail->qnext = e;
+	else
+		h->qhead = e;
+	h->qtail = e;
+	h->npending++;
+	pthread_cond_signal(&h->work);
+	pthread_cond_signal(&h->tick);
+}
+
+/*
+ * @e has its answer (or its deadline passed): it stops pending. Return
+ * values: its waiters, for fire() once the lock is dropped (firing is
+ * counted, so that hostnames_stop() can wait for them).
+ */
+static struct hostnames_waiter *settle(struct hostnames *h, struct entry *e)
+{
+	struct hostnames_waiter *w = e->waiters;
+
+	e->waiters = NULL;
+	if (e->pending) {
+		e->pending = false;
+		h->npending--;
+	}
+	if (w)
+		h->firing++;
+	return w;
+}
+
+/* Call with the lock held; drops and retakes it. */
+static void fire(struct hostnames *h, struct hostnames_waiter *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_unlock(&h->lock);
+	while (w) {
+		struct hostnames_waiter *next = w->next;
+
+		w->fn(w);	/* may free w */
+		w = next;
+	}
+	pthread_mutex_lock(&h->lock);
+	if (--h->firing == 0)
+		pthread_cond_broadcast(&h->fired);
+}
+
+static void free_all(struct hostnames *h)
+{
+	struct entry *e, *next;
+
+	for (e = h->head; e; e = next) {
+		next = e->next;
+		free(e);
+	}
+	pthread_cond_destroy(&h->work);
+	pthread_cond_destroy(&h->tick);
+	pthread_cond_destroy(&h->fired);
+	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_destroy(&h->lock);
+	free(h->buckets);
+	free(h);
+}
+
+/* Drop a reference, with the lock held; the last one frees everything. */
+static void put(struct hostnames *h)
+{
+	if (--h->refs == 0)
+		free_all(h);
+	else
+		pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * A resolver: takes queued entries and resolves them, one at a time. A
+ * lookup that never returns keeps its thread (and its entry, which is
+ * marked resolving so that no other thread starts on the same address);
+ * the others carry on, and the warden answers for the stuck one.
+ */
+static void *resolver_main(void *arg)
+{
+	struct hostnames *h = arg;
+	char got[HOSTNAMES_NAME_MAX];
+	struct sockaddr_storage ss;
+	struct entry *e;
+	bool ok;
+
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		while (!h->stop && !h->qhead)
+			pthread_cond_wait(&h->work, &h->lock);
+		if (h->stop)
+			break;
+		e = h->qhead;
+		h->qhead = e->qnext;
+		if (!h->qhead)
+			h->qtail = NULL;
+		e->qnext = NULL;
+		addr_of(&e->key, &ss);
+		pthread_mutex_unlock(&h->lock);
+
+		ok = h->cfg.resolve(&ss, got, h->cfg.arg);
+		got[HOSTNAMES_NAME_MAX - 1] = 0;
+
+		pthread_mutex_lock(&h->lock);
+		e->resolving = false;
+		e->named = ok;
+		if (ok)
+			memcpy(e->name, got, strlen(got) + 1);
+		e->expires = h->cfg.clock(h->cfg.arg) +
+			     (ok ? h->cfg.ttl_ms : h->cfg.negative_ttl_ms);
+		list_unlink(h, e);
+		list_push_front(h, e);
+		fire(h, settle(h, e));
+	}
+	put(h);
+	return NULL;
+}
+
+/*
+ * The warden gives "no name" to entries pending past their deadline,
+ * cached for timeout_ttl_ms, so that a resolver that hangs costs each
+ * asker at most timeout_ms. It polls every 50 ms while entries are
+ * pending (the clock may be a test's, so a timed wait on it is not
+ * possible), and sleeps otherwise.
+ */
+static void *warden_main(void *arg)
+{
+	struct hostnames *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		struct entry *e;
+		uint64_t now;
+
+		if (!h->npending) {
+			pthread_cond_wait(&h->tick, &h->lock);
+			continue;
+		}
+		now = h->cfg.clock(h->cfg.arg);
+		for (e = h->head; e; e = e->next) {
+			if (!e->pending || now < e->deadline)
+				continue;
+			e->named = false;
+			e->expires = now + h->cfg.timeout_ttl_ms;
+			fire(h, settle(h, e));
+			break;	/* the list may have changed meanwhile */
+		}
+		if (!e) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 50 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&h->tick, &h->lock, &ts);
+		}
+	}
+	put(h);
+	return NULL;
+}
+
+struct hostnames *hostnames_new(const struct hostnames_config *c)
+{
+	struct hostnames *h = calloc(1, sizeof(*h));
+	unsigned int i, nb = 16;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (!h)
+		return NULL;
+	h->cfg = *c;
+	if (!h->cfg.max_entries)
+		h->cfg.max_entries = 1;
+	if (!h->cfg.resolvers)
+		h->cfg.resolvers = 1;
+	if (!h->cfg.resolve)
+		h->cfg.resolve = hostnames_resolve;
+	if (!h->cfg.clock)
+		h->cfg.clock = monotonic_ms;
+	while (nb < h->cfg.max_entries && nb < (1u << 20))
+		nb *= 2;
+	h->nbuckets = nb;
+	h->buckets = calloc(nb, sizeof(*h->buckets));
+	if (!h->buckets) {
+		free(h);
+		return NULL;
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->work, NULL);
+	pthread_cond_init(&h->tick, NULL);
+	pthread_cond_init(&h->fired, NULL);
+	h->refs = 1;
+	/* Detached: a thread stuck in a lookup must not hold up the exit. */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i <= h->cfg.resolvers; i++) {
+		if (pthread_create(&t, &attr, i ? resolver_main : warden_main, h))
+			break;
+		h->refs++;
+	}
+	pthread_mutex_unlock(&h->lock);
+	pthread_attr_destroy(&attr);
+	if (i <= h->cfg.resolvers) {
+		hostnames_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void hostnames_stop(struct hostnames *h)
+{
+	struct entry *e;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_broadcast(&h->work);
+	pthread_cond_broadcast(&h->tick);
+	/* fire() drops the lock: the list may change, so start over. */
+	for (e = h->head; e;) {
+		if (e->pending) {
+			fire(h, settle(h, e));
+			e = h->head;
+		} else {
+			e = e->next;
+		}
+	}
+	while (h->firing)
+		pthread_cond_wait(&h->fired, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void hostnames_free(struct hostnames *h)
+{
+	if (!h)
+		return;
+	hostnames_stop(h);
+	pthread_mutex_lock(&h->lock);
+	put(h);
+}
+
+unsigned int hostnames_count(struct hostnames *h)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&h->lock);
+	n = h->n;
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
+enum hostnames_answer hostnames_get(struct hostnames *h,
+				    const struct sockaddr_storage *peer,
+				    char name[HOSTNAMES_NAME_MAX],
+				    struct hostnames_waiter *w)
+{
+	enum hostnames_answer a = HOSTNAMES_NONE;
+	struct entry *e;
+	struct hkey k;
+	uint64_t now;
+
+	key_of(peer, &k);
+	if (!k.family)
+		return HOSTNAMES_NONE;
+	pthread_mutex_lock(&h->lock);
+	now = h->cfg.clock(h->cfg.arg);
+	e = find(h, &k);
+	if (e && !e->pending && now < e->expires) {
+		list_unlink(h, e);
+		list_push_front(h, e);
+		if (e->named) {
+			memcpy(name, e->name, strlen(e->name) + 1);
+			a = HOSTNAMES_NAMED;
+		}
+		goto out;
+	}
+	if (h->stop)
+		goto out;	/* nobody would answer */
+	if (!e) {
+		e = insert(h, &k);
+		if (!e)
+			goto out;
+	}
+	if (!e->pending) {
+		if (e->resolving) {
+			/* Expired while its lookup still hangs: another
+			 * thread would hang on it too. No name, for now. */
+			e->named = false;
+			e->expires = now + h->cfg.timeout_ttl_ms;
+			goto out;
+		}
+		start(h, e, now);
+	}
+	if (w) {
+		w->next = e->waiters;
+		e->waiters = w;
+	}
+	a = HOSTNAMES_PENDING;
+out:
+	pthread_mutex_unlock(&h->lock);
+	return a;
+}
+
+struct sync_wait {
+	struct hostnames_waiter w;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+};
+
+static void sync_done(struct hostnames_waiter *w)
+{
+	struct sync_wait *s = (struct sync_wait *)w;
+
+	pthread_mutex_lock(&s->lock);
+	s->done = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
 }
 
 bool hostnames_lookup(struct hostnames *h, const struct sockaddr_storage *peer,
 		      char name[HOSTNAMES_NAME_MAX])
 {
-	char got[HOSTNAMES_NAME_MAX];
-	struct sockaddr_storage ss;
-	struct entry *e;
-	struct hkey k;
-	bool ok;
+	struct sync_wait s = { .w.fn = sync_done };
+	enum hostnames_answer a;
 
-	key_of(peer, &k);
-	if (!k.family)
-		return false;
-	addr_of(&k, &ss);
-	pthread_mutex_lock(&h->lock);
-	for (;;) {
-		e = find(h, &k);
-		if (!e) {
-			e = insert(h, &k);
-			break;
-		}
-		if (e->pending) {
-			/* Another thread resolves it: its answer is ours. The
-			 * entry may be gone when we wake, so look again. */
-			pthread_cond_wait(&h->done, &h->lock);
-			continue;
-		}
-		if (h->cfg.clock(h->cfg.arg) < e->expires) {
-			list_unlink(h, e);
-			list_push_front(h, e);
-			ok = answer(e, name);
-			pthread_mutex_unlock(&h->lock);
-			return ok;
-		}
-		e->pending = true;	/* expired: resolve again */
-		break;
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	/* Once told, the entry holds its answer (a cache of one entry
+	 * under other askers may have let it go: then ask again). */
+	while ((a = hostnames_get(h, peer, name, &s.w)) == HOSTNAMES_PENDING) {
+		pthread_mutex_lock(&s.lock);
+		while (!s.done)
+			pthread_cond_wait(&s.cond, &s.lock);
+		s.done = false;
+		pthread_mutex_unlock(&s.lock);
 	}
-	pthread_mutex_unlock(&h->lock);
-
-	ok = h->cfg.resolve(&ss, got, h->cfg.arg);
-	got[HOSTNAMES_NAME_MAX - 1] = 0;
-	if (ok)
-		memcpy(name, got, strlen(got) + 1);
-	if (!e)
-		return ok;
-
-	pthread_mutex_lock(&h->lock);
-	e->named = ok;
-	if (ok)
-		memcpy(e->name, got, strlen(got) + 1);
-	e->expires = h->cfg.clock(h->cfg.arg) +
-		     (ok ? h->cfg.ttl_ms : h->cfg.negative_ttl_ms);
-	e->pending = false;
-	list_unlink(h, e);
-	list_push_front(h, e);
-	pthread_cond_broadcast(&h->done);
-	pthread_mutex_unlock(&h->lock);
-	return ok;
+	pthread_cond_destroy(&s.cond);
+	pthread_mutex_destroy(&s.lock);
+	return a == HOSTNAMES_NAMED;
 }

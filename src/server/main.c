@@ -22,7 +22,9 @@
 #include "nfs3/nfs3.h"
 #include "nfs3/programs.h"
 #include "rpc/drc.h"
+#include "rpc/req.h"
 #include "rpc/svc.h"
+#include "rpc/workers.h"
 #include "rpcbind/client.h"
 #include "rpcbind/map.h"
 #include "rpcbind/service.h"
@@ -147,13 +149,43 @@ static void reload_exports(const struct nfsxd_opts *o)
 
 static struct hostnames *names;
 
-/* Host name rules: verified names, cached (nfs3_match, on workers only). */
-static bool peer_name(const struct sockaddr_storage *peer, char *name,
-		      size_t len)
+/* A call parked until its peer's name is known. */
+struct name_wait {
+	struct hostnames_waiter w;
+	struct rpc_req *req;
+};
+
+static void name_known(struct hostnames_waiter *w)
+{
+	rpc_workers_resume(((struct name_wait *)w)->req);
+}
+
+/*
+ * Host name rules (nfs3_match, on workers only): verified names from the
+ * cache; a name not known yet parks the call until the resolvers answer
+ * or give up (hostnames.h), so that no worker waits on DNS. The waiter
+ * lives in the call's arena: the handler's allocations are undone when
+ * it parks, but nothing reuses them before the call runs again.
+ */
+static bool peer_name(struct rpc_req *req, char *name, size_t len)
 {
 	char buf[HOSTNAMES_NAME_MAX];
+	enum hostnames_answer a;
+	struct name_wait *nw = NULL;
 
-	if (!hostnames_lookup(names, peer, buf) || strlen(buf) >= len)
+	if (req->workers && !req->on_loop)
+		nw = xdr_arena_alloc(&req->arena, sizeof(*nw));
+	if (nw) {
+		nw->w.fn = name_known;
+		nw->req = req;
+		rpc_workers_park(req);
+	}
+	a = hostnames_get(names, req->peer, buf, nw ? &nw->w : NULL);
+	if (a == HOSTNAMES_PENDING && nw)
+		return false;	/* parked: name_known() resumes it */
+	if (nw)
+		rpc_workers_unpark(req);
+	if (a != HOSTNAMES_NAMED || strlen(buf) >= len)
 		return false;
 	memcpy(name, buf, strlen(buf) + 1);
 	return true;
@@ -435,6 +467,9 @@ int main(int argc, char **argv)
 	}
 	if (mode == RPCB_REGISTERED || mode == RPCB_FAILED)
 		register_remote(&reg, &o, true);
+	/* Parked calls run again now (as if their peers had no name):
+	 * the workers must not stop with calls parked. */
+	hostnames_stop(names);
 	rpc_server_stop(srv, STOP_GRACE_MS);
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);

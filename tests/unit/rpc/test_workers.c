@@ -26,6 +26,7 @@
 #include "rpc/program.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
+#include "rpc/workers.h"
 #include "tap.h"
 
 #define TEST_PROG 0x20000010u
@@ -284,6 +285,185 @@ static void test_stop_waits(struct rpc_server *srv)
 	close(fd);
 }
 
+/* ---- fairness between connections, on a pool of its own ------------- */
+
+#define FAIR_WORKERS 2
+#define FAIR_HOG 256
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static unsigned int started, finished;
+static uint32_t start_order[FAIR_HOG + 1];
+
+/* Records the order calls start in; waits at the gate until it opens. */
+static enum rpc_accept_stat proc_gated(struct rpc_req *req)
+{
+	pthread_mutex_lock(&gate_lock);
+	if (started < FAIR_HOG + 1)
+		start_order[started] = req->call.xid;
+	started++;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	return RPC_SUCCESS;
+}
+
+static const struct rpc_proc gated_proc =
+	RPC_PROC("GATED", proc_gated, RPC_PROC_BLOCKING, 0);
+
+static void gated_done(struct rpc_req *req)
+{
+	rpc_req_release(req);
+	free(req);
+	pthread_mutex_lock(&gate_lock);
+	finished++;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* A call of connection @conn (never dereferenced: a queue key). */
+static struct rpc_req *gated_req(uintptr_t conn, uint32_t xid)
+{
+	struct rpc_req *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		abort();
+	req->rec = req->rec_inline;
+	rpc_req_reset(req);
+	req->conn = (struct rpc_conn *)conn;
+	req->proc = &gated_proc;
+	req->call.xid = xid;
+	return req;
+}
+
+/*
+ * A connection with 256 calls queued for the workers, then another
+ * connection's single call: the single call starts after at most one
+ * more of the hog's calls per worker (round-robin between connections),
+ * not after the 256 (one FIFO).
+ */
+static void test_fair_between_connections(void)
+{
+	struct rpc_workers *w = rpc_workers_start(FAIR_WORKERS, NULL, gated_done);
+	unsigned int i, pos = FAIR_HOG + 1;
+
+	if (!w) {
+		ok(0, "pool started");
+		return;
+	}
+	/* The workers take the hog's first calls and wait at the gate... */
+	for (i = 0; i < FAIR_WORKERS; i++)
+		rpc_workers_submit(w, gated_req(1, i));
+	pthread_mutex_lock(&gate_lock);
+	while (started < FAIR_WORKERS)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	/* ...while the rest of its 256 and then the victim's call queue. */
+	for (; i < FAIR_HOG; i++)
+		rpc_workers_submit(w, gated_req(1, i));
+	rpc_workers_submit(w, gated_req(2, 9999));
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	while (finished < FAIR_HOG + 1)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	for (i = 0; i < FAIR_HOG + 1; i++)
+		if (start_order[i] == 9999)
+			pos = i;
+	ok(pos <= 2 * FAIR_WORKERS - 1,
+	   "the other connection's call started %u calls after the hog's first (at most %u, 1 + one per worker)",
+	   pos, 2 * FAIR_WORKERS - 1);
+	ok(started == FAIR_HOG + 1, "every call ran once (%u)", started);
+	rpc_workers_stop(w);
+}
+
+/* ---- parking ---------------------------------------------------------- */
+
+static atomic_int park_runs, park_done;
+static atomic_int runs_of[4];
+static struct rpc_req *parked_req;
+
+/*
+ * xids 1 and 2 park on their first run. xid 1 is resumed at once, from
+ * inside the handler (the answer came before the handler returned);
+ * xid 2 is left for the test to resume. xid 3 never parks.
+ */
+static enum rpc_accept_stat proc_park(struct rpc_req *req)
+{
+	uint32_t x = req->call.xid & 3;
+
+	atomic_fetch_add(&park_runs, 1);
+	if (x != 3 && atomic_fetch_add(&runs_of[x], 1) == 0) {
+		rpc_workers_park(req);
+		if (x == 1)
+			rpc_workers_resume(req);
+		else
+			parked_req = req;
+		return RPC_SYSTEM_ERR;	/* discarded */
+	}
+	return RPC_SUCCESS;
+}
+
+static const struct rpc_proc park_proc =
+	RPC_PROC("PARK", proc_park, RPC_PROC_BLOCKING, 0);
+
+static void park_finished(struct rpc_req *req)
+{
+	/* The reply of the second run: accepted, SUCCESS. */
+	if (xdr_enc_len(&req->enc) >= 24 && req->enc.start[23] == 0)
+		atomic_fetch_add(&park_done, 1);
+	rpc_req_release(req);
+	free(req);
+}
+
+static bool wait_for(atomic_int *v, int want)
+{
+	int i;
+
+	for (i = 0; i < 200 && atomic_load(v) < want; i++)
+		sleep_ms(10);
+	return atomic_load(v) == want;
+}
+
+static void test_park_resume(void)
+{
+	struct rpc_workers *w = rpc_workers_start(1, NULL, park_finished);
+	struct rpc_req *req;
+	bool done;
+
+	if (!w) {
+		ok(0, "pool started");
+		return;
+	}
+	req = gated_req(3, 1);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	done = wait_for(&park_done, 1);
+	ok(done && atomic_load(&park_runs) == 2,
+	   "a call resumed before its handler returned runs again on its worker, answered once (%d runs)",
+	   atomic_load(&park_runs));
+
+	req = gated_req(3, 2);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	sleep_ms(100);
+	ok(atomic_load(&park_runs) == 3 && atomic_load(&park_done) == 1,
+	   "a parked call is not answered while parked");
+	req = gated_req(4, 3);
+	req->proc = &park_proc;
+	rpc_workers_submit(w, req);
+	ok(wait_for(&park_done, 2), "the only worker serves another call meanwhile");
+	rpc_workers_resume(parked_req);
+	done = wait_for(&park_done, 3);
+	ok(done && atomic_load(&park_runs) == 5,
+	   "once resumed, the parked call runs again and is answered (%d runs)",
+	   atomic_load(&park_runs));
+	rpc_workers_stop(w);
+}
+
 int main(void)
 {
 	struct rpc_registry reg = { 0 };
@@ -313,6 +493,8 @@ int main(void)
 	test_close_while_busy();
 	test_drc_blocking();
 	test_stop_waits(srv);
+	test_fair_between_connections();
+	test_park_resume();
 
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);

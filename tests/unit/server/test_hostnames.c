@@ -13,6 +13,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,8 @@ struct fake {
 	unsigned int calls;
 	unsigned int delay_ms;		/* the resolver sleeps this long */
 	struct sockaddr_storage last;	/* what the resolver was given */
+	bool hang;			/* 192.0.2.99 hangs while set */
+	pthread_cond_t unhang;
 };
 
 static uint64_t fake_clock(void *arg)
@@ -175,6 +178,12 @@ static bool fake_resolve(const struct sockaddr_storage *peer,
 	if (peer->ss_family != AF_INET)
 		return false;
 	a = ntohl(sin->sin_addr.s_addr);
+	if (a == 0xc0000263u) {	/* 192.0.2.99 */
+		pthread_mutex_lock(&f->lock);
+		while (f->hang)
+			pthread_cond_wait(&f->unhang, &f->lock);
+		pthread_mutex_unlock(&f->lock);
+	}
 	if ((a >> 24) != 10)
 		return false;
 	snprintf(name, HOSTNAMES_NAME_MAX, "h%u.lan", a & 0xff);
@@ -413,6 +422,121 @@ static void test_real_resolver(void)
 	   "::ffff:127.0.0.1 too");
 }
 
+struct told {
+	struct hostnames_waiter w;
+	atomic_int n;
+};
+
+static void tell(struct hostnames_waiter *w)
+{
+	atomic_fetch_add(&((struct told *)w)->n, 1);
+}
+
+/* Up to 3 s of real time for @t to be told. */
+static bool wait_told(struct told *t)
+{
+	int i;
+
+	for (i = 0; i < 300 && !atomic_load(&t->n); i++)
+		usleep(10000);
+	return atomic_load(&t->n) == 1;
+}
+
+static enum hostnames_answer get(struct hostnames *h, const char *a,
+				 char name[HOSTNAMES_NAME_MAX], struct told *t)
+{
+	struct sockaddr_storage ss = addr(a, 900);
+
+	return hostnames_get(h, &ss, name, t ? &t->w : NULL);
+}
+
+static void unhang(struct fake *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->hang = false;
+	pthread_cond_broadcast(&f->unhang);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* A resolver that never answers for one address costs its askers the
+ * time bound, and nothing else. */
+static void test_cache_hang(void)
+{
+	static struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .unhang = PTHREAD_COND_INITIALIZER,
+				 .now = 1, .hang = true };
+	static struct fake g = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .unhang = PTHREAD_COND_INITIALIZER,
+				 .now = 1, .hang = true };
+	struct told t1 = { .w.fn = tell }, t2 = { .w.fn = tell },
+		    t3 = { .w.fn = tell };
+	char name[HOSTNAMES_NAME_MAX];
+	struct hostnames_config c;
+	struct hostnames *h;
+	unsigned int n;
+
+	hostnames_config_defaults(&c);
+	c.ttl_ms = 60000;
+	c.negative_ttl_ms = 10000;
+	c.timeout_ms = 1000;
+	c.timeout_ttl_ms = 500;
+	c.resolvers = 2;
+	c.resolve = fake_resolve;
+	c.clock = fake_clock;
+	c.arg = &f;
+	h = hostnames_new(&c);
+	if (!h) {
+		ok(0, "cache created");
+		return;
+	}
+	ok(get(h, "192.0.2.99", name, &t1) == HOSTNAMES_PENDING,
+	   "an address whose lookup hangs: pending, at once");
+	ok(get(h, "10.0.0.7", name, &t2) == HOSTNAMES_PENDING,
+	   "another new address: pending");
+	ok(wait_told(&t2) && get(h, "10.0.0.7", name, NULL) == HOSTNAMES_NAMED &&
+	   strcmp(name, "h7.lan") == 0,
+	   "the other address is resolved meanwhile, its asker told");
+	usleep(100000);
+	ok(atomic_load(&t1.n) == 0 &&
+	   get(h, "192.0.2.99", name, &t3) == HOSTNAMES_PENDING,
+	   "the hanging one is still pending before its bound");
+	advance(&f, 1000);
+	ok(wait_told(&t1) && wait_told(&t3),
+	   "at the bound both of its askers are told, once");
+	n = calls(&f);
+	ok(get(h, "192.0.2.99", name, NULL) == HOSTNAMES_NONE,
+	   "and find \"no name\" cached");
+	advance(&f, 500);
+	ok(get(h, "192.0.2.99", name, NULL) == HOSTNAMES_NONE && calls(&f) == n,
+	   "after that: still no name, and no second lookup of a hanging address");
+	unhang(&f);
+	usleep(100000);
+	ok(get(h, "192.0.2.99", name, NULL) == HOSTNAMES_NONE && calls(&f) == n,
+	   "the late answer is cached");
+	hostnames_free(h);
+
+	/* Freed while a lookup hangs: returns, and the stuck thread
+	 * cleans up when its lookup ends. */
+	c.arg = &g;
+	h = hostnames_new(&c);
+	if (h) {
+		struct told t4 = { .w.fn = tell };
+
+		ok(get(h, "192.0.2.99", name, &t4) == HOSTNAMES_PENDING,
+		   "pending lookup");
+		usleep(50000);
+		hostnames_stop(h);
+		ok(atomic_load(&t4.n) == 1 &&
+		   get(h, "192.0.2.99", name, NULL) == HOSTNAMES_NONE &&
+		   get(h, "10.0.0.8", name, NULL) == HOSTNAMES_NONE,
+		   "stop tells the waiters; afterwards uncached addresses have no name");
+		hostnames_free(h);
+		ok(1, "freed while a resolver hangs");
+		unhang(&g);
+		usleep(100000);
+	}
+}
+
 int main(void)
 {
 	test_wildcards();
@@ -420,6 +544,7 @@ int main(void)
 	test_cache_ttl();
 	test_cache_bound();
 	test_cache_concurrent();
+	test_cache_hang();
 	test_confirm();
 	test_real_resolver();
 	return tap_done();
