@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Meson wrapper for the rpc-memory test (src/rpc/budget.c, connection
+# limits, repeated --bind):
+#   load    nfsxd with --max-total-bytes 64 MiB and an export on the
+#           scratch directory's (disk) file system: 1000 idle connections,
+#           then half records and pipelined 1 MiB WRITEs; RSS and a
+#           well-behaved client's replies (test_rpc_memory load).
+#   limits  nfsxd with --idle-timeout 2 --max-conns-per-client 3
+#           (test_rpc_memory limits).
+#   bind    nfsxd with --bind 127.0.0.1 --bind ::1 and its embedded
+#           rpcbind on a picked port: NULL answered on both addresses, by
+#           NFS and by rpcbind (skipped when ::1 cannot be bound here).
+# Every server is stopped by SIGTERM and must exit 0 with a clean log.
+#
+# Usage: run-memory.sh NFSXD TEST_RPC_MEMORY
+
+. "$(dirname "$0")/lib.sh"
+
+need_nfsxd "${1:-}"
+TEST=$(realpath "${2:?usage: run-memory.sh NFSXD TEST_RPC_MEMORY}")
+TOTAL=$((64 << 20))
+
+# nfsxd and the test each hold about 1100 sockets.
+ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+mkdir -p "$WORK/exp" || exit 1
+: >"$WORK/exp/f"
+printf '%s 127.0.0.1(rw,no_root_squash,insecure)\n' "$WORK/exp" >"$WORK/exports"
+
+pick_port P || { echo "Bail out! no free port"; exit 1; }
+start_nfsxd load --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+	--threads 2 --max-conns 2000 --max-total-bytes "$TOTAL" \
+	--exports-file "$WORK/exports"
+LOAD=$SERVER_PID
+pick_port Q || { echo "Bail out! no free port"; exit 1; }
+start_nfsxd limits --no-rpcbind --port "$Q" --bind 127.0.0.1 --log-level warn \
+	--idle-timeout 2 --max-conns-per-client 3
+LIMITS=$SERVER_PID
+for x in "$P:$LOAD:load" "$Q:$LIMITS:limits"; do
+	IFS=: read -r port pid name <<<"$x"
+	if ! wait_port "$port" 10 "$pid"; then
+		echo "Bail out! nfsxd ($name) did not start listening on 127.0.0.1:$port"
+		show_log "$name"
+		exit 1
+	fi
+done
+
+# Each part prints its own plan: run them as TAP subtests' lines, one plan.
+rc=0
+out=$("$TEST" load "$P" "$LOAD" "$TOTAL" "$WORK/exp") || rc=1
+out2=$("$TEST" limits "$Q") || rc=1
+
+# --bind twice, IPv4 and IPv6, with the embedded rpcbind on each.
+bind_null() { # ADDR PORT PROG: a NULL call (version 3, or 2 for rpcbind)
+	python3 - "$@" <<'PY'
+import socket, struct, sys
+addr, port, prog = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+vers = 2 if prog == 100000 else 3
+s = socket.socket(socket.AF_INET6 if ':' in addr else socket.AF_INET)
+s.settimeout(5)
+s.connect((addr, port))
+call = struct.pack('>10I', 0x1234, 0, 2, prog, vers, 0, 0, 0, 0, 0)
+s.sendall(struct.pack('>I', 0x80000000 | len(call)) + call)
+buf = b''
+while len(buf) < 28:
+    d = s.recv(64)
+    if not d:
+        break
+    buf += d
+xid, mtype, stat, _, _, acc = struct.unpack('>6I', buf[4:28])
+sys.exit(0 if (xid, mtype, stat, acc) == (0x1234, 1, 0, 0) else 1)
+PY
+}
+bind_tap=()
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	pick_port B || { echo "Bail out! no free port"; exit 1; }
+	pick_port R || { echo "Bail out! no free port"; exit 1; }
+	start_nfsxd bind --port "$B" --rpcbind-port "$R" --bind 127.0.0.1 --bind ::1 \
+		--log-level warn
+	BIND=$SERVER_PID
+	if wait_port "$B" 10 "$BIND"; then
+		for a in 127.0.0.1 ::1; do
+			bind_null "$a" "$B" 100003
+			bind_tap+=("$?:NFS NULL on $a with --bind 127.0.0.1 --bind ::1")
+			bind_null "$a" "$R" 100000
+			bind_tap+=("$?:rpcbind NULL on $a port $R (embedded, on each address)")
+		done
+	else
+		bind_tap+=("1:nfsxd --bind 127.0.0.1 --bind ::1 listens")
+	fi
+else
+	bind_tap+=("SKIP:--bind 127.0.0.1 --bind ::1: ::1 cannot be bound on this machine (no IPv6 loopback)")
+fi
+
+# One TAP stream: the parts' lines renumbered, one plan at the end.
+while IFS= read -r line; do
+	case $line in
+	1..*) ;;
+	"ok "*) tap_ok 0 "${line#ok * - }" ;;
+	"not ok "*) tap_ok 1 "${line#not ok * - }" ;;
+	*) echo "$line" ;;
+	esac
+done <<<"$out
+$out2"
+for t in "${bind_tap[@]}"; do
+	case $t in
+	SKIP:*) tap_skip "${t#SKIP:}" ;;
+	*) tap_ok "${t%%:*}" "${t#*:}" ;;
+	esac
+done
+for x in "load:$LOAD" "limits:$LIMITS" ${BIND:+"bind:$BIND"}; do
+	name=${x%%:*}
+	pid=${x#*:}
+	alive "$pid"
+	tap_ok $? "nfsxd ($name) alive at the end"
+	stop_nfsxd "$pid" "$STOP_TMO"
+	tap_ok $? "nfsxd ($name) exits on SIGTERM (status $STOP_STATUS)"
+	[ "$STOP_STATUS" -eq 0 ] || rc=1
+done
+logs_clean
+tap_ok $? "no sanitizer report in the server logs"
+[ "$TAP_FAILED" -eq 0 ] && [ "$rc" -eq 0 ] || for n in load limits bind; do show_log "$n"; done
+tap_done
