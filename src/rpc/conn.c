@@ -194,8 +194,9 @@ void rpc__conn_parse(struct rpc_conn *c)
 			break;
 		}
 		/* Past the total, a connection with calls in flight waits
-		 * for them: they need no budget to finish. */
-		if (c->inflight && rpc__budget_over(loop->srv)) {
+		 * for them (they need no budget to finish) before its next
+		 * record becomes a request. */
+		if (c->inflight && c->rec.rd < c->rlen && rpc__budget_over(loop->srv)) {
 			rpc__budget_wait(c, false);
 			break;
 		}
