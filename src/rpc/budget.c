@@ -17,8 +17,11 @@
  * - One counter for the whole server, an atomic shared by the loops,
  *   rather than a share per loop: a connection lands on a loop by turn,
  *   so per-loop shares would stall one loop's clients while another
- *   loop's share sits unused. It moves once per buffer taken or given
- *   back and twice per call; exact checks take a compare-and-swap.
+ *   loop's share sits unused. Each loop adds its changes up and moves
+ *   the shared counter once they pass 64 KiB and at the end of each pass
+ *   (rpc__budget_flush): a small call adds and removes the same 4 KiB,
+ *   so it costs no atomic operation. Taking a buffer flushes first and
+ *   takes with a compare-and-swap.
  * - No stall: a receive buffer is taken only while the total stays below
  *   --max-total-bytes minus one pool buffer (rx_limit); a record that
  *   outgrows its receive buffer takes a whole pool buffer, which is
@@ -56,11 +59,32 @@ void rpc__budget_init(struct rpc_server *srv)
 	atomic_init(&srv->held, 0);
 }
 
-static void count(struct rpc_server *srv, struct rpc_conn *c, ssize_t n)
+#define FLUSH_AT (64 << 10)  /* a loop's uncounted bytes, at most */
+
+/* Give the loop's pending count to the server's counter. */
+void rpc__budget_flush(struct rpc_loop *loop)
 {
-	atomic_fetch_add_explicit(&srv->held, (size_t)n, memory_order_relaxed);
-	if (c)
-		c->held += (size_t)n;
+	if (!loop->held_pending)
+		return;
+	atomic_fetch_add_explicit(&loop->srv->held, (size_t)loop->held_pending,
+				  memory_order_relaxed);
+	loop->held_pending = 0;
+}
+
+/*
+ * Count @n bytes (negative: given back) for @c, exactly, and for the
+ * server through its loop: a small call adds and removes the same 4 KiB,
+ * so a busy loop moves the shared counter about once a pass, not twice a
+ * call. The total lags by at most FLUSH_AT per loop.
+ */
+static void count(struct rpc_conn *c, ssize_t n)
+{
+	struct rpc_loop *loop = c->loop;
+
+	c->held += (size_t)n;
+	loop->held_pending += n;
+	if (loop->held_pending >= FLUSH_AT || loop->held_pending <= -FLUSH_AT)
+		rpc__budget_flush(loop);
 }
 
 /*
@@ -71,7 +95,10 @@ static void count(struct rpc_server *srv, struct rpc_conn *c, ssize_t n)
 bool rpc__budget_take(struct rpc_conn *c, size_t n, size_t limit)
 {
 	struct rpc_server *srv = c->loop->srv;
-	size_t cur = atomic_load_explicit(&srv->held, memory_order_relaxed);
+	size_t cur;
+
+	rpc__budget_flush(c->loop);
+	cur = atomic_load_explicit(&srv->held, memory_order_relaxed);
 
 	do {
 		if (cur + n > limit)
@@ -88,7 +115,17 @@ bool rpc__budget_take(struct rpc_conn *c, size_t n, size_t limit)
 void rpc__budget_add(struct rpc_conn *c, struct rpc_req *req, size_t n)
 {
 	req->held += n;
-	count(c->loop->srv, c, (ssize_t)n);
+	count(c, (ssize_t)n);
+}
+
+/* @req now holds @n bytes: one move of the difference, none for a small
+ * call, whose record and reply are both inline. */
+void rpc__budget_set(struct rpc_conn *c, struct rpc_req *req, size_t n)
+{
+	if (n == req->held)
+		return;
+	count(c, (ssize_t)(n - req->held));
+	req->held = n;
 }
 
 /* Whatever @req holds is given back (its connection may be closed). */
@@ -98,7 +135,7 @@ void rpc__budget_drop(struct rpc_req *req)
 
 	if (!req->held || !c)
 		return;
-	count(c->loop->srv, c, -(ssize_t)req->held);
+	count(c, -(ssize_t)req->held);
 	req->held = 0;
 }
 
@@ -109,7 +146,7 @@ void rpc__budget_rx(struct rpc_conn *c)
 
 	if (want == c->rx_held)
 		return;
-	count(c->loop->srv, c, (ssize_t)(want - c->rx_held));
+	count(c, (ssize_t)(want - c->rx_held));
 	c->rx_held = want;
 }
 

@@ -125,8 +125,7 @@ void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 	rpc_req_finish(req);
 	/* The call has run: its record goes, its reply counts instead. */
 	rpc_req_release_record(req);
-	rpc__budget_drop(req);
-	rpc__budget_add(c, req, sizeof(*req) +
+	rpc__budget_set(c, req, sizeof(*req) +
 			(req->reply != req->reply_inline ? req->reply_cap : 0));
 	if (c->tx_tail)
 		c->tx_tail->next = req;
@@ -594,6 +593,7 @@ static void *loop_main(void *arg)
 		run_ready(loop);
 		flush_dirty(loop);
 		feed_starved(loop);
+		rpc__budget_flush(loop);
 		rpc__budget_retry(loop);
 		if (loop->srv->cfg.idle_timeout_s && !loop->stopping) {
 			uint64_t now = rpc__now_ns();

@@ -83,6 +83,7 @@ struct rpc_loop {
 	struct rpc_conn *wait_head, *wait_tail; /* waiting for the total budget */
 	uint8_t *scratch;                /* a small call read past the budget */
 	uint64_t next_retry;             /* ns: next rpc__budget_retry */
+	ssize_t held_pending;            /* counted here, not yet in srv->held */
 	uint64_t next_idle_scan;         /* ns: next look for idle connections */
 	struct rpc_conn all;             /* list head of every conn */
 	struct rpc_conn *graveyard;      /* closed, freed after the pass */
@@ -133,8 +134,10 @@ void rpc__conn_close_idle(struct rpc_loop *loop, uint64_t now);
 /* budget.c: bytes received and not yet answered (see budget.c). */
 #define RPC_SMALL_CALL RPC_REQ_INLINE_REC /* read past the total, one at a time */
 void rpc__budget_init(struct rpc_server *srv);
+void rpc__budget_flush(struct rpc_loop *loop);
 bool rpc__budget_take(struct rpc_conn *c, size_t n, size_t limit);
 void rpc__budget_add(struct rpc_conn *c, struct rpc_req *req, size_t n);
+void rpc__budget_set(struct rpc_conn *c, struct rpc_req *req, size_t n);
 void rpc__budget_drop(struct rpc_req *req);
 void rpc__budget_rx(struct rpc_conn *c);
 bool rpc__budget_over(const struct rpc_server *srv);
