@@ -110,6 +110,7 @@ bool rpc__bulk_try(struct rpc_conn *c)
 	rpc_record_restart(r, 0);
 	c->bulk = req;
 	c->inflight++;
+	rpc__budget_add(c, req, sizeof(*req)); /* its data goes to the file */
 	return true;
 }
 

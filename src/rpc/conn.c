@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "xdr/xdr.h"
 
 #include "rpc/svc_internal.h"
 #include "util/log.h"
@@ -34,6 +37,8 @@ static uint8_t *rbuf_get(struct rpc_loop *loop)
 
 static void rbuf_put(struct rpc_loop *loop, uint8_t *b, size_t cap)
 {
+	if (b == loop->scratch)
+		return; /* lent for one small call (read_small) */
 	if (cap == loop->srv->bigpool.cap) {
 		rpc_big_put(&loop->srv->bigpool, b);
 		return;
@@ -65,6 +70,7 @@ struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 		return NULL;
 	}
 	c->events = EPOLLIN;
+	c->last_ns = rpc__now_ns();
 	c->all_next = loop->all.all_next;
 	c->all_prev = &loop->all;
 	loop->all.all_next->all_prev = c;
@@ -86,7 +92,8 @@ static bool under_limits(const struct rpc_conn *c)
 {
 	const struct rpc_server_config *cfg = &c->loop->srv->cfg;
 
-	return c->inflight < cfg->max_inflight && c->tx_bytes < cfg->max_unsent;
+	return c->inflight < cfg->max_inflight && c->tx_bytes < cfg->max_unsent &&
+	       c->held < cfg->max_conn_bytes;
 }
 
 /* Read while under the limits; write interest while replies wait. */
@@ -96,11 +103,18 @@ static void update_interest(struct rpc_conn *c, bool tx_blocked)
 
 	/* A bulk call in progress reads on whatever the limits say: its
 	 * data is what stands between it and its reply. */
-	if (c->bulk || (under_limits(c) && !c->in_starved && !c->loop->stopping))
+	if (c->bulk || (under_limits(c) && !c->in_starved && !c->wait_total &&
+			!c->loop->stopping))
 		ev |= EPOLLIN;
 	if (tx_blocked)
 		ev |= EPOLLOUT;
 	rpc__conn_set_events(c, ev);
+}
+
+void rpc__conn_update_interest(struct rpc_conn *c)
+{
+	if (!c->closed)
+		update_interest(c, c->events & EPOLLOUT);
 }
 
 /* An idle connection gives its receive buffer back. */
@@ -116,6 +130,7 @@ static void maybe_release_rbuf(struct rpc_conn *c)
 		rbuf_put(c->loop, c->rbuf, c->rcap);
 		c->rbuf = NULL;
 		c->rcap = 0;
+		rpc__budget_rx(c);
 	}
 }
 
@@ -136,16 +151,22 @@ static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off)
 	uint8_t *nb;
 	size_t ncap;
 
-	if (tail <= RPC_RBUF_SIZE - 4096) {
+	if (!tail) {
+		/* Reads into a pool buffer stop at the record's end
+		 * (rpc__conn_readable): the usual case. */
+		nb = NULL;
+		ncap = 0;
+	} else if (tail <= RPC_RBUF_SIZE - 4096) {
 		nb = rbuf_get(c->loop);
 		ncap = RPC_RBUF_SIZE;
 	} else {
 		nb = rpc_big_get(pool);
 		ncap = pool->cap;
 	}
-	if (!nb)
+	if (!nb && tail)
 		return false;
-	memcpy(nb, c->rbuf + end, tail);
+	if (tail)
+		memcpy(nb, c->rbuf + end, tail);
 	req->rec = c->rbuf + off;
 	req->rec_big = c->rbuf;
 	c->rbuf = nb;
@@ -153,6 +174,8 @@ static bool hand_off(struct rpc_conn *c, struct rpc_req *req, size_t off)
 	c->rlen = tail;
 	rpc_record_consumed(&c->rec);
 	rpc_record_shift(&c->rec, end);
+	/* The pool buffer is the request's now (counted in parse). */
+	rpc__budget_rx(c);
 	return true;
 }
 
@@ -168,6 +191,13 @@ void rpc__conn_parse(struct rpc_conn *c)
 
 		if (n++ == PARSE_BATCH) {
 			c->backlog = true; /* maybe more complete records */
+			break;
+		}
+		/* Past the total, a connection with calls in flight waits
+		 * for them (they need no budget to finish) before its next
+		 * record becomes a request. */
+		if (c->inflight && c->rec.rd < c->rlen && rpc__budget_over(loop->srv)) {
+			rpc__budget_wait(c, false);
 			break;
 		}
 		req = rpc__req_get(loop);
@@ -207,6 +237,9 @@ void rpc__conn_parse(struct rpc_conn *c)
 		rpc_req_reset(req);
 		req->conn = c;
 		req->peer = &c->peer;
+		rpc__budget_add(c, req, sizeof(*req) +
+				(req->rec_big ? loop->srv->bigpool.cap :
+				 req->rec != req->rec_inline ? len : 0));
 		if (c->pend_tail)
 			c->pend_tail->next = req;
 		else
@@ -219,41 +252,135 @@ void rpc__conn_parse(struct rpc_conn *c)
 		maybe_release_rbuf(c);
 }
 
-/* Room to read into: compact, or grow towards the record limit. */
-static bool make_room(struct rpc_conn *c)
+enum room { ROOM_OK, ROOM_WAIT, ROOM_FAIL };
+
+/*
+ * Room to read into: compact, or grow towards the record limit, within
+ * the total budget (budget.c).
+ * Return values: ROOM_OK; ROOM_WAIT: the budget has no room now (c->rbuf
+ * unchanged); ROOM_FAIL: out of memory.
+ */
+static enum room make_room(struct rpc_conn *c)
 {
-	size_t dead, max = (size_t)c->loop->srv->cfg.max_record + RPC_RBUF_SIZE;
+	struct rpc_server *srv = c->loop->srv;
+	size_t dead, max = (size_t)srv->cfg.max_record + RPC_RBUF_SIZE;
 	uint8_t *nb;
 
 	if (!c->rbuf) {
+		if (!rpc__budget_take(c, RPC_RBUF_SIZE, srv->rx_limit))
+			return ROOM_WAIT;
 		c->rbuf = rbuf_get(c->loop);
-		if (!c->rbuf)
-			return false;
+		if (!c->rbuf) {
+			rpc__budget_rx(c);
+			return ROOM_FAIL;
+		}
 		c->rcap = RPC_RBUF_SIZE;
 		c->rlen = 0;
+		c->wait_big = false;
 	}
 	if (c->rcap - c->rlen >= 4096)
-		return true;
+		return ROOM_OK;
 	dead = rpc_record_dead(&c->rec);
 	if (dead) {
 		memmove(c->rbuf, c->rbuf + dead, c->rlen - dead);
 		c->rlen -= dead;
 		rpc_record_shift(&c->rec, dead);
 		if (c->rcap - c->rlen >= 4096)
-			return true;
+			return ROOM_OK;
 	}
 	if (c->rcap >= max)
-		return c->rlen < c->rcap;
+		return c->rlen < c->rcap ? ROOM_OK : ROOM_FAIL;
 	/* Only a record in progress gets here: move it to a pool buffer,
-	 * big enough for any record, once. */
-	nb = rpc_big_get(&c->loop->srv->bigpool);
-	if (!nb)
-		return c->rlen < c->rcap;
+	 * big enough for any record, once; counted whole, up to the total
+	 * itself (the reserve that receive buffers leave). */
+	if (!rpc__budget_take(c, srv->bigpool.cap - c->rcap, srv->cfg.max_total_bytes))
+		return c->rlen < c->rcap ? ROOM_OK : ROOM_WAIT;
+	nb = rpc_big_get(&srv->bigpool);
+	if (!nb) {
+		rpc__budget_rx(c);
+		return c->rlen < c->rcap ? ROOM_OK : ROOM_FAIL;
+	}
 	memcpy(nb, c->rbuf, c->rlen);
 	rbuf_put(c->loop, c->rbuf, c->rcap);
 	c->rbuf = nb;
-	c->rcap = c->loop->srv->bigpool.cap;
-	return true;
+	c->rcap = srv->bigpool.cap;
+	rpc__budget_rx(c);
+	return ROOM_OK;
+}
+
+/* SO_RCVLOWAT for read_small: wake when @v bytes are there (0: any). */
+static void small_lowat(struct rpc_conn *c, int v)
+{
+	if (v == c->rcvlowat)
+		return;
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &(int){ v ? v : 1 },
+		       sizeof(int)) == 0)
+		c->rcvlowat = v;
+}
+
+/*
+ * No receive buffer can be had and nothing is in flight: read one small
+ * call, whole, into the loop's scratch buffer and make it a request at
+ * once, so that a well-behaved client is served while the budget is
+ * held by others. Its marker is peeked at; the call is read only when
+ * all of it is in the socket (until then SO_RCVLOWAT makes epoll wait
+ * for it). Anything larger waits for the budget, in the socket.
+ */
+static void read_small(struct rpc_conn *c)
+{
+	struct rpc_loop *loop = c->loop;
+	uint8_t mark[4];
+	uint32_t m, len;
+	int avail = 0;
+	ssize_t n;
+
+	n = recv(c->fd, mark, sizeof(mark), MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0) {
+		rpc__conn_close(c, "closed by peer");
+		return;
+	}
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			rpc__conn_close(c, strerror(errno));
+		return;
+	}
+	if (n < 4) {
+		small_lowat(c, 4);
+		return;
+	}
+	m = xdr__get32(mark);
+	len = m & RPC_RM_LEN;
+	if (!(m & RPC_RM_LAST) || len > RPC_SMALL_CALL) {
+		small_lowat(c, 0);
+		rpc__budget_wait(c, true);
+		return;
+	}
+	if (ioctl(c->fd, FIONREAD, &avail) < 0 || (size_t)avail < 4 + len) {
+		small_lowat(c, (int)(4 + len));
+		return;
+	}
+	small_lowat(c, 0);
+	n = read(c->fd, loop->scratch, 4 + len);
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			rpc__conn_close(c, n == 0 ? "closed by peer" : strerror(errno));
+		return;
+	}
+	c->last_ns = rpc__now_ns();
+	c->rbuf = loop->scratch;
+	c->rcap = RPC_RBUF_SIZE;
+	c->rlen = (size_t)n;
+	rpc__conn_parse(c);
+	if (c->closed || c->rbuf != loop->scratch)
+		return;
+	/* Not all taken (no free request, or short read): keep the bytes. */
+	c->rbuf = rbuf_get(loop);
+	if (!c->rbuf) {
+		rpc__conn_close(c, "out of memory for receive buffer");
+		return;
+	}
+	memcpy(c->rbuf, loop->scratch, c->rlen);
+	rpc__budget_rx(c);
 }
 
 void rpc__conn_readable(struct rpc_conn *c)
@@ -265,6 +392,7 @@ void rpc__conn_readable(struct rpc_conn *c)
 		size_t room;
 
 		if (c->bulk) {
+			c->last_ns = rpc__now_ns();
 			if (!rpc__bulk_pump(c))
 				break; /* waiting for its data, or closed */
 			continue;
@@ -273,13 +401,34 @@ void rpc__conn_readable(struct rpc_conn *c)
 		/* Complete records still wait in the buffer: let the socket
 		 * hold the rest (TCP pushes back) rather than grow the buffer. */
 		if (!under_limits(c) || c->in_starved || c->loop->stopping ||
-		    rpc__conn_buffered(c))
+		    c->wait_total || rpc__conn_buffered(c))
 			break;
-		if (!make_room(c)) {
+		if (c->rcvlowat)
+			small_lowat(c, 0);
+		switch (make_room(c)) {
+		case ROOM_OK:
+			break;
+		case ROOM_FAIL:
 			rpc__conn_close(c, "out of memory for receive buffer");
 			return;
+		case ROOM_WAIT:
+			if (!c->rbuf && !c->inflight && !c->wait_big)
+				read_small(c);
+			else
+				rpc__budget_wait(c, true);
+			goto out;
 		}
 		room = c->rcap - c->rlen;
+		/* In a pool buffer, read no further than the record's end,
+		 * so that the buffer goes to the request whole (hand_off)
+		 * and nothing of the next record is held with it. */
+		if (c->rcap == c->loop->srv->bigpool.cap && c->rec.started) {
+			size_t need = rpc_record_need(&c->rec) +
+				      (c->rec.in_frag && c->rec.last ? 0 : 4);
+
+			if (room > need)
+				room = need;
+		}
 		if (c->bulk_peek) {
 			c->bulk_peek = false;
 			if (room > RPC_BULK_PEEK)
@@ -287,6 +436,7 @@ void rpc__conn_readable(struct rpc_conn *c)
 		}
 		n = read(c->fd, c->rbuf + c->rlen, room);
 		if (n > 0) {
+			c->last_ns = rpc__now_ns();
 			c->rlen += (size_t)n;
 			rpc__conn_parse(c);
 			if (c->bulk)
@@ -305,6 +455,7 @@ void rpc__conn_readable(struct rpc_conn *c)
 			rpc__conn_close(c, strerror(errno));
 		break;
 	}
+out:
 	if (!c->closed) {
 		maybe_release_rbuf(c);
 		update_interest(c, c->events & EPOLLOUT);
@@ -367,6 +518,8 @@ void rpc__conn_flush(struct rpc_conn *c)
 		n = gather(c, iov);
 		msg.msg_iovlen = (size_t)n;
 		sent = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent > 0)
+			c->last_ns = rpc__now_ns();
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
@@ -446,12 +599,34 @@ void rpc__conn_close(struct rpc_conn *c, const char *why)
 	if (c->rbuf)
 		rbuf_put(loop, c->rbuf, c->rcap);
 	c->rbuf = NULL;
+	rpc__budget_rx(c);
+	if (loop->srv->clients)
+		rpc__clients_del(loop->srv->clients, &c->peer);
 	c->all_prev->all_next = c->all_next;
 	c->all_next->all_prev = c->all_prev;
 	atomic_fetch_sub(&loop->srv->nconns, 1);
 	/* Freed after this pass: the scheduler lists may still name it. */
 	c->all_next = loop->graveyard;
 	loop->graveyard = c;
+}
+
+/*
+ * Close the connections of @loop that have had no traffic for the idle
+ * timeout and have nothing in flight (a partial record counts as
+ * nothing: its sender went quiet), as knfsd closes idle sockets.
+ */
+void rpc__conn_close_idle(struct rpc_loop *loop, uint64_t now)
+{
+	uint64_t tmo = (uint64_t)loop->srv->cfg.idle_timeout_s * 1000000000u;
+	struct rpc_conn *c, *next;
+
+	for (c = loop->all.all_next; c != &loop->all; c = next) {
+		next = c->all_next;
+		if (c->inflight || c->busy || c->bulk || c->tx_head ||
+		    now - c->last_ns < tmo)
+			continue;
+		rpc__conn_close(c, "idle timeout");
+	}
 }
 
 void rpc__conn_free(struct rpc_conn *c)

@@ -28,6 +28,7 @@
 #define FLUSH_AT (64u << 10)    /* unsent bytes that trigger a send */
 #define ACCEPTS_PER_EVENT 32
 #define TAG_WAKE 63u            /* epoll data below 64: not a pointer */
+#define IDLE_SCAN_MS 1000       /* idle connections looked for this often */
 
 uint64_t rpc__now_ns(void)
 {
@@ -51,6 +52,7 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 	if (!r)
 		return NULL;
 	loop->nreqs++;
+	r->held = 0;
 	r->rec = r->rec_inline;
 	r->rec_big = NULL;
 	r->pool = &loop->srv->bigpool;
@@ -65,6 +67,7 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 
 void rpc__req_put(struct rpc_loop *loop, struct rpc_req *req)
 {
+	rpc__budget_drop(req);
 	rpc_req_release(req);
 	req->conn = NULL;
 	req->next = loop->free_reqs;
@@ -120,6 +123,10 @@ static struct rpc_conn *pop_ready(struct rpc_loop *loop)
 void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 {
 	rpc_req_finish(req);
+	/* The call has run: its record goes, its reply counts instead. */
+	rpc_req_release_record(req);
+	rpc__budget_set(c, req, sizeof(*req) +
+			(req->reply != req->reply_inline ? req->reply_cap : 0));
 	if (c->tx_tail)
 		c->tx_tail->next = req;
 	else
@@ -282,6 +289,15 @@ static void bury(struct rpc_loop *loop)
 		else
 			pp = &c->starved_next;
 	}
+	loop->wait_tail = NULL;
+	for (pp = &loop->wait_head; (c = *pp);) {
+		if (c->closed) {
+			*pp = c->wait_next;
+		} else {
+			loop->wait_tail = c;
+			pp = &c->wait_next;
+		}
+	}
 	/* A connection with calls on workers is freed once they are back. */
 	for (pp = &loop->graveyard; (c = *pp);) {
 		if (c->busy) {
@@ -301,6 +317,8 @@ static void adopt(struct rpc_loop *loop, int fd,
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (!rpc__conn_new(loop, fd, peer)) {
 		atomic_fetch_sub(&loop->srv->nconns, 1);
+		if (loop->srv->clients)
+			rpc__clients_del(loop->srv->clients, peer);
 		close(fd);
 	}
 }
@@ -352,6 +370,8 @@ static void drain_inbox(struct rpc_loop *loop)
 	for (i = 0; i < n; i++) {
 		if (loop->stopping) {
 			atomic_fetch_sub(&loop->srv->nconns, 1);
+			if (loop->srv->clients)
+				rpc__clients_del(loop->srv->clients, &in[i].peer);
 			close(in[i].fd);
 			continue;
 		}
@@ -391,6 +411,13 @@ static void accept_conns(struct rpc_loop *loop, int lfd)
 			atomic_fetch_sub(&srv->nconns, 1);
 			log_warn("connection limit (%u) reached: connection refused",
 				 srv->cfg.max_conns);
+			close(fd);
+			continue;
+		}
+		if (srv->clients && !rpc__clients_add(srv->clients, &ss)) {
+			atomic_fetch_sub(&srv->nconns, 1);
+			log_debug("connection limit per client (%u) reached: connection refused",
+				  srv->cfg.max_conns_per_client);
 			close(fd);
 			continue;
 		}
@@ -517,6 +544,10 @@ static void *loop_main(void *arg)
 			timeout = 0;
 		else if (loop->stopping)
 			timeout = 50;
+		else if (loop->wait_head)
+			timeout = rpc__budget_timeout(loop);
+		else if (loop->srv->cfg.idle_timeout_s && loop->all.all_next != &loop->all)
+			timeout = IDLE_SCAN_MS;
 		n = poll_events(loop, evs, timeout, &busy);
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
@@ -562,6 +593,16 @@ static void *loop_main(void *arg)
 		run_ready(loop);
 		flush_dirty(loop);
 		feed_starved(loop);
+		rpc__budget_flush(loop);
+		rpc__budget_retry(loop);
+		if (loop->srv->cfg.idle_timeout_s && !loop->stopping) {
+			uint64_t now = rpc__now_ns();
+
+			if (now >= loop->next_idle_scan) {
+				rpc__conn_close_idle(loop, now);
+				loop->next_idle_scan = now + IDLE_SCAN_MS * 1000000ull;
+			}
+		}
 		bury(loop);
 		if (loop->stopping && loop_idle(loop))
 			break;
@@ -595,7 +636,8 @@ int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv)
 	loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	loop->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	loop->stage = malloc(RPC_STAGE_SIZE);
-	if (!loop->stage || loop->epfd < 0 || loop->wakefd < 0 ||
+	loop->scratch = malloc(RPC_RBUF_SIZE);
+	if (!loop->stage || !loop->scratch || loop->epfd < 0 || loop->wakefd < 0 ||
 	    epoll_ctl(loop->epfd, EPOLL_CTL_ADD, loop->wakefd, &ev) < 0)
 		return -1;
 	for (i = 0; i < srv->nlisteners; i++) {
@@ -651,4 +693,5 @@ void rpc__loop_fini(struct rpc_loop *loop)
 	rpc__bulk_fini(loop);
 	pthread_mutex_destroy(&loop->inbox_lock);
 	free(loop->stage);
+	free(loop->scratch);
 }

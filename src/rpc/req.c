@@ -160,7 +160,7 @@ int rpc_req_tx_iov(const struct rpc_req *req, struct iovec *iov)
 	return n;
 }
 
-void rpc_req_release(struct rpc_req *req)
+void rpc_req_release_record(struct rpc_req *req)
 {
 	if (req->rec_big)
 		rpc_big_put(req->pool, req->rec_big);
@@ -168,6 +168,15 @@ void rpc_req_release(struct rpc_req *req)
 		free(req->rec);
 	req->rec = req->rec_inline;
 	req->rec_big = NULL;
+	req->rec_len = 0;
+	xdr_dec_init(&req->args, req->rec, 0, &req->arena);
+	req->call.cred.machine.data = NULL;
+	req->call.cred.machine.len = 0;
+}
+
+void rpc_req_release(struct rpc_req *req)
+{
+	rpc_req_release_record(req);
 	release_ext(req);
 	release_reply(req);
 }

@@ -40,6 +40,7 @@ struct rpc_req {
 	struct rpc_req *next;          /* queue link (pending or tx) */
 	struct rpc_conn *conn;
 	const struct sockaddr_storage *peer;
+	size_t held;                   /* bytes counted against the budgets (budget.c) */
 
 	/* Set by rpc_dispatch_begin() for a call that runs on a worker. */
 	const struct rpc_proc *proc;
@@ -90,6 +91,13 @@ void rpc_req_reset(struct rpc_req *req);
  * Return values: 0, or -1 when memory is short.
  */
 int rpc_req_reply_reserve(struct rpc_req *req, size_t len);
+
+/*
+ * Give back the call record's heap or pool buffer once the call has been
+ * run: the reply no longer needs it (a DRC entry keeps a copy of the
+ * reply, never views into the record).
+ */
+void rpc_req_release_record(struct rpc_req *req);
 
 /* Release heap buffers so the request can go back to a free list. */
 void rpc_req_release(struct rpc_req *req);

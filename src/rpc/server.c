@@ -21,6 +21,9 @@ void rpc_server_config_defaults(struct rpc_server_config *cfg)
 	cfg->max_conns = RPC_DEFAULT_MAX_CONNS;
 	cfg->workers = RPC_DEFAULT_WORKERS;
 	cfg->slice_us = RPC_DEFAULT_SLICE_US;
+	cfg->max_conn_bytes = RPC_DEFAULT_MAX_CONN_BYTES;
+	cfg->max_total_bytes = RPC_DEFAULT_MAX_TOTAL_BYTES;
+	cfg->idle_timeout_s = RPC_DEFAULT_IDLE_TIMEOUT_S;
 }
 
 struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
@@ -44,6 +47,15 @@ struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
 			 (size_t)srv->cfg.max_record + RPC_RBUF_SIZE > RPC_BIG_MIN ?
 			 (size_t)srv->cfg.max_record + RPC_RBUF_SIZE : RPC_BIG_MIN,
 			 2 * (srv->cfg.threads + srv->cfg.workers));
+	rpc__budget_init(srv);
+	if (srv->cfg.max_conns_per_client) {
+		srv->clients = rpc__clients_new(srv->cfg.max_conns_per_client);
+		if (!srv->clients) {
+			rpc_bigpool_fini(&srv->bigpool);
+			free(srv);
+			return NULL;
+		}
+	}
 	return srv;
 }
 
@@ -147,5 +159,6 @@ void rpc_server_destroy(struct rpc_server *srv)
 	for (i = 0; i < srv->nlisteners; i++)
 		close(srv->listeners[i]);
 	rpc_bigpool_fini(&srv->bigpool);
+	rpc__clients_free(srv->clients);
 	free(srv);
 }

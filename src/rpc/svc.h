@@ -16,6 +16,9 @@
  *   buffer as the reply. A connection that reaches its limit of requests
  *   in flight or unsent reply bytes is not read until it drains, so
  *   memory stays bounded whatever a client does.
+ * - Bytes received and not yet answered are counted per connection and
+ *   in total (budget.c); past a budget nfsxd stops reading (TCP pushes
+ *   back), it never drops a call it has read.
  */
 #ifndef NFSX_RPC_SVC_H
 #define NFSX_RPC_SVC_H
@@ -38,6 +41,10 @@ struct rpc_server_config {
 	unsigned int workers;       /* threads for blocking procedures */
 	unsigned int slice_us;      /* loop threads' scheduler slice; 0: kernel's */
 	unsigned int busy_poll_us;  /* poll this long before sleeping; 0: never */
+	size_t max_conn_bytes;      /* bytes held per connection (budget.c) */
+	size_t max_total_bytes;     /* bytes held by all connections */
+	unsigned int idle_timeout_s; /* close idle connections; 0: never */
+	unsigned int max_conns_per_client; /* per peer address; 0: no limit */
 };
 
 #define RPC_DEFAULT_MAX_RECORD (1048576u + 4096u)
@@ -47,6 +54,9 @@ struct rpc_server_config {
 #define RPC_DEFAULT_MAX_CONNS 4096u
 #define RPC_DEFAULT_WORKERS 8u
 #define RPC_DEFAULT_SLICE_US 100u
+#define RPC_DEFAULT_MAX_CONN_BYTES (8u << 20)
+#define RPC_DEFAULT_MAX_TOTAL_BYTES (256u << 20)
+#define RPC_DEFAULT_IDLE_TIMEOUT_S 360u  /* as knfsd */
 
 void rpc_server_config_defaults(struct rpc_server_config *cfg);
 

@@ -15,7 +15,7 @@
 #define RPC_RBUF_SIZE (64u << 10)
 /* Smallest pool buffer: a 1 MiB READ reply with its headers. */
 #define RPC_BIG_MIN ((1u << 20) + (64u << 10))
-#define RPC_MAX_LISTENERS 8
+#define RPC_MAX_LISTENERS 16
 
 struct rpc_loop;
 
@@ -41,7 +41,12 @@ struct rpc_conn {
 	bool bulk_tried;                       /* for the record in progress */
 	bool bulk_peek;                        /* next read small: maybe another bulk call */
 	int rcvlowat;                          /* SO_RCVLOWAT set for bulk data, or 0 */
-	struct rpc_conn *ready_next, *dirty_next, *starved_next;
+	size_t held;                           /* bytes counted against the budgets */
+	size_t rx_held;                        /* of those, the receive buffer's */
+	bool wait_total;                       /* stopped by the total budget */
+	bool wait_big;                         /* ... for a record larger than a small one */
+	uint64_t last_ns;                      /* last traffic, for the idle timeout */
+	struct rpc_conn *ready_next, *dirty_next, *starved_next, *wait_next;
 	struct rpc_conn *all_prev, *all_next;
 };
 
@@ -75,6 +80,11 @@ struct rpc_loop {
 	struct rpc_conn *ready_head, *ready_tail; /* conns with pending calls */
 	struct rpc_conn *dirty;          /* conns with unflushed replies */
 	struct rpc_conn *starved;        /* waiting for a free request */
+	struct rpc_conn *wait_head, *wait_tail; /* waiting for the total budget */
+	uint8_t *scratch;                /* a small call read past the budget */
+	uint64_t next_retry;             /* ns: next rpc__budget_retry */
+	ssize_t held_pending;            /* counted here, not yet in srv->held */
+	uint64_t next_idle_scan;         /* ns: next look for idle connections */
 	struct rpc_conn all;             /* list head of every conn */
 	struct rpc_conn *graveyard;      /* closed, freed after the pass */
 
@@ -101,6 +111,9 @@ struct rpc_server {
 	atomic_uint next_loop;           /* round-robin of new connections */
 	struct rpc_workers *workers;
 	struct rpc_bigpool bigpool;      /* large records and replies */
+	atomic_size_t held;              /* bytes held by all connections (budget.c) */
+	size_t rx_limit;                 /* receive buffers are taken below this */
+	struct rpc_clients *clients;     /* connections per address, or NULL */
 	atomic_bool stop;
 	int grace_ms;
 };
@@ -115,6 +128,28 @@ void rpc__conn_flush(struct rpc_conn *c);
 void rpc__conn_close(struct rpc_conn *c, const char *why);
 void rpc__conn_free(struct rpc_conn *c);
 void rpc__conn_set_events(struct rpc_conn *c, uint32_t events);
+void rpc__conn_update_interest(struct rpc_conn *c);
+void rpc__conn_close_idle(struct rpc_loop *loop, uint64_t now);
+
+/* budget.c: bytes received and not yet answered (see budget.c). */
+#define RPC_SMALL_CALL RPC_REQ_INLINE_REC /* read past the total, one at a time */
+void rpc__budget_init(struct rpc_server *srv);
+void rpc__budget_flush(struct rpc_loop *loop);
+bool rpc__budget_take(struct rpc_conn *c, size_t n, size_t limit);
+void rpc__budget_add(struct rpc_conn *c, struct rpc_req *req, size_t n);
+void rpc__budget_set(struct rpc_conn *c, struct rpc_req *req, size_t n);
+void rpc__budget_drop(struct rpc_req *req);
+void rpc__budget_rx(struct rpc_conn *c);
+bool rpc__budget_over(const struct rpc_server *srv);
+void rpc__budget_wait(struct rpc_conn *c, bool big);
+void rpc__budget_retry(struct rpc_loop *loop);
+int rpc__budget_timeout(const struct rpc_loop *loop);
+
+/* clients.c: connections per client address (--max-conns-per-client). */
+struct rpc_clients *rpc__clients_new(unsigned int limit);
+void rpc__clients_free(struct rpc_clients *cl);
+bool rpc__clients_add(struct rpc_clients *cl, const struct sockaddr_storage *peer);
+void rpc__clients_del(struct rpc_clients *cl, const struct sockaddr_storage *peer);
 
 /* bulk.c: calls whose data is spliced from the socket into a file. */
 #define RPC_BULK_MIN_REST (64u << 10)  /* bytes still to come, at least */

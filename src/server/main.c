@@ -217,23 +217,26 @@ static const char *netid_of(const char *addr)
 	return strchr(addr, ':') ? "tcp6" : "tcp";
 }
 
-/* The embedded rpcbind's own table: our programs and itself. */
+/* The embedded rpcbind's own table: our programs and itself, on each
+ * bind address (one mapping per netid: the first address of a family). */
 static void map_own(const struct rpc_registry *reg, const struct nfsxd_opts *o)
 {
-	unsigned int i, j;
+	unsigned int b, i, j;
 
-	for (i = 0; i < reg->n; i++) {
-		const struct rpc_program *p = reg->progs[i];
-		uint16_t port = p->prog == RPCB_PROG ? o->rpcbind_port : o->port;
+	for (b = 0; b < o->nbind; b++) {
+		for (i = 0; i < reg->n; i++) {
+			const struct rpc_program *p = reg->progs[i];
+			uint16_t port = p->prog == RPCB_PROG ? o->rpcbind_port : o->port;
 
-		for (j = 0; j < p->nvers; j++) {
-			struct rpcb_mapping m = { .prog = p->prog,
-						  .vers = p->versions[j].vers };
+			for (j = 0; j < p->nvers; j++) {
+				struct rpcb_mapping m = { .prog = p->prog,
+							  .vers = p->versions[j].vers };
 
-			snprintf(m.netid, sizeof(m.netid), "%s", netid_of(o->bind));
-			uaddr_make(o->bind, port, m.uaddr, sizeof(m.uaddr));
-			snprintf(m.owner, sizeof(m.owner), "superuser");
-			rpcb_map_set(&m);
+				snprintf(m.netid, sizeof(m.netid), "%s", netid_of(o->bind[b]));
+				uaddr_make(o->bind[b], port, m.uaddr, sizeof(m.uaddr));
+				snprintf(m.owner, sizeof(m.owner), "superuser");
+				rpcb_map_set(&m);
+			}
 		}
 	}
 }
@@ -246,7 +249,8 @@ static bool registered[RPC_MAX_PROGRAMS][MAX_VERS];
 static int register_remote(const struct rpc_registry *reg,
 			   const struct nfsxd_opts *o, bool unset)
 {
-	const char *rpcb_ip = strchr(o->bind, ':') ? "::1" : "127.0.0.1";
+	/* With a system rpcbind, the first bind address is registered. */
+	const char *rpcb_ip = strchr(o->bind[0], ':') ? "::1" : "127.0.0.1";
 	unsigned int i, j;
 	int failures = 0;
 
@@ -260,7 +264,7 @@ static int register_remote(const struct rpc_registry *reg,
 			if (unset && !registered[i][j])
 				continue;
 			r = rpcb_client_set(rpcb_ip, o->rpcbind_port, p->prog,
-					    p->versions[j].vers, o->bind, o->port,
+					    p->versions[j].vers, o->bind[0], o->port,
 					    unset, err, sizeof(err));
 			if (unset)
 				continue;
@@ -344,7 +348,9 @@ int main(int argc, char **argv)
 	struct rpc_drc *drc = NULL;
 	enum rpcb_mode mode = RPCB_NONE;
 	struct nfsxd_opts o;
-	int lfd, rpcb_fd = -1, ready_fd = -1, r;
+	int lfd[NFSXD_MAX_BINDS], rpcb_fd[NFSXD_MAX_BINDS], ready_fd = -1, r;
+	unsigned int b, nrpcb = 0;
+	char binds[NFSXD_MAX_BINDS * 48] = "";
 	struct nfsx_exports *exports;
 	struct hostnames_config hcfg;
 	char errbuf[512], exports_path[4096];
@@ -386,21 +392,41 @@ int main(int argc, char **argv)
 	rpc_registry_add(&reg, &nfs3_program);
 	rpc_registry_add(&reg, &mount3_program);
 
-	lfd = listen_or_explain(o.bind, o.port, "NFS");
-	if (lfd < 0)
-		return 1;
-	if (!o.no_rpcbind) {
-		rpcb_fd = rpc_listen_tcp(o.bind, o.rpcbind_port);
-		if (rpcb_fd >= 0) {
+	for (b = 0; b < o.nbind; b++) {
+		lfd[b] = listen_or_explain(o.bind[b], o.port, "NFS");
+		if (lfd[b] < 0)
+			return 1;
+		snprintf(binds + strlen(binds), sizeof(binds) - strlen(binds), "%s%s",
+			 b ? ", " : "", o.bind[b]);
+	}
+	/* The first bind address decides: embedded rpcbind, or register
+	 * with the one running; an embedded rpcbind listens on each. */
+	for (b = 0; b < o.nbind && !o.no_rpcbind; b++) {
+		int fd = rpc_listen_tcp(o.bind[b], o.rpcbind_port);
+
+		if (fd >= 0 && (b == 0 || mode == RPCB_EMBEDDED)) {
 			mode = RPCB_EMBEDDED;
-			rpc_registry_add(&reg, &rpcb_program);
-			map_own(&reg, &o);
-		} else if (errno == EADDRINUSE) {
-			mode = RPCB_REGISTERED;
-		} else {
-			log_warn("cannot serve rpcbind on %s port %u: %s; running without rpcbind, clients must name port %u",
-				 o.bind, o.rpcbind_port, strerror(errno), o.port);
+			rpcb_fd[nrpcb++] = fd;
+			continue;
 		}
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (b == 0 && errno == EADDRINUSE) {
+			mode = RPCB_REGISTERED;
+		} else if (b == 0 || mode == RPCB_EMBEDDED) {
+			log_warn("cannot serve rpcbind on %s port %u: %s; %s",
+				 o.bind[b], o.rpcbind_port, strerror(errno),
+				 b ? "rpcbind is served on the other addresses" :
+				 "running without rpcbind, clients must name the port");
+			if (b == 0)
+				break;
+		}
+	}
+	if (mode == RPCB_EMBEDDED) {
+		rpc_registry_add(&reg, &rpcb_program);
+		map_own(&reg, &o);
 	}
 
 	drc = rpc_drc_create(o.drc_size);
@@ -413,10 +439,22 @@ int main(int argc, char **argv)
 	cfg.workers = o.workers;
 	cfg.slice_us = o.slice_us;
 	cfg.busy_poll_us = o.busy_poll_us;
+	cfg.max_conn_bytes = o.max_conn_bytes;
+	cfg.max_total_bytes = o.max_total_bytes;
+	cfg.idle_timeout_s = o.idle_timeout_s;
+	cfg.max_conns_per_client = o.max_conns_per_client;
 	srv = drc ? rpc_server_create(&cfg, &reg, drc) : NULL;
-	if (!srv || rpc_server_add_listener(srv, lfd) < 0 ||
-	    (rpcb_fd >= 0 && rpc_server_add_listener(srv, rpcb_fd) < 0)) {
+	if (!srv) {
 		log_error("out of memory");
+		return 1;
+	}
+	r = 0;
+	for (b = 0; b < o.nbind; b++)
+		r |= rpc_server_add_listener(srv, lfd[b]);
+	for (b = 0; b < nrpcb; b++)
+		r |= rpc_server_add_listener(srv, rpcb_fd[b]);
+	if (r < 0) {
+		log_error("too many listening sockets");
 		return 1;
 	}
 	if (!o.foreground && daemonize(&ready_fd) < 0) {
@@ -431,7 +469,7 @@ int main(int argc, char **argv)
 		mode = RPCB_FAILED;
 
 	log_info("nfsxd %s listening on %s port %u (NFS 3, MOUNT 3), %u export(s), rpcbind: %s",
-		 NFSX_VERSION, o.bind, o.port, nexports,
+		 NFSX_VERSION, binds, o.port, nexports,
 		 mode == RPCB_EMBEDDED ? "embedded" :
 		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :
 		 mode == RPCB_FAILED ? "registration with the system rpcbind failed (see above)" :

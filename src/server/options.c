@@ -20,7 +20,9 @@ static const char usage[] =
 "embedded rpcbind. NFSv4 and NLM (locking) are not implemented yet.\n"
 "\n"
 "  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
-"  -b, --bind ADDR         address to listen on (default 127.0.0.1)\n"
+"  -b, --bind ADDR         address to listen on (default 127.0.0.1); may be\n"
+"                          given up to 8 times, e.g. an IPv4 and an IPv6\n"
+"                          address; the embedded rpcbind listens on each\n"
 "      --no-rpcbind        run no portmapper and register with none; clients\n"
 "                          must name the port (libnfs ?nfsport=N&mountport=N,\n"
 "                          the kernel's port=N,mountport=N)\n"
@@ -44,6 +46,21 @@ static const char usage[] =
 "      --max-unsent BYTES  unsent reply bytes per connection before nfsxd\n"
 "                          stops reading it (default 4194304)\n"
 "      --max-conns N       connections at once (default 4096)\n"
+"      --max-conns-per-client N\n"
+"                          connections at once from one client address;\n"
+"                          more are closed when accepted (default 0: no limit)\n"
+"      --max-conn-bytes BYTES\n"
+"                          bytes received and not yet answered that one\n"
+"                          connection may hold before nfsxd stops reading it\n"
+"                          (default 8388608; at least two large records)\n"
+"      --max-total-bytes BYTES\n"
+"                          the same for all connections together: past it\n"
+"                          nfsxd reads no more (TCP pushes back) except whole\n"
+"                          small calls of connections with none in flight\n"
+"                          (default 268435456)\n"
+"      --idle-timeout SECONDS\n"
+"                          close connections with no traffic and no call in\n"
+"                          flight for this long (default 360; 0: never)\n"
 "      --drc-size BYTES    duplicate request cache bound (default 33554432)\n"
 "      --workers N         threads for calls that may block on the file\n"
 "                          system (default 8)\n"
@@ -79,6 +96,10 @@ enum {
 	OPT_WORKERS,
 	OPT_LOOP_SLICE,
 	OPT_BUSY_POLL,
+	OPT_MAX_CONN_BYTES,
+	OPT_MAX_TOTAL_BYTES,
+	OPT_IDLE_TIMEOUT,
+	OPT_MAX_CONNS_PER_CLIENT,
 };
 
 static const struct option longopts[] = {
@@ -100,6 +121,10 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "loop-slice-us", required_argument, NULL, OPT_LOOP_SLICE },
 	{ "busy-poll-us", required_argument, NULL, OPT_BUSY_POLL },
+	{ "max-conn-bytes", required_argument, NULL, OPT_MAX_CONN_BYTES },
+	{ "max-total-bytes", required_argument, NULL, OPT_MAX_TOTAL_BYTES },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "max-conns-per-client", required_argument, NULL, OPT_MAX_CONNS_PER_CLIENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -131,7 +156,6 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->port = 2049;
-	o->bind = "127.0.0.1";
 	o->rpcbind_port = 111;
 	o->state_dir = DEFAULT_STATE_DIR;
 	o->log_level = NFSX_LOG_INFO;
@@ -142,6 +166,9 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->drc_size = DEFAULT_DRC_SIZE;
 	o->workers = RPC_DEFAULT_WORKERS;
 	o->slice_us = RPC_DEFAULT_SLICE_US;
+	o->max_conn_bytes = RPC_DEFAULT_MAX_CONN_BYTES;
+	o->max_total_bytes = RPC_DEFAULT_MAX_TOTAL_BYTES;
+	o->idle_timeout_s = RPC_DEFAULT_IDLE_TIMEOUT_S;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -160,7 +187,12 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 					optarg);
 				return -1;
 			}
-			o->bind = optarg;
+			if (o->nbind >= NFSXD_MAX_BINDS) {
+				fprintf(stderr, "nfsxd: at most %d --bind options\n",
+					NFSXD_MAX_BINDS);
+				return -1;
+			}
+			o->bind[o->nbind++] = optarg;
 			break;
 		}
 		case OPT_NO_RPCBIND:
@@ -240,6 +272,26 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 				return -1;
 			o->workers = (unsigned int)v;
 			break;
+		case OPT_MAX_CONN_BYTES:
+			if (number("max-conn-bytes", optarg, 65536, 1ull << 40, &v))
+				return -1;
+			o->max_conn_bytes = (size_t)v;
+			break;
+		case OPT_MAX_TOTAL_BYTES:
+			if (number("max-total-bytes", optarg, 65536, 1ull << 44, &v))
+				return -1;
+			o->max_total_bytes = (size_t)v;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (number("idle-timeout", optarg, 0, 86400u * 365, &v))
+				return -1;
+			o->idle_timeout_s = (unsigned int)v;
+			break;
+		case OPT_MAX_CONNS_PER_CLIENT:
+			if (number("max-conns-per-client", optarg, 0, 1000000, &v))
+				return -1;
+			o->max_conns_per_client = (unsigned int)v;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -257,6 +309,8 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			return -1;
 		}
 	}
+	if (!o->nbind)
+		o->bind[o->nbind++] = "127.0.0.1";
 	if (optind < argc) {
 		fprintf(stderr, "nfsxd: unexpected argument '%s'\nTry 'nfsxd --help'.\n",
 			argv[optind]);

@@ -10,10 +10,12 @@
 #include "util/log.h"
 
 #define NFSXD_MAX_EXPORTS 64
+#define NFSXD_MAX_BINDS 8
 
 struct nfsxd_opts {
 	uint16_t port;
-	const char *bind;
+	const char *bind[NFSXD_MAX_BINDS]; /* --bind, in order given */
+	unsigned int nbind;
 	bool no_rpcbind;
 	uint16_t rpcbind_port;
 	const char *exports[NFSXD_MAX_EXPORTS]; /* DIR[:OPTIONS] as given */
@@ -31,6 +33,10 @@ struct nfsxd_opts {
 	unsigned int workers;
 	unsigned int slice_us;
 	unsigned int busy_poll_us;
+	size_t max_conn_bytes;
+	size_t max_total_bytes;
+	unsigned int idle_timeout_s;
+	unsigned int max_conns_per_client;
 };
 
 /*

@@ -24,7 +24,8 @@ tap_ok $? "--help prints usage on stdout"
 for opt in --port --bind --no-rpcbind --rpcbind-port --export \
 	--exports-file --state-dir --foreground --log-level --threads \
 	--max-record --max-inflight --max-unsent --max-conns --drc-size --workers \
-	--loop-slice-us --busy-poll-us \
+	--loop-slice-us --busy-poll-us --max-conn-bytes --max-total-bytes \
+	--idle-timeout --max-conns-per-client \
 	--help --version; do
 	grep -q -e "$opt\\b" "$WORK/help.out"
 	tap_ok $? "--help mentions $opt"
