@@ -14,7 +14,14 @@
 
 #include "vfs/vfs.h"
 
-#define NSHARDS 64u
+#define MAX_SHARDS 64u  /* a power of two */
+/* An LRU per shard is only an approximation of one LRU over the whole
+ * cache, and a good one only when each shard holds many nodes: with two
+ * a shard, three busy objects hashed together evict one another while
+ * the rest of the cache stays empty, and an object alone in its shard is
+ * never evicted however long it goes unused. So small caches have fewer
+ * shards, each holding at least this many (one below twice as many). */
+#define SHARD_MIN 32u
 #define NBUCKETS 1024u   /* per shard; chains stay short at the default size */
 
 struct vfs_node {
@@ -58,6 +65,7 @@ struct shard {
 };
 
 static struct shard *shards;
+static unsigned int nshards;     /* a power of two, at most MAX_SHARDS */
 static unsigned int per_shard_cap;
 
 /* FNV-1a over what identifies an object: export, handle type and bytes. */
@@ -75,12 +83,13 @@ static uint64_t key_hash(uint32_t export_id, int type, const uint8_t *k, uint32_
 
 static struct shard *shard_of(uint64_t h)
 {
-	return &shards[h % NSHARDS];
+	return &shards[h & (nshards - 1)];
 }
 
 static struct vfs_node **slot_of(struct shard *s, uint64_t h)
 {
-	return &s->bucket[(h / NSHARDS) % NBUCKETS];
+	/* bits above any shard index's */
+	return &s->bucket[(h / MAX_SHARDS) % NBUCKETS];
 }
 
 unsigned int vfs_nodes_init(unsigned int capacity)
@@ -89,7 +98,7 @@ unsigned int vfs_nodes_init(unsigned int capacity)
 	unsigned int i;
 
 	if (shards)
-		return per_shard_cap * NSHARDS;
+		return per_shard_cap * nshards;
 	/* Each node may hold three descriptors: make room for them. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -100,16 +109,19 @@ unsigned int vfs_nodes_init(unsigned int capacity)
 
 		/* A third of the descriptors, the rest for connections. */
 		capacity = fds / 3 / 3 > 16384 ? 16384 : (unsigned int)(fds / 3 / 3);
-		if (capacity < NSHARDS)
-			capacity = NSHARDS;
+		if (capacity < SHARD_MIN)
+			capacity = SHARD_MIN;
 	}
-	shards = calloc(NSHARDS, sizeof(*shards));
+	nshards = 1;
+	while (nshards < MAX_SHARDS && capacity / (nshards * 2) >= SHARD_MIN)
+		nshards *= 2;
+	shards = calloc(nshards, sizeof(*shards));
 	if (!shards)
 		return 0;
-	for (i = 0; i < NSHARDS; i++)
+	for (i = 0; i < nshards; i++)
 		pthread_mutex_init(&shards[i].lock, NULL);
-	per_shard_cap = (capacity + NSHARDS - 1) / NSHARDS;
-	return per_shard_cap * NSHARDS;
+	per_shard_cap = (capacity + nshards - 1) / nshards;
+	return per_shard_cap * nshards;
 }
 
 static void map_free(struct fmap *m)
@@ -160,7 +172,7 @@ void vfs_nodes_fini(void)
 
 	if (!shards)
 		return;
-	for (i = 0; i < NSHARDS; i++) {
+	for (i = 0; i < nshards; i++) {
 		struct vfs_node *n = shards[i].lru_head;
 
 		while (n) {
@@ -453,7 +465,7 @@ unsigned int vfs_nodes_sweep_removed(void)
 
 	if (!shards)
 		return 0;
-	for (i = 0; i < NSHARDS; i++) {
+	for (i = 0; i < nshards; i++) {
 		struct shard *s = &shards[i];
 		struct vfs_node *n, *list = NULL, *out = NULL;
 
@@ -576,7 +588,7 @@ void vfs_nodes_forget_export(uint32_t id)
 {
 	unsigned int i;
 
-	for (i = 0; shards && i < NSHARDS; i++) {
+	for (i = 0; shards && i < nshards; i++) {
 		struct shard *s = &shards[i];
 		struct vfs_node *n, *prev, *victims = NULL;
 
@@ -597,7 +609,7 @@ unsigned int vfs_nodes_count(void)
 {
 	unsigned int i, c = 0;
 
-	for (i = 0; shards && i < NSHARDS; i++) {
+	for (i = 0; shards && i < nshards; i++) {
 		pthread_mutex_lock(&shards[i].lock);
 		c += shards[i].count;
 		pthread_mutex_unlock(&shards[i].lock);

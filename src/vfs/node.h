@@ -24,8 +24,11 @@
  *   (vfs_nodes_sweep_removed) once unused.
  * - Bounded: at most @capacity nodes (each up to three descriptors),
  *   least recently used first out; a node in use is closed when its last
- *   user puts it. 64 shards, each with its own mutex, no other lock taken
- *   while one is held.
+ *   user puts it. Up to 64 shards, each with its own mutex and LRU, no
+ *   other lock taken while one is held. Each shard holds at least 32
+ *   nodes (fewer shards for a smaller cache), so that its LRU stays close
+ *   to the whole cache's; a cache of fewer than 64 nodes is one shard,
+ *   evicted in exact LRU order.
  */
 #ifndef NFSX_VFS_NODE_H
 #define NFSX_VFS_NODE_H

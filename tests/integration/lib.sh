@@ -81,6 +81,24 @@ print(s.getsockname()[1])')
 	return 1
 }
 
+# lock_port PORT: wait until no other test run on this machine uses the
+# fixed port PORT (111, 2049: the defaults, which a test cannot pick),
+# and keep it so until unlock_port or exit. Sections that start a server
+# on such a port, or check that nothing listens on it, hold the lock:
+# two runs of the suites at once (another build, another checkout) would
+# otherwise see each other's servers there (a second server cannot bind,
+# "nothing listens on 111" finds the other's). The lock file is shared
+# by every checkout; flock(1) lets it go when the holder dies.
+lock_port() {
+	exec {PORT_LOCK_FD}>>"${TMPDIR:-/tmp}/nfsx-tests-port-$1.lock" &&
+		flock -w 600 "$PORT_LOCK_FD"
+}
+
+unlock_port() {
+	[ -n "${PORT_LOCK_FD:-}" ] && exec {PORT_LOCK_FD}>&-
+	PORT_LOCK_FD=
+}
+
 # Universal address of 127.0.0.1:PORT, as rpcbind writes it.
 uaddr_of() {
 	echo "127.0.0.1.$(($1 >> 8)).$(($1 & 255))"

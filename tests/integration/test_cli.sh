@@ -170,6 +170,7 @@ else
 fi
 stop_nfsxd "$S" 5
 
+lock_port 2049
 if port_listening 2049; then
 	tap_skip "default port 2049" "something already listens on 2049"
 else
@@ -179,6 +180,7 @@ else
 	tap_ok $? "no --port: listens on 127.0.0.1:2049"
 	stop_nfsxd "$S" 5
 fi
+unlock_port
 
 # ---- connections already waiting when the event loops start -------------
 # The listener is bound before the loops run, so clients can be queued in
@@ -213,6 +215,7 @@ if [ ! -x "$RPCINFO" ]; then
 	tap_skip "rpcinfo checks" "rpcinfo not installed (apt-get install rpcbind)"
 	tap_done
 fi
+lock_port 111   # until the end: the check of 111 below
 had111=0
 port_listening 111 && had111=1
 pick_port P

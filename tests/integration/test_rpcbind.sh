@@ -167,6 +167,7 @@ tap_ok "$STOP_STATUS" "embedded: SIGTERM exit status 0 (got $STOP_STATUS, $STOP_
 tap_ok $? "embedded: rpcbind port $Q closed after exit"
 
 # (b) ---------------------------------------------------------------------
+lock_port 111
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "real port 111" "not running as root"
 elif ss -Hltn 'sport = :111' | grep -q .; then
@@ -215,6 +216,7 @@ else
 	! port_accepts 111
 	tap_ok $? "port 111 released after exit"
 fi
+unlock_port
 
 # (c) ---------------------------------------------------------------------
 pick_port P1

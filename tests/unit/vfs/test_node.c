@@ -3,7 +3,8 @@
  * The open-object cache (vfs/node.c): a handle resolves to one shared
  * node while cached; its I/O descriptors are opened once; forgetting a
  * name drops its node; the cache stays within its capacity however many
- * objects pass through it, least recently used out first; a node still
+ * objects pass through it, least recently used out first (exactly so in a
+ * cache small enough to be one shard); a node still
  * in use survives eviction and is closed by its last put; a miss without
  * permission to block says -EWOULDBLOCK; a write mapping is made once,
  * only within the file's size, and goes with the node; objects removed
@@ -201,6 +202,10 @@ int main(void)
 	ok(parts_of(name, &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == 0,
 	   "the most recently used node is still cached");
 	vfs_node_put(b);
+	/* Each shard has its own LRU and holds at least 32 nodes: f0002 stays
+	 * only if fewer than 32 of the 597 objects after it share its shard
+	 * (of at most 4; about 150 expected). The exact order is checked on a
+	 * one-shard cache below. */
 	ok(parts_of("f0002", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == -EWOULDBLOCK,
 	   "the least recently used ones were evicted");
 	vfs_node_put(held);
@@ -239,6 +244,37 @@ int main(void)
 		vfs_node_put(d);
 		ok(vfs_nodes_sweep_removed() == 1, "which the next sweep closes");
 	}
+
+	/* A cache of fewer than 64 nodes is one shard: exactly LRU. */
+	vfs_nodes_fini();
+	cap = vfs_nodes_init(40);
+	all_ok = cap == 40;
+	for (i = 100; i < 140 && all_ok; i++) {
+		snprintf(name, sizeof(name), "f%04u", i);
+		all_ok = parts_of(name, &p) == 0 && vfs_node_get(&exp_, &p, true, &b) == 0;
+		if (all_ok)
+			vfs_node_put(b);
+	}
+	ok(all_ok && vfs_nodes_count() == 40, "a cache of capacity %u filled with f0100..f0139", cap);
+	ok(parts_of("f0100", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == 0,
+	   "f0100 used again");
+	vfs_node_put(b);
+	ok(parts_of("f0140", &p) == 0 && vfs_node_get(&exp_, &p, true, &b) == 0 &&
+	   vfs_nodes_count() == 40, "one more object: still 40 cached");
+	vfs_node_put(b);
+	ok(parts_of("f0101", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == -EWOULDBLOCK,
+	   "the least recently used one, f0101, was evicted");
+	all_ok = true;
+	for (i = 100; i <= 140; i++) {
+		if (i == 101)
+			continue;
+		snprintf(name, sizeof(name), "f%04u", i);
+		if (parts_of(name, &q) < 0 || vfs_node_get(&exp_, &q, false, &b) < 0)
+			all_ok = false;
+		else
+			vfs_node_put(b);
+	}
+	ok(all_ok, "and only it");
 
 	vfs_nodes_fini();
 	vfs_export_close(&exp_);
