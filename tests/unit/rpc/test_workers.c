@@ -345,23 +345,23 @@ static void test_stop_waits(struct rpc_server *srv)
 #define FAIR_WORKERS 2
 #define FAIR_HOG 256
 
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static bool gate_open;
+static pthread_mutex_t fair_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fair_cond = PTHREAD_COND_INITIALIZER;
+static bool fair_open;
 static unsigned int started, finished;
 static uint32_t start_order[FAIR_HOG + 1];
 
 /* Records the order calls start in; waits at the gate until it opens. */
 static enum rpc_accept_stat proc_gated(struct rpc_req *req)
 {
-	pthread_mutex_lock(&gate_lock);
+	pthread_mutex_lock(&fair_lock);
 	if (started < FAIR_HOG + 1)
 		start_order[started] = req->call.xid;
 	started++;
-	pthread_cond_broadcast(&gate_cond);
-	while (!gate_open)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	pthread_cond_broadcast(&fair_cond);
+	while (!fair_open)
+		pthread_cond_wait(&fair_cond, &fair_lock);
+	pthread_mutex_unlock(&fair_lock);
 	return RPC_SUCCESS;
 }
 
@@ -372,10 +372,10 @@ static void gated_done(struct rpc_req *req)
 {
 	rpc_req_release(req);
 	free(req);
-	pthread_mutex_lock(&gate_lock);
+	pthread_mutex_lock(&fair_lock);
 	finished++;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	pthread_cond_broadcast(&fair_cond);
+	pthread_mutex_unlock(&fair_lock);
 }
 
 /* A call of connection @conn (never dereferenced: a queue key). */
@@ -411,20 +411,20 @@ static void test_fair_between_connections(void)
 	/* The workers take the hog's first calls and wait at the gate... */
 	for (i = 0; i < FAIR_WORKERS; i++)
 		rpc_workers_submit(w, gated_req(1, i));
-	pthread_mutex_lock(&gate_lock);
+	pthread_mutex_lock(&fair_lock);
 	while (started < FAIR_WORKERS)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+		pthread_cond_wait(&fair_cond, &fair_lock);
+	pthread_mutex_unlock(&fair_lock);
 	/* ...while the rest of its 256 and then the victim's call queue. */
 	for (; i < FAIR_HOG; i++)
 		rpc_workers_submit(w, gated_req(1, i));
 	rpc_workers_submit(w, gated_req(2, 9999));
-	pthread_mutex_lock(&gate_lock);
-	gate_open = true;
-	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_lock(&fair_lock);
+	fair_open = true;
+	pthread_cond_broadcast(&fair_cond);
 	while (finished < FAIR_HOG + 1)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+		pthread_cond_wait(&fair_cond, &fair_lock);
+	pthread_mutex_unlock(&fair_lock);
 	for (i = 0; i < FAIR_HOG + 1; i++)
 		if (start_order[i] == 9999)
 			pos = i;
@@ -474,12 +474,15 @@ static void park_finished(struct rpc_req *req)
 	free(req);
 }
 
+/* Until *@v reaches @want, polling, for at most 10 s: a bound for a
+ * stalled pool, not a timing the test relies on. */
 static bool wait_for(atomic_int *v, int want)
 {
+	struct timespec ts = { 0, 10 * 1000000L };
 	int i;
 
-	for (i = 0; i < 200 && atomic_load(v) < want; i++)
-		sleep_ms(10);
+	for (i = 0; i < 1000 && atomic_load(v) < want; i++)
+		nanosleep(&ts, NULL);
 	return atomic_load(v) == want;
 }
 
@@ -504,8 +507,7 @@ static void test_park_resume(void)
 	req = gated_req(3, 2);
 	req->proc = &park_proc;
 	rpc_workers_submit(w, req);
-	sleep_ms(100);
-	ok(atomic_load(&park_runs) == 3 && atomic_load(&park_done) == 1,
+	ok(wait_for(&park_runs, 3) && atomic_load(&park_done) == 1,
 	   "a parked call is not answered while parked");
 	req = gated_req(4, 3);
 	req->proc = &park_proc;
