@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared NFSv3/MOUNT helpers: see nfs3.h. */
 #include "nfs3/nfs3.h"
+#include "rpc/workers.h"
 #include "util/log.h"
 #include "vfs/hmap.h"
 
@@ -329,9 +330,16 @@ const struct nfsx_export_client *nfs3_match(struct rpc_req *req,
 	char name[256];
 	const char *known = NULL;
 
-	if (peer_name_fn && exports_match_needs_name(e, req->peer) &&
-	    peer_name_fn(req, name, sizeof(name)))
-		known = name;
+	if (peer_name_fn && exports_match_needs_name(e, req->peer)) {
+		if (peer_name_fn(req, name, sizeof(name)))
+			known = name;
+		else if (req->workers && rpc_workers_parked(req))
+			/* Waiting for the name: no rule applies yet. Matching
+			 * without it would pick a later rule and let the
+			 * handler act under it; refused now, the call runs
+			 * again once the name is known. */
+			return NULL;
+	}
 	return exports_match(e, req->peer, known);
 }
 

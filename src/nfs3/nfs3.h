@@ -153,7 +153,9 @@ void nfs3_set_peer_name_fn(nfs3_peer_name_fn *fn);
  * procedure with a handle run there; the event loops never match:
  * EXPORT, DUMP and UMNT do not), where a name not known yet parks the
  * call (see nfs3_peer_name_fn).
- * Return values: the rule, or NULL (no rule admits the peer).
+ * Return values: the rule, or NULL: no rule admits the peer, or the call
+ * is parked waiting for its name (the handler must then stop before any
+ * side effect; its answer is discarded and it runs again).
  */
 const struct nfsx_export_client *nfs3_match(struct rpc_req *req,
 					    const struct nfsx_export *e);

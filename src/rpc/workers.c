@@ -230,8 +230,17 @@ void rpc_workers_resume(struct rpc_req *req)
 	/* Still on its worker: that worker runs it again. */
 	if (atomic_compare_exchange_strong(&req->park, &st, PARK_RESUMED))
 		return;
-	atomic_store(&req->park, PARK_NONE);
-	rpc_workers_submit(req->workers, req);
+	/* Off the workers: queue it again, once. Anything else (not parked,
+	 * already resumed) is a stray resume: queueing the call a second
+	 * time would run and free it twice. */
+	st = PARK_PARKED;
+	if (atomic_compare_exchange_strong(&req->park, &st, PARK_NONE))
+		rpc_workers_submit(req->workers, req);
+}
+
+bool rpc_workers_parked(struct rpc_req *req)
+{
+	return atomic_load(&req->park) != PARK_NONE;
 }
 
 void rpc_workers_stop(struct rpc_workers *w)

@@ -18,6 +18,8 @@
 #ifndef NFSX_RPC_WORKERS_H
 #define NFSX_RPC_WORKERS_H
 
+#include <stdbool.h>
+
 struct rpc_drc;
 struct rpc_req;
 struct rpc_workers;
@@ -41,11 +43,16 @@ void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req);
  * even before the handler has returned: the call is then queued again
  * and its handler runs from the start. Every parked call must be resumed
  * before rpc_workers_stop(). rpc_workers_unpark() undoes a park when
- * nothing will call resume after all.
+ * nothing will call resume after all. A handler parks at most once per
+ * run: once rpc_workers_parked() is true it must stop, before any side
+ * effect, and arrange nothing more (one resume runs it again). A resume
+ * of a call that is not parked does nothing.
  */
 void rpc_workers_park(struct rpc_req *req);
 void rpc_workers_unpark(struct rpc_req *req);
 void rpc_workers_resume(struct rpc_req *req);
+/* Has this run of the call parked it (resumed or not since)? */
+bool rpc_workers_parked(struct rpc_req *req);
 
 /*
  * Stop: workers finish the call they are running and exit; calls still

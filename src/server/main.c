@@ -173,6 +173,10 @@ static bool peer_name(struct rpc_req *req, char *name, size_t len)
 	enum hostnames_answer a;
 	struct name_wait *nw = NULL;
 
+	/* Parked already in this run (RENAME's second handle, a crossing):
+	 * one waiter resumes it; the handler stops (nfs3_match). */
+	if (req->workers && !req->on_loop && rpc_workers_parked(req))
+		return false;
 	if (req->workers && !req->on_loop)
 		nw = xdr_arena_alloc(&req->arena, sizeof(*nw));
 	if (nw) {

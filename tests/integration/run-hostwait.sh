@@ -26,7 +26,7 @@ END
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 # An ASan build's runtime is not first in the preload list: allowed here.
-NFSX_HANG_OCTETS=2,6 LD_PRELOAD=$SHIM \
+NFSX_HANG_OCTETS=2,6,8 LD_PRELOAD=$SHIM \
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
 	start_nfsxd hostwait --no-rpcbind --port "$P" --bind 127.0.0.1 \
 	--log-level info --workers 1 --exports-file "$EXPORTS"

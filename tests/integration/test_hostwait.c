@@ -8,6 +8,10 @@
  * the two waiting calls get their answer at the time bound (5 s: no
  * name, so the address rule decides), and a second call from a hanging
  * address is answered at once from the cached "no name".
+ * A RENAME from a third hanging address (127.0.0.8) does nothing while
+ * its name is looked up (no rule applies yet: the address rule after the
+ * name rule must not act for it meanwhile), then runs once, by the
+ * address rule, at the bound: NFS3_OK, not NOENT from a second run.
  *
  * Usage: test_hostwait PORT BASE   (exports: see run-hostwait.sh)
  */
@@ -18,17 +22,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nfs3_raw.h"
 #include "tap.h"
 
 #define NFS3ERR_NOENT 2
+#define NFSPROC3_RENAME 14
 #define PROMPT_MS 2500		/* "at once": half the bound, room for a loaded machine */
 #define BOUND_MS 5000		/* hostnames' timeout_ms */
 
 static uint16_t port;
 static char slow[4096], fast[4096];
+static const char *base;
 
 /* A connection to 127.0.0.1:port from 127.0.0.@octet. */
 static int connect_from(unsigned int octet)
@@ -75,6 +82,85 @@ static void *slow_main(void *arg)
 	return NULL;
 }
 
+struct rename_call {
+	const struct raw_fh *dir;
+	pthread_t t;
+	volatile int done;
+	long status;
+	long long ms;
+};
+
+/* RENAME r1 to r2 in @dir, from 127.0.0.8 (whose lookup hangs). */
+static void *rename_main(void *arg)
+{
+	struct rename_call *c = arg;
+	long long t0 = rpc_now_ms();
+	int fd = connect_from(8);
+	struct raw_res s = { 0 };
+	struct rpc_buf b;
+
+	c->status = -2;
+	rpc_buf_init(&b);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_opaque(&b, c->dir->d, c->dir->len);
+	rpc_buf_put_string(&b, "r1");
+	rpc_buf_put_opaque(&b, c->dir->d, c->dir->len);
+	rpc_buf_put_string(&b, "r2");
+	if (fd >= 0) {
+		struct rpc_cur cur;
+
+		raw_call(fd, PROG_NFS, NFSPROC3_RENAME, &b, &s);
+		cur = raw_cur(&s);
+		c->status = rpc_cur_u32(&cur);
+		if (cur.bad)
+			c->status = -1;
+		close(fd);
+	}
+	rpc_buf_free(&b);
+	rpc_buf_free(&s.store);
+	c->ms = rpc_now_ms() - t0;
+	c->done = 1;
+	return NULL;
+}
+
+static bool lexists(const char *name)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/slow/%s", base, name);
+	return lstat(p, &st) == 0;
+}
+
+/* The RENAME waits for 127.0.0.8's name with no effect, then runs once. */
+static void rename_waits(const struct raw_fh *dir)
+{
+	struct rename_call c = { .dir = dir };
+	char p[4200];
+	bool early = false;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/slow/r1", base);
+	f = fopen(p, "w");
+	if (f)
+		fclose(f);
+	if (pthread_create(&c.t, NULL, rename_main, &c)) {
+		ok(0, "pthread_create");
+		return;
+	}
+	/* Until its reply: r1 must still be there at every look. */
+	while (!c.done) {
+		if (!lexists("r1") || lexists("r2"))
+			early = true;
+		usleep(20 * 1000);
+	}
+	pthread_join(c.t, NULL);
+	ok(!early, "RENAME from 127.0.0.8 (lookup hangs): nothing renamed while it waits");
+	ok(c.status == 0 && !lexists("r1") && lexists("r2") && c.ms >= BOUND_MS - 1000,
+	   "then renamed once, by the address rule, at the bound: NFS3_OK (%ld, %lld ms)",
+	   c.status, c.ms);
+}
+
 /* MNT @path from 127.0.0.@octet: its status, and how long it took. */
 static long mnt_from(unsigned int octet, const char *path, struct raw_fh *fh,
 		     long long *ms)
@@ -104,6 +190,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[1]);
+	base = argv[2];
 	snprintf(slow, sizeof(slow), "%s/slow", argv[2]);
 	snprintf(fast, sizeof(fast), "%s/fast", argv[2]);
 	raw_timeout_ms = 3 * BOUND_MS;
@@ -161,5 +248,6 @@ int main(int argc, char **argv)
 	ok(st == 0 && ms < PROMPT_MS,
 	   "MNT slow from 127.0.0.2 again: \"no name\" is cached, OK at once (%ld, %lld ms)",
 	   st, ms);
+	rename_waits(&slow_root);
 	return tap_done();
 }
