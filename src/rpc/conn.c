@@ -519,7 +519,7 @@ void rpc__conn_flush(struct rpc_conn *c)
 		msg.msg_iovlen = (size_t)n;
 		sent = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (sent > 0)
-			c->last_ns = rpc__now_ns();
+			c->last_ns = c->tx_ns = rpc__now_ns();
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
@@ -622,8 +622,20 @@ void rpc__conn_close_idle(struct rpc_loop *loop, uint64_t now)
 
 	for (c = loop->all.all_next; c != &loop->all; c = next) {
 		next = c->all_next;
-		if (c->inflight || c->busy || c->bulk || c->tx_head ||
-		    now - c->last_ns < tmo)
+		/* Held back by the total budget: the server is the one not
+		 * reading, however long it lasts. */
+		if (c->wait_total)
+			continue;
+		/* Replies the peer does not take: no byte of them has left
+		 * for the timeout. Such a connection holds its requests and
+		 * replies (its whole budget), so it cannot be left to wait
+		 * for traffic that will never come. */
+		if (c->tx_head) {
+			if (now - c->tx_ns >= tmo)
+				rpc__conn_close(c, "replies not read for the idle timeout");
+			continue;
+		}
+		if (c->inflight || c->busy || c->bulk || now - c->last_ns < tmo)
 			continue;
 		rpc__conn_close(c, "idle timeout");
 	}

@@ -127,10 +127,12 @@ void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 	rpc_req_release_record(req);
 	rpc__budget_set(c, req, sizeof(*req) +
 			(req->reply != req->reply_inline ? req->reply_cap : 0));
-	if (c->tx_tail)
+	if (c->tx_tail) {
 		c->tx_tail->next = req;
-	else
+	} else {
 		c->tx_head = req;
+		c->tx_ns = rpc__now_ns();   /* the idle timeout's send clock */
+	}
 	c->tx_tail = req;
 	c->tx_bytes += req->tx_len;
 	rpc__mark_dirty(c);

@@ -46,6 +46,7 @@ struct rpc_conn {
 	bool wait_total;                       /* stopped by the total budget */
 	bool wait_big;                         /* ... for a record larger than a small one */
 	uint64_t last_ns;                      /* last traffic, for the idle timeout */
+	uint64_t tx_ns;                        /* replies queued or sent last */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next, *wait_next;
 	struct rpc_conn *all_prev, *all_next;
 };

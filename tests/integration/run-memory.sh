@@ -9,7 +9,8 @@
 #   drain   nfsxd with --max-total-bytes 8 MiB: 200 whole 1 MiB WRITEs at
 #           once all complete (test_rpc_memory drain): no stall.
 #   limits  nfsxd with --idle-timeout 2 --max-conns-per-client 3
-#           (test_rpc_memory limits).
+#           (test_rpc_memory limits; 1 MiB READs of exp/big for a peer
+#           that does not read its replies).
 #   bind    nfsxd with --bind 127.0.0.1 --bind ::1 and its embedded
 #           rpcbind on a picked port: NULL answered on both addresses, by
 #           NFS and by rpcbind (skipped when ::1 cannot be bound here).
@@ -28,6 +29,8 @@ ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 mkdir -p "$WORK/exp" || exit 1
 : >"$WORK/exp/f"
+head -c $((1 << 20)) /dev/zero >"$WORK/exp/big"
+chmod 644 "$WORK/exp/big"
 printf '%s 127.0.0.1(rw,no_root_squash,insecure)\n' "$WORK/exp" >"$WORK/exports"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
@@ -41,7 +44,7 @@ start_nfsxd drain --no-rpcbind --port "$D" --bind 127.0.0.1 --log-level warn \
 DRAIN=$SERVER_PID
 pick_port Q || { echo "Bail out! no free port"; exit 1; }
 start_nfsxd limits --no-rpcbind --port "$Q" --bind 127.0.0.1 --log-level warn \
-	--idle-timeout 2 --max-conns-per-client 3
+	--idle-timeout 2 --max-conns-per-client 3 --exports-file "$WORK/exports"
 LIMITS=$SERVER_PID
 for x in "$P:$LOAD:load" "$D:$DRAIN:drain" "$Q:$LIMITS:limits"; do
 	IFS=: read -r port pid name <<<"$x"
@@ -63,7 +66,7 @@ export NFSX_TEST_SANITIZED
 rc=0
 out=$("$TEST" load "$P" "$LOAD" "$TOTAL" "$WORK/exp") || rc=1
 out2=$("$TEST" drain "$D" "$WORK/exp") || rc=1
-out2=$out2$'\n'$("$TEST" limits "$Q") || rc=1
+out2=$out2$'\n'$("$TEST" limits "$Q" "$WORK/exp") || rc=1
 
 # --bind twice, IPv4 and IPv6, with the embedded rpcbind on each. One
 # python3 for every NULL call (its start is slow on a loaded machine).

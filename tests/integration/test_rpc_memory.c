@@ -53,6 +53,7 @@
  */
 #define FIXED_OVERHEAD (40u << 20)
 #define NFSPROC_GETATTR 1
+#define NFSPROC_READ 6
 
 static const char *sanitized; /* why RSS is not checked, or NULL */
 static int server_pid;  /* port, cred_uid and cred_gid are bulk_wire.c's */
@@ -370,7 +371,96 @@ static int drain(char **argv)
 	return tap_done();
 }
 
-static int limits(void)
+/*
+ * A connection that the server serves, within @ms: the server takes a
+ * moment to count a closed connection out, so a refused one is retried.
+ * Return values: the fd, or -1.
+ */
+static int connect_served(int ms)
+{
+	long long until = rpc_now_ms() + ms;
+
+	do {
+		int fd = connect_or_bail();
+
+		if (in_step(fd))
+			return fd;
+		close(fd);
+		usleep(50000);
+	} while (rpc_now_ms() < until);
+	return -1;
+}
+
+static void read_msg(struct rpc_buf *out, uint32_t xid, const struct raw_fh *f,
+		     uint32_t count)
+{
+	struct rpc_buf args;
+	struct rpc_call c;
+
+	rpc_buf_init(&args);
+	rpc_buf_put_opaque(&args, f->d, f->len);
+	rpc_buf_put_u32(&args, 0);   /* offset */
+	rpc_buf_put_u32(&args, 0);
+	rpc_buf_put_u32(&args, count);
+	rpc_call_init(&c, xid, PROG_NFS, 3, NFSPROC_READ);
+	c.args = args.data;
+	c.args_len = args.len;
+	rpc_call_encode(out, &c);
+	rpc_buf_free(&args);
+}
+
+/*
+ * A peer that sends calls and never reads their replies: once the socket
+ * buffers are full the server holds its replies, and the connection is
+ * closed when none of them has left for the idle timeout (its slot of
+ * --max-conns-per-client comes free, while two chatty connections keep
+ * theirs).
+ */
+static void deaf(const char *exp_dir)
+{
+	struct raw_fh exp, big;
+	struct rpc_buf m;
+	int fd = connect_or_bail(), c1, c2, extra = -1, i;
+	long long until;
+	bool chat_ok = true;
+
+	if (raw_mnt(fd, exp_dir, &exp) != 0 || raw_lookup(fd, &exp, "big", &big) != 0) {
+		ok(0, "MNT and LOOKUP of exp/big");
+		close(fd);
+		return;
+	}
+	/* 24 MiB of replies: more than the kernel buffers on both sides. */
+	rpc_buf_init(&m);
+	for (i = 0; i < 24; i++) {
+		rpc_buf_reset(&m);
+		read_msg(&m, rpc_next_xid(), &big, 1u << 20);
+		rpc_send_record(fd, m.data, m.len);
+	}
+	rpc_buf_free(&m);
+	c1 = connect_served(5000);
+	c2 = connect_served(5000);
+	ok(c1 >= 0 && c2 >= 0, "two more connections beside one that does not read");
+	until = rpc_now_ms() + 15000;
+	while (extra < 0 && rpc_now_ms() < until) {
+		chat_ok &= in_step(c1) && in_step(c2);
+		extra = connect_or_bail();
+		if (!in_step(extra)) {
+			close(extra);
+			extra = -1;
+			usleep(300000);
+		}
+	}
+	ok(chat_ok, "the chatty two stay served");
+	ok(extra >= 0, "the connection that does not read its replies is closed (its slot "
+		       "is free within 15 s, idle timeout 2 s)");
+	close(fd);
+	close(c1);
+	close(c2);
+	if (extra >= 0)
+		close(extra);
+}
+
+static int limits(const char *exp_dir)
 {
 	int fds[4], fd5, quiet, halfc, chatty, i;
 	struct rpc_buf m;
@@ -378,27 +468,24 @@ static int limits(void)
 	bool chat_ok = true;
 
 	for (i = 0; i < 3; i++)
-		fds[i] = connect_or_bail();
-	ok(in_step(fds[0]) && in_step(fds[1]) && in_step(fds[2]),
-	   "three connections from 127.0.0.1 served");
+		fds[i] = connect_served(5000);
+	ok(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0, "three connections from 127.0.0.1 served");
 	fds[3] = connect_or_bail();
 	ok(rpc_peer_closed(fds[3], 2000), "a fourth is closed (--max-conns-per-client 3)");
 	close(fds[3]);
 	ok(in_step(fds[0]), "the first three are still served");
 	close(fds[2]);
-	usleep(100000);
-	fd5 = connect_or_bail();
-	ok(in_step(fd5), "a slot given back is usable again");
+	fd5 = connect_served(5000);
+	ok(fd5 >= 0, "a slot given back is usable again");
 	close(fds[0]);
 	close(fds[1]);
 	close(fd5);
-	usleep(100000);
 
 	/* idle timeout 2 s: checked once a second */
-	quiet = connect_or_bail();
-	halfc = connect_or_bail();
-	chatty = connect_or_bail();
-	ok(in_step(quiet), "a connection makes one call, then goes quiet");
+	quiet = connect_served(5000);
+	halfc = connect_served(5000);
+	chatty = connect_served(5000);
+	ok(quiet >= 0 && halfc >= 0 && chatty >= 0, "a connection makes one call, then goes quiet");
 	rpc_buf_init(&m);
 	rpc_buf_put_u32(&m, RM_LAST | 1000);
 	rpc_buf_put_u32(&m, 1);
@@ -415,6 +502,7 @@ static int limits(void)
 	close(halfc);
 	close(chatty);
 	rpc_buf_free(&m);
+	deaf(exp_dir);
 	return tap_done();
 }
 
@@ -422,7 +510,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc < 3) {
-		fprintf(stderr, "usage: test_rpc_memory load PORT PID TOTAL EXPORT | drain PORT EXPORT | limits PORT\n");
+		fprintf(stderr, "usage: test_rpc_memory load PORT PID TOTAL EXPORT | drain PORT EXPORT | limits PORT EXPORT\n");
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[2]);
@@ -430,5 +518,5 @@ int main(int argc, char **argv)
 		return load(argc, argv);
 	if (!strcmp(argv[1], "drain") && argc > 3)
 		return drain(argv);
-	return limits();
+	return limits(argc > 3 ? argv[3] : "");
 }
