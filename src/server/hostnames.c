@@ -25,6 +25,7 @@ struct entry {
 	uint64_t deadline;		/* clock ms: a pending answer is "no name" */
 	bool pending;			/* waiting for an answer: not evicted */
 	bool resolving;			/* queued or with a resolver: not evicted */
+	bool queued;			/* on the resolver queue, not taken yet */
 	bool named;
 	struct hostnames_waiter *waiters;	/* told when it stops pending */
 	char name[HOSTNAMES_NAME_MAX];
@@ -45,7 +46,18 @@ struct hostnames {
 	bool stop;
 	struct entry *head, *tail;	/* recency list */
 	struct entry *qhead, *qtail;	/* entries for the resolvers */
+	unsigned int nqueued;
 };
+
+/*
+ * Lookups waiting for a resolver, at most. Peers whose reverse zones
+ * never answer each hold a resolver for the resolver's own timeout; a
+ * flood of new addresses (an IPv6 prefix) must not make every later
+ * peer wait behind it or fill the cache with entries that cannot be
+ * evicted. Past this, a new address gets "no name" at once (cached for
+ * timeout_ttl_ms), as if its lookup had timed out.
+ */
+#define QUEUE_MAX 256u
 
 static void key_of(const struct sockaddr_storage *ss, struct hkey *k)
 {
@@ -270,11 +282,20 @@ static struct entry *insert(struct hostnames *h, const struct hkey *k)
 	return e;
 }
 
-/* Queue @e for a resolver; its askers wait until the answer or deadline. */
-static void start(struct hostnames *h, struct entry *e, uint64_t now)
+/*
+ * Queue @e for a resolver; its askers wait until the answer or deadline.
+ * Return values: false when the queue is full (@e then says "no name").
+ */
+static bool start(struct hostnames *h, struct entry *e, uint64_t now)
 {
+	if (h->nqueued >= QUEUE_MAX) {
+		e->named = false;
+		e->expires = now + h->cfg.timeout_ttl_ms;
+		return false;
+	}
 	e->pending = true;
 	e->resolving = true;
+	e->queued = true;
 	e->deadline = now + h->cfg.timeout_ms;
 	e->qnext = NULL;
 	if (h->qtail)
@@ -282,9 +303,30 @@ static void start(struct hostnames *h, struct entry *e, uint64_t now)
 	else
 		h->qhead = e;
 	h->qtail = e;
+	h->nqueued++;
 	h->npending++;
 	pthread_cond_signal(&h->work);
 	pthread_cond_signal(&h->tick);
+	return true;
+}
+
+/* Take @e off the resolver queue (it is on it). */
+static void unqueue(struct hostnames *h, struct entry *e)
+{
+	struct entry **pp = &h->qhead, *prev = NULL;
+
+	while (*pp && *pp != e) {
+		prev = *pp;
+		pp = &(*pp)->qnext;
+	}
+	if (*pp) {
+		*pp = e->qnext;
+		if (h->qtail == e)
+			h->qtail = prev;
+	}
+	e->qnext = NULL;
+	e->queued = false;
+	h->nqueued--;
 }
 
 /*
@@ -370,10 +412,7 @@ static void *resolver_main(void *arg)
 		if (h->stop)
 			break;
 		e = h->qhead;
-		h->qhead = e->qnext;
-		if (!h->qhead)
-			h->qtail = NULL;
-		e->qnext = NULL;
+		unqueue(h, e);
 		addr_of(&e->key, &ss);
 		pthread_mutex_unlock(&h->lock);
 
@@ -421,6 +460,12 @@ static void *warden_main(void *arg)
 				continue;
 			e->named = false;
 			e->expires = now + h->cfg.timeout_ttl_ms;
+			/* Not taken by a resolver yet: it never will be (the
+			 * answer is given), and it may be evicted again. */
+			if (e->queued) {
+				unqueue(h, e);
+				e->resolving = false;
+			}
 			fire(h, settle(h, e));
 			break;	/* the list may have changed meanwhile */
 		}
@@ -572,7 +617,8 @@ enum hostnames_answer hostnames_get(struct hostnames *h,
 			e->expires = now + h->cfg.timeout_ttl_ms;
 			goto out;
 		}
-		start(h, e, now);
+		if (!start(h, e, now))
+			goto out;
 	}
 	if (w) {
 		w->next = e->waiters;

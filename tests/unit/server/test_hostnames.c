@@ -537,6 +537,64 @@ static void test_cache_hang(void)
 	}
 }
 
+/*
+ * A flood of new addresses while the resolvers are stuck: the queue is
+ * bounded (past it, "no name" at once), and lookups given up at the
+ * bound leave the queue (never run; their entries may be evicted), so
+ * that later peers are looked up again.
+ */
+static void test_cache_flood(void)
+{
+	static struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .unhang = PTHREAD_COND_INITIALIZER,
+				 .now = 1, .hang = true };
+	struct told t1 = { .w.fn = tell }, tlast = { .w.fn = tell }, tnew = { .w.fn = tell };
+	char name[HOSTNAMES_NAME_MAX], a[32];
+	unsigned int i, pending = 0, none = 0;
+	struct hostnames_config c;
+	struct hostnames *h;
+
+	hostnames_config_defaults(&c);
+	c.max_entries = 4096;
+	c.timeout_ms = 1000;
+	c.timeout_ttl_ms = 500;
+	c.resolvers = 1;
+	c.resolve = fake_resolve;
+	c.clock = fake_clock;
+	c.arg = &f;
+	h = hostnames_new(&c);
+	if (!h) {
+		ok(0, "cache created");
+		return;
+	}
+	ok(get(h, "192.0.2.99", name, &t1) == HOSTNAMES_PENDING, "the only resolver hangs");
+	for (i = 0; i < 5 && calls(&f) == 0; i++)
+		usleep(100000);
+	for (i = 0; i < 400; i++) {
+		enum hostnames_answer r;
+
+		snprintf(a, sizeof(a), "10.1.%u.%u", i / 250, i % 250 + 1);
+		r = get(h, a, name, i == 200 ? &tlast : NULL);
+		pending += r == HOSTNAMES_PENDING;
+		none += r == HOSTNAMES_NONE;
+	}
+	ok(pending == 256 && none == 144,
+	   "400 new addresses behind it: 256 queued, the rest \"no name\" at once (%u, %u)",
+	   pending, none);
+	advance(&f, 1000);
+	ok(wait_told(&tlast) && wait_told(&t1), "at the bound the queued askers are told");
+	advance(&f, 500);
+	ok(get(h, "10.9.9.9", name, &tnew) == HOSTNAMES_PENDING,
+	   "a new address is queued again");
+	unhang(&f);
+	ok(wait_told(&tnew) && get(h, "10.9.9.9", name, NULL) == HOSTNAMES_NAMED,
+	   "once the resolver is free it is looked up");
+	ok(calls(&f) == 2,
+	   "first: the lookups given up at the bound left the queue, never run (%u lookups)",
+	   calls(&f));
+	hostnames_free(h);
+}
+
 int main(void)
 {
 	test_wildcards();
@@ -545,6 +603,7 @@ int main(void)
 	test_cache_bound();
 	test_cache_concurrent();
 	test_cache_hang();
+	test_cache_flood();
 	test_confirm();
 	test_real_resolver();
 	return tap_done();
