@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,6 +96,48 @@ static int check_state_dir(const char *dir, const struct stat *st, char *err,
 		snprintf(err, errlen, "state directory %s is writable by group or others (mode %04o), who could replace fh.key in it: chmod go-w %s",
 			 dir, (unsigned int)(st->st_mode & 07777), dir);
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The directories above the state directory: whoever may rename entries
+ * in one of them can put a directory of their own in its place between
+ * starts. Each must belong to root or to nfsxd's user, and be writable
+ * by nobody else unless it is sticky (as /tmp is), as sshd's StrictModes
+ * checks a path.
+ */
+static int check_parents(const char *dir, char *err, size_t errlen)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(dir, real)) {
+		snprintf(err, errlen, "state directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((slash = strrchr(real, '/'))) {
+		if (slash == real)
+			slash[1] = 0;   /* "/" itself, last */
+		else
+			*slash = 0;
+		if (stat(real, &st) < 0) {
+			snprintf(err, errlen, "state directory %s: %s: %s", dir, real,
+				 strerror(errno));
+			return -1;
+		}
+		if (st.st_uid != 0 && st.st_uid != geteuid()) {
+			snprintf(err, errlen, "state directory %s is inside %s, owned by uid %u, who could replace it (and fh.key): use a --state-dir whose parents belong to root or to nfsxd's user",
+				 dir, real, (unsigned int)st.st_uid);
+			return -1;
+		}
+		if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+			snprintf(err, errlen, "state directory %s is inside %s, writable by group or others (mode %04o), who could replace it (and fh.key): chmod go-w %s, or use another --state-dir",
+				 dir, real, (unsigned int)(st.st_mode & 07777), real);
+			return -1;
+		}
+		if (strcmp(real, "/") == 0)
+			break;
 	}
 	return 0;
 }
@@ -201,7 +245,8 @@ int fh_key_load(const char *state_dir, uint8_t key[FH_KEY_LEN], char *err,
 		snprintf(err, errlen, "state directory %s: %s", state_dir,
 			 strerror(errno));
 		r = -1;
-	} else if (check_state_dir(state_dir, &st, err, errlen) < 0) {
+	} else if (check_state_dir(state_dir, &st, err, errlen) < 0 ||
+		   check_parents(state_dir, err, errlen) < 0) {
 		r = -1;
 	} else {
 		r = load_key(dfd, path, key, err, errlen);

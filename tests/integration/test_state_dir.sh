@@ -4,9 +4,10 @@
 # a fresh --state-dir is created 0700 with fh.key 0600 (and nothing
 # else left behind); a key that group or others can read (0644), a key
 # owned by another uid, a state directory group or others can write,
-# and a FIFO as fh.key each stop the start with exit status 1 and a
-# message on stderr that names the file and the fix; put right, the
-# same key loads again.
+# a FIFO as fh.key, a parent directory others may write (not sticky)
+# and a parent owned by another uid each stop the start with exit
+# status 1 and a message on stderr that names the file and the fix (a
+# sticky parent, as /tmp, is fine); put right, the same key loads again.
 #
 # Usage: test_state_dir.sh NFSXD
 
@@ -69,6 +70,19 @@ mkfifo "$ST/fh.key"
 refuse "a FIFO as fh.key" "not a regular file"
 rm -f "$ST/fh.key"
 mv "$WORK/key.aside" "$ST/fh.key"
+
+chmod 777 "$WORK/new"
+refuse "parent directory mode 0777" "chmod go-w $WORK/new"
+chmod 1777 "$WORK/new"
+start_ok "parent directory mode 1777 (sticky, as /tmp)"
+chmod 755 "$WORK/new"
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534 "$WORK/new"
+	refuse "parent directory owned by uid 65534" "owned by uid 65534"
+	chown 0 "$WORK/new"
+else
+	tap_skip "parent directory owned by another uid" "not running as root"
+fi
 
 start_ok "put right"
 cmp -s "$ST/fh.key" "$WORK/key.orig"
