@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,10 +101,11 @@ uint32_t rpc_get_u32(const uint8_t *p)
 
 uint32_t rpc_next_xid(void)
 {
-	/* Start away from 0 and small values so a zeroed reply is obvious. */
-	static uint32_t xid = 0x5a000000;
+	/* Start away from 0 and small values so a zeroed reply is obvious;
+	 * atomic: tests call from several threads. */
+	static _Atomic uint32_t xid = 0x5a000000;
 
-	return ++xid;
+	return atomic_fetch_add(&xid, 1) + 1;
 }
 
 void rpc_call_init(struct rpc_call *c, uint32_t xid, uint32_t prog,
