@@ -377,21 +377,17 @@ int main(int argc, char **argv)
 		log_error("%s", errbuf);
 		return 1;
 	}
-	hostnames_config_defaults(&hcfg);
-	names = hostnames_new(&hcfg);
-	if (!names) {
-		log_error("out of memory");
-		return 1;
-	}
-	nfs3_set_peer_name_fn(peer_name);
-
-	/* Before any thread exists, so that every thread inherits the mask. */
+	/* Before any thread exists, so that every thread inherits the mask:
+	 * a signal the main thread does not wait for in sigwaitinfo goes to
+	 * a thread that does not block it, whose default action for
+	 * SIGTERM or SIGHUP ends the whole process. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+
 
 	rpc_registry_add(&reg, &nfs3_program);
 	rpc_registry_add(&reg, &mount3_program);
@@ -465,6 +461,14 @@ int main(int argc, char **argv)
 		log_error("cannot detach: %s", strerror(errno));
 		return 1;
 	}
+	/* After the fork: its resolver threads must be the daemon's. */
+	hostnames_config_defaults(&hcfg);
+	names = hostnames_new(&hcfg);
+	if (!names) {
+		log_error("out of memory");
+		return 1;
+	}
+	nfs3_set_peer_name_fn(peer_name);
 	if (rpc_server_start(srv) < 0) {
 		log_error("cannot start event loops: %s", strerror(errno));
 		return 1;

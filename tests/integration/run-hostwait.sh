@@ -6,7 +6,9 @@
 # address rule; test_hostwait checks that calls from other peers are
 # served meanwhile and that the waiting ones are answered at the bound.
 # nfsxd must then stop promptly (no thread of it waits for the lookups
-# that still hang).
+# that still hang). Then the same as a daemon (no --foreground): its
+# resolver threads must be the daemon's, so a name the service gives at
+# once (127.0.0.5) lets an MNT through.
 #
 # Usage: run-hostwait.sh NFSXD TEST_HOSTWAIT HANG_RESOLVER_SO
 
@@ -56,6 +58,27 @@ if ! logs_clean; then
 	echo "# sanitizer report in the nfsxd log"
 	status=1
 fi
+
+# The daemon: started without --foreground, found by its port.
+pick_port P2 || { echo "Bail out! no free port"; exit 1; }
+NFSX_HANG_OCTETS=2,6,8 LD_PRELOAD=$SHIM \
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	${NFSXD_WRAPPER:-} "$NFSXD" --state-dir "$WORK/daemon.state" --no-rpcbind \
+	--port "$P2" --bind 127.0.0.1 --workers 1 --exports-file "$EXPORTS" \
+	>"$WORK/daemon.log" 2>&1
+DPID=$(ss -Hltnp "sport = :$P2" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)
+if [ -z "$DPID" ]; then
+	echo "# the nfsxd daemon is not listening on $P2"
+	status=1
+else
+	track_pid "$DPID"
+	if ! "$TEST" mnt "$P2" "$BASE/slow" 5; then
+		echo "# daemon: MNT by a host name rule (five.test) was not answered OK"
+		status=1
+	fi
+	kill -TERM "$DPID"
+fi
+
 if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
 	show_log hostwait
 	exit 1

@@ -14,10 +14,13 @@
  * address rule, at the bound: NFS3_OK, not NOENT from a second run.
  *
  * Usage: test_hostwait PORT BASE   (exports: see run-hostwait.sh)
+ *        test_hostwait mnt PORT PATH OCTET: exit 0 if MNT PATH from
+ *        127.0.0.OCTET is answered OK (within the raw client's timeout)
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +88,7 @@ static void *slow_main(void *arg)
 struct rename_call {
 	const struct raw_fh *dir;
 	pthread_t t;
-	volatile int done;
+	atomic_int done;
 	long status;
 	long long ms;
 };
@@ -119,7 +122,7 @@ static void *rename_main(void *arg)
 	rpc_buf_free(&b);
 	rpc_buf_free(&s.store);
 	c->ms = rpc_now_ms() - t0;
-	c->done = 1;
+	atomic_store(&c->done, 1);
 	return NULL;
 }
 
@@ -149,7 +152,7 @@ static void rename_waits(const struct raw_fh *dir)
 		return;
 	}
 	/* Until its reply: r1 must still be there at every look. */
-	while (!c.done) {
+	while (!atomic_load(&c.done)) {
 		if (!lexists("r1") || lexists("r2"))
 			early = true;
 		usleep(20 * 1000);
@@ -185,8 +188,15 @@ int main(int argc, char **argv)
 	long long ms;
 	long st;
 
+	if (argc == 5 && strcmp(argv[1], "mnt") == 0) {
+		port = (uint16_t)atoi(argv[2]);
+		raw_timeout_ms = 3 * BOUND_MS;
+		st = mnt_from((unsigned int)atoi(argv[4]), argv[3], &fh, &ms);
+		printf("# MNT %s from 127.0.0.%s: %ld in %lld ms\n", argv[3], argv[4], st, ms);
+		return st == 0 ? 0 : 1;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: test_hostwait PORT BASE\n");
+		fprintf(stderr, "usage: test_hostwait PORT BASE | mnt PORT PATH OCTET\n");
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[1]);
