@@ -53,6 +53,7 @@ struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 		return NULL;
 	loop->nreqs++;
 	r->held = 0;
+	r->conn = NULL;
 	r->rec = r->rec_inline;
 	r->rec_big = NULL;
 	r->pool = &loop->srv->bigpool;

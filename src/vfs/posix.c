@@ -368,14 +368,26 @@ static int open_child(const struct vfs_export *e, int dirfd, const char *c)
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
 	};
+	struct statx a, b;
 	int fd;
 
 	if (e->private_view)
 		fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	else
 		fd = (int)syscall(SYS_openat2, dirfd, c, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd < 0 ? (errno == EXDEV ? -EACCES : -errno) : fd;
+	/* No openat2 (before Linux 5.6, or under valgrind): the same check
+	 * by the mount ids of the directory and what the name opened. */
+	fd = openat(dirfd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == EXDEV ? -EACCES : -errno;
+		return -errno;
+	if (statx(dirfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &a) < 0 ||
+	    statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &b) < 0 ||
+	    !(a.stx_mask & b.stx_mask & STATX_MNT_ID) || a.stx_mnt_id != b.stx_mnt_id) {
+		close(fd);
+		return -EACCES;
+	}
 	return fd;
 }
 
