@@ -23,15 +23,24 @@
 
 /* Is @shown (a /proc maps or fd path) the export's file @rel, maybe
  * removed since? nfsxd reaches the export through a private view of its
- * mount, so the kernel shows the path from the export root ("/rel"). */
+ * mount, so the kernel shows the path from the export root ("/rel");
+ * without a view (no CAP_SYS_ADMIN, or under valgrind, which lacks
+ * open_tree) the whole path. */
 static bool shows(const char *shown, const char *rel)
 {
-	char want[4300];
-	size_t n;
+	char want[2][4300];
+	int i;
 
-	snprintf(want, sizeof(want), "/%s", rel);
-	n = strlen(want);
-	return !strncmp(shown, want, n) && (!shown[n] || !strcmp(shown + n, " (deleted)"));
+	snprintf(want[0], sizeof(want[0]), "/%s", rel);
+	snprintf(want[1], sizeof(want[1]), "%s/%s", base, rel);
+	for (i = 0; i < 2; i++) {
+		size_t n = strlen(want[i]);
+
+		if (!strncmp(shown, want[i], n) &&
+		    (!shown[n] || !strcmp(shown + n, " (deleted)")))
+			return true;
+	}
+	return false;
 }
 
 /* How many times nfsxd @pid maps the file at @rel (maybe removed since)
