@@ -132,7 +132,9 @@ void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 		c->tx_tail->next = req;
 	} else {
 		c->tx_head = req;
-		c->tx_ns = rpc__now_ns();   /* the idle timeout's send clock */
+		/* The idle timeout's send clock, from the last traffic: no
+		 * clock read per reply (a send that progresses sets it). */
+		c->tx_ns = c->last_ns;
 	}
 	c->tx_tail = req;
 	c->tx_bytes += req->tx_len;

@@ -75,6 +75,16 @@ static struct wq **wq_slot(struct rpc_workers *w, const void *key)
  * connection with calls waiting gets one worker turn per round, as the
  * event loop serves connections.
  */
+/* @q's turn comes after every queue now on the ring. */
+static void ring_append(struct rpc_workers *w, struct wq *q)
+{
+	if (w->ring_tail)
+		w->ring_tail->rnext = q;
+	else
+		w->ring_head = q;
+	w->ring_tail = q;
+}
+
 static struct rpc_req *take(struct rpc_workers *w)
 {
 	struct wq *q = w->ring_head;
@@ -90,11 +100,7 @@ static struct rpc_req *take(struct rpc_workers *w)
 		w->ring_tail = NULL;
 	q->rnext = NULL;
 	if (q->head) {
-		if (w->ring_tail)
-			w->ring_tail->rnext = q;
-		else
-			w->ring_head = q;
-		w->ring_tail = q;
+		ring_append(w, q);
 	} else {
 		*wq_slot(w, q->key) = q->hnext;
 		q->tail = NULL;
@@ -194,11 +200,7 @@ void rpc_workers_submit(struct rpc_workers *w, struct rpc_req *req)
 			q->rnext = NULL;
 			q->head = q->tail = NULL;
 			*pp = q;
-			if (w->ring_tail)
-				w->ring_tail->rnext = q;
-			else
-				w->ring_head = q;
-			w->ring_tail = q;
+			ring_append(w, q);
 		} else {
 			/* No memory, the spare taken: share its turns. */
 			q = &w->spare;
