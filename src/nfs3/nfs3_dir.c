@@ -1,36 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * READDIR and READDIRPLUS. The entry lists are encoded as they are read
- * from getdents64(2), one entry at a time, rather than built as the
- * generated linked list: the reply is bounded by the client's count, and
- * a directory of 100,000 entries must cost time linear in its size.
+ * READDIR and READDIRPLUS. The entries come from vfs_readdir (vfs/dir.h:
+ * the listing, its cache and its cookies) and are encoded one at a time
+ * straight into the reply, rather than built as the generated linked
+ * list: the reply is bounded by the client's count, and a directory of
+ * 1,000,000 entries must cost time linear in its size.
  *
- * Cookies are the file system's own directory offsets (d_off): ext4's
- * hash positions and tmpfs's stable offsets (Linux 6.6 and later) stay
- * valid while the directory changes, so the cookie verifier is always
- * zero and is not checked (as Linux's nfsd does). tests/integration/
- * test_nfs3_readdir.c checks both file systems.
+ * Cookies are the file system's own directory offsets, valid while the
+ * directory changes, so the cookie verifier is always zero and is not
+ * checked (as Linux's nfsd does). tests/integration/test_nfs3_readdir.c
+ * checks tmpfs and ext4.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
+#include "vfs/dir.h"
 
 #define POST_OP_MAX 88u      /* post_op_attr with attributes */
-#define FH3_MAX (4u + 4u + NFS3_FHSIZE)
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 struct dir_args {
 	struct nfs_fh3 *dir;
@@ -57,131 +46,146 @@ static enum rpc_accept_stat dir_fail(struct rpc_req *req, enum nfsstat3 st,
 	       ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }
 
+/* The reply being filled: the result's size as the client counts it. */
+struct dir_reply {
+	struct xdr_enc *e;
+	const struct nfs3_obj *o;
+	const struct dir_args *a;
+	uint32_t used, dirused, nent;
+};
+
+/* A mount point the client may cross gets neither the covered directory's
+ * attributes nor the far side's; LOOKUP decides (as nfsd's READDIRPLUS). */
+static bool with_attrs(const struct dir_reply *r, const struct vfs_dirent *d)
+{
+	return d->st && !nfs3_crossing_point(r->o, d->st);
+}
+
+/* The bytes of the entry in the result: entryplus3 with its attributes
+ * and handle counted exactly (the handle's length varies by file system). */
+static uint32_t plus_bytes(const struct dir_reply *r, const struct vfs_dirent *d)
+{
+	if (!r->a->plus)
+		return 0;
+	return with_attrs(r, d) ? 4 + 84 + 4 + 4 + xdr_pad(d->fh->len) : 4 + 4;
+}
+
+static bool dir_room(void *arg, const struct vfs_dirent *d)
+{
+	struct dir_reply *r = arg;
+	uint32_t eb = entry_bytes(d->namelen);
+
+	return r->used + eb + plus_bytes(r, d) <= r->a->maxcount &&
+	       (!r->a->plus || r->dirused + eb <= r->a->dircount);
+}
+
+static void dir_put(void *arg, const struct vfs_dirent *d)
+{
+	struct dir_reply *r = arg;
+	struct xdr_enc *e = r->e;
+
+	xdr_enc_bool(e, true);
+	xdr_enc_u64(e, d->ino);
+	xdr_enc_bytes(e, d->name, d->namelen, NAME_MAX);
+	xdr_enc_u64(e, d->cookie);
+	if (r->a->plus) {
+		struct post_op_attr ea = { .attributes_follow = false };
+		struct post_op_fh3 eh = { .handle_follows = false };
+
+		if (with_attrs(r, d)) {
+			nfs3_fattr(r->o, d->st, &ea.u.attributes);
+			ea.attributes_follow = true;
+			eh.handle_follows = true;
+			eh.u.handle.data.data = (uint8_t *)d->fh->data;
+			eh.u.handle.data.len = d->fh->len;
+		}
+		xdr_enc_post_op_attr(e, &ea);
+		xdr_enc_post_op_fh3(e, &eh);
+	}
+	r->used += entry_bytes(d->namelen) + plus_bytes(r, d);
+	r->dirused += entry_bytes(d->namelen);
+	r->nent++;
+}
+
 static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 					   struct dir_args *a)
 {
 	static const uint8_t zero_verf[NFS3_COOKIEVERFSIZE];
 	struct xdr_enc *e = &req->enc;
-	uint8_t buf[16384];
+	struct dir_reply r = { .e = e, .a = a };
+	struct vfs_dir_sink sink = { .plus = a->plus, .room = dir_room, .put = dir_put,
+				     .arg = &r };
 	struct post_op_attr pa;
 	struct nfs3_obj o;
+	struct stat dst;
 	enum nfsstat3 st;
-	uint32_t used, dirused = 0, nent = 0;
-	size_t want;
-	bool eof = false, full = false;
-	int dfd;
+	bool eof = false;
+	int err;
 
-	st = nfs3_resolve(req, a->dir, &o);
+	/* On an event loop only for a memory-backed export, and only for a
+	 * listing the cache holds (vfs_readdir says -EWOULDBLOCK before any
+	 * entry otherwise): the context switch to a worker and back cost
+	 * more than such a whole call. */
+	st = nfs3_resolve_mem(req, a->dir, &o);
+	if (o.would_block)
+		return RPC_WOULD_BLOCK;
 	if (st != NFS3_OK)
 		return dir_fail(req, st, NULL);
 	if (!S_ISDIR(o.st.st_mode)) {
-		enum rpc_accept_stat r = dir_fail(req, NFS3ERR_NOTDIR, &o);
+		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_NOTDIR, &o);
 
 		nfs3_release(&o);
-		return r;
-	}
-	dfd = vfs_reopen(o.fd, O_RDONLY | O_DIRECTORY);
-	if (dfd < 0 || (a->cookie && lseek(dfd, (off_t)a->cookie, SEEK_SET) < 0)) {
-		enum rpc_accept_stat r = dir_fail(req, nfs3_errno(dfd < 0 ? -dfd : errno), &o);
-
-		if (dfd >= 0)
-			close(dfd);
-		nfs3_release(&o);
-		return r;
+		return ret;
 	}
 	if (a->maxcount > NFS3_DIRMAX)
 		a->maxcount = NFS3_DIRMAX;
 	if (a->dircount > a->maxcount)
 		a->dircount = a->maxcount;
+	r.o = &o;
+	/* A getdents64 record (19 bytes, the name, a NUL, 8-aligned) is at
+	 * most 3 bytes longer than the entry's part of dircount, and an
+	 * entry with attributes and handle takes at least 4 times its
+	 * directory part of maxcount: that many records (+1 KiB) fill the
+	 * reply; if they do not, vfs_readdir reads on. */
+	sink.want = (a->plus && a->maxcount / 4 < a->dircount ? a->maxcount / 4
+							    : a->dircount) + 1024;
+	sink.nonblock = req->on_loop;
 
-	/*
-	 * Read about as many records as the reply can take: a getdents64
-	 * record (19 bytes, the name, a NUL, 8-aligned) is at most 3 bytes
-	 * longer than the entry's directory information, so dircount bytes
-	 * of records (+1 KiB, and at least one record of a 255-byte name)
-	 * fill the reply. The whole buffer every call read and threw away
-	 * ~500 entries to send 12 at count 512. If they do not fill it,
-	 * the loop reads on.
-	 */
-	want = a->dircount < sizeof(buf) - 1024 ? a->dircount + 1024 : sizeof(buf);
-
-	nfs3_post_op(&o, o.fd, &pa);
+	/* The directory's attributes, sent and checked against: the cache is
+	 * never used for a directory changed since it was read. */
+	pa.attributes_follow = vfs_stat(o.fd, &dst) == 0;
+	if (pa.attributes_follow)
+		nfs3_fattr(&o, &dst, &pa.u.attributes);
+	else
+		dst = o.st;
 	xdr_enc_u32(e, NFS3_OK);
 	xdr_enc_post_op_attr(e, &pa);
 	xdr_enc_opaque_fixed(e, zero_verf, sizeof(zero_verf));
 	/* the result's size as the client counts it, with the list's end */
-	used = 4 + POST_OP_MAX + NFS3_COOKIEVERFSIZE + 8;
+	r.used = 4 + POST_OP_MAX + NFS3_COOKIEVERFSIZE + 8;
 	/* A count that cannot hold even an empty list: TOOSMALL, also at
 	 * the end of the directory, rather than a result beyond count. */
-	full = used > a->maxcount;
-
-	while (!full) {
-		long n = syscall(SYS_getdents64, dfd, buf, want);
-		long pos = 0;
-
-		if (n < 0) {
-			st = nfs3_errno(errno);
-			break;
-		}
-		if (n == 0) {
-			eof = true;
-			break;
-		}
-		while (pos < n) {
-			struct linux_dirent64 *d = (void *)(buf + pos);
-			uint32_t nl = (uint32_t)strlen(d->d_name);
-			uint32_t eb = entry_bytes(nl);
-			uint32_t pb = a->plus ? POST_OP_MAX + FH3_MAX : 0;
-			struct post_op_attr ea = { .attributes_follow = false };
-			struct post_op_fh3 eh = { .handle_follows = false };
-			struct nfsx_fh fh;
-
-			if (used + eb + pb > a->maxcount ||
-			    (a->plus && dirused + eb > a->dircount)) {
-				full = true;
-				break;
-			}
-			if (a->plus && strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
-				int cfd = vfs_lookup_entry(o.vexp, dfd, d->d_name);
-				struct stat cst;
-
-				/* A mount point the client may cross: neither the
-				 * covered directory nor the far side here; LOOKUP
-				 * decides (as nfsd's READDIRPLUS does). */
-				if (cfd >= 0 && vfs_stat(cfd, &cst) == 0 &&
-				    !nfs3_crossing_point(&o, &cst)) {
-					nfs3_fattr(&o, &cst, &ea.u.attributes);
-					ea.attributes_follow = true;
-					eh.handle_follows = nfs3_handle(&o, cfd, &fh,
-									&eh.u.handle) == NFS3_OK;
-				}
-				if (cfd >= 0)
-					close(cfd);
-			}
-			xdr_enc_bool(e, true);
-			xdr_enc_u64(e, d->d_ino);
-			xdr_enc_bytes(e, d->d_name, nl, NAME_MAX);
-			xdr_enc_u64(e, (uint64_t)d->d_off);
-			if (a->plus) {
-				xdr_enc_post_op_attr(e, &ea);
-				xdr_enc_post_op_fh3(e, &eh);
-			}
-			used += eb + pb;
-			dirused += eb;
-			nent++;
-			pos += d->d_reclen;
-		}
-	}
-	close(dfd);
-	if (st == NFS3_OK && nent == 0 && !eof)
+	if (r.used > a->maxcount) {
 		st = NFS3ERR_TOOSMALL;
+	} else {
+		err = vfs_readdir(nfs3->key, o.vexp, o.fd,
+				  &dst, a->cookie, &sink, &eof);
+		if (err == -EWOULDBLOCK) {
+			nfs3_release(&o);
+			return RPC_WOULD_BLOCK;
+		}
+		if (err < 0)
+			st = nfs3_errno(-err);
+		else if (r.nent == 0 && !eof)
+			st = NFS3ERR_TOOSMALL;
+	}
 	if (st != NFS3_OK) {
 		/* Start again: the failure result replaces what was encoded. */
 		e->p = e->start + RPC_ACCEPTED_HDR_LEN;
-		enum rpc_accept_stat r = dir_fail(req, st, &o);
+		enum rpc_accept_stat ret = dir_fail(req, st, &o);
 
 		nfs3_release(&o);
-		return r;
+		return ret;
 	}
 	nfs3_release(&o);
 	return xdr_enc_bool(e, false) && xdr_enc_bool(e, eof) ? RPC_SUCCESS

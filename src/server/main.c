@@ -32,6 +32,7 @@
 #include "server/hostnames.h"
 #include "server/options.h"
 #include "util/log.h"
+#include "vfs/dir.h"
 #include "vfs/node.h"
 
 #define STOP_GRACE_MS 5000
@@ -373,6 +374,9 @@ int main(int argc, char **argv)
 	if (!exports)
 		return 1;
 	nexports = exports_count(exports);
+	if (vfs_dir_init(o.dir_cache_bytes) < 0)
+		log_warn("no inotify instance (%s): directory listings are not cached",
+			 strerror(errno));
 	if (nfs3_init(exports, o.state_dir, errbuf, sizeof(errbuf)) < 0) {
 		log_error("%s", errbuf);
 		return 1;
@@ -521,6 +525,7 @@ int main(int argc, char **argv)
 	rpc_drc_destroy(drc);
 	rpcb_map_clear();
 	nfs3_fini();
+	vfs_dir_fini();
 	hostnames_free(names);
 	log_info("stopped");
 	return 0;

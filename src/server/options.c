@@ -13,6 +13,7 @@
 
 #define DEFAULT_STATE_DIR "/var/lib/nfsx"
 #define DEFAULT_DRC_SIZE (32u << 20)
+#define DEFAULT_DIR_CACHE (64u << 20)
 
 static const char usage[] =
 "Usage: nfsxd [OPTION]...\n"
@@ -62,6 +63,11 @@ static const char usage[] =
 "                          close connections with no traffic and no call in\n"
 "                          flight for this long (default 360; 0: never)\n"
 "      --drc-size BYTES    duplicate request cache bound (default 33554432)\n"
+"      --dir-cache-bytes BYTES\n"
+"                          memory for cached directory listings (names,\n"
+"                          cookies, handles, attributes), kept correct by\n"
+"                          inotify; one directory takes at most half of it\n"
+"                          (default 67108864; 0: no cache)\n"
 "      --workers N         threads for calls that may block on the file\n"
 "                          system (default 8)\n"
 "      --loop-slice-us N   scheduler slice asked for the event-loop threads\n"
@@ -93,6 +99,7 @@ enum {
 	OPT_MAX_UNSENT,
 	OPT_MAX_CONNS,
 	OPT_DRC_SIZE,
+	OPT_DIR_CACHE,
 	OPT_WORKERS,
 	OPT_LOOP_SLICE,
 	OPT_BUSY_POLL,
@@ -118,6 +125,7 @@ static const struct option longopts[] = {
 	{ "max-unsent", required_argument, NULL, OPT_MAX_UNSENT },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "drc-size", required_argument, NULL, OPT_DRC_SIZE },
+	{ "dir-cache-bytes", required_argument, NULL, OPT_DIR_CACHE },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "loop-slice-us", required_argument, NULL, OPT_LOOP_SLICE },
 	{ "busy-poll-us", required_argument, NULL, OPT_BUSY_POLL },
@@ -164,6 +172,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->max_unsent = RPC_DEFAULT_MAX_UNSENT;
 	o->max_conns = RPC_DEFAULT_MAX_CONNS;
 	o->drc_size = DEFAULT_DRC_SIZE;
+	o->dir_cache_bytes = DEFAULT_DIR_CACHE;
 	o->workers = RPC_DEFAULT_WORKERS;
 	o->slice_us = RPC_DEFAULT_SLICE_US;
 	o->max_conn_bytes = RPC_DEFAULT_MAX_CONN_BYTES;
@@ -256,6 +265,11 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("drc-size", optarg, 0, 1ull << 34, &v))
 				return -1;
 			o->drc_size = (size_t)v;
+			break;
+		case OPT_DIR_CACHE:
+			if (number("dir-cache-bytes", optarg, 0, 1ull << 40, &v))
+				return -1;
+			o->dir_cache_bytes = (size_t)v;
 			break;
 		case OPT_BUSY_POLL:
 			if (number("busy-poll-us", optarg, 0, 100000, &v))

@@ -29,6 +29,7 @@ struct nfsxd_opts {
 	unsigned int max_inflight;
 	size_t max_unsent;
 	size_t drc_size;
+	size_t dir_cache_bytes;   /* vfs/dir.h budget, 0: none */
 	unsigned int max_conns;
 	unsigned int workers;
 	unsigned int slice_us;

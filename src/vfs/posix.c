@@ -21,6 +21,8 @@
 
 static bool privileged = true;
 
+static int open_child(const struct vfs_export *e, int dirfd, const char *c);
+
 void vfs_set_unprivileged(void)
 {
 	privileged = false;
@@ -313,6 +315,37 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		if (r < 0)
 			return r;
 	}
+	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
+}
+
+int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
+		  int dirfd, const char *name, struct nfsx_fh *fh)
+{
+	union {
+		struct file_handle h;
+		uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} u;
+	struct fh_parts p;
+	int mnt, fd, r;
+
+	if (!privileged) {
+		/* the handle map wants the object's path: open it */
+		fd = open_child(e, dirfd, name);
+		if (fd < 0)
+			return fd;
+		r = vfs_handle_of(key, e, fd, fh);
+		close(fd);
+		return r;
+	}
+	u.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dirfd, name, &u.h, &mnt, 0) < 0)
+		return -errno;
+	if (u.h.handle_bytes > FH_KERNEL_MAX)
+		return -EOVERFLOW;
+	p.export_id = e->id;
+	p.kernel_type = u.h.handle_type;
+	p.kernel_len = u.h.handle_bytes;
+	memcpy(p.kernel, u.h.f_handle, u.h.handle_bytes);
 	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
 }
 

@@ -95,6 +95,14 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		  int fd, struct nfsx_fh *fh);
 
 /*
+ * vfs_handle_at - handle of the entry @name of directory @dirfd (not
+ * followed if a symlink), without opening it when the server is
+ * privileged. Return values: 0 or -errno.
+ */
+int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
+		  int dirfd, const char *name, struct nfsx_fh *fh);
+
+/*
  * vfs_open_handle - the object a decoded handle names, as an O_PATH
  * descriptor (resolved as root; the caller then becomes the client).
  * Return values: fd, or -ESTALE when the object no longer exists, or

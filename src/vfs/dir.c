@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/* Directory listing and its cache: see dir.h. */
+#include "vfs/dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vfs/vfs.h"
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+enum {
+	E_FH = 1,      /* fh holds the entry's handle */
+	E_ST = 2,      /* st holds its attributes, taken at st_at */
+	E_KEEP_ST = 4, /* ... and they may be served again (see dir.h) */
+};
+
+struct dc_entry {
+	uint64_t cookie;
+	uint64_t ino;
+	uint32_t name_off;
+	uint16_t namelen;
+	uint8_t flags;
+	uint32_t st_at;       /* coarse monotonic seconds */
+	struct stat st;
+	struct nfsx_fh fh;
+};
+
+#define PENDING_NAMES 32
+
+struct dc_dir {
+	/* key */
+	uint32_t export_id;
+	dev_t dev;
+	ino_t ino;
+	struct dc_dir *hnext, *wnext, *lru_prev, *lru_next;
+	int wd;                     /* inotify watch, -1: none */
+	unsigned int refs;          /* calls using it (g.lock) */
+	uint32_t used;              /* last use, coarse seconds (g.lock) */
+	size_t bytes;               /* accounted in g.bytes (g.lock) */
+	/* What events said since the last call (g.lock). */
+	bool p_drop, p_attrs;
+	unsigned int p_n;
+	char *p_names[PENDING_NAMES];
+
+	/* The listing (lock). */
+	pthread_mutex_t lock;
+	struct timespec mtime, ctime; /* the directory's, when it was read */
+	bool complete;              /* read to its end */
+	bool building;              /* read from the start up to next_cookie */
+	bool too_big;               /* did not fit: not again until it changes */
+	uint64_t next_cookie;
+	struct dc_entry *ent;
+	uint32_t n, cap;
+	char *names;
+	uint32_t names_len, names_cap;
+	uint32_t *ctab, *ntab;      /* cookie and name hash tables: index + 1 */
+	uint32_t tcap;              /* their size, a power of two, >= 2 n */
+	size_t size;                /* bytes held, updated under lock */
+};
+
+#define HASH_BUCKETS 1024u
+#define WD_BUCKETS 256u
+
+static struct {
+	pthread_mutex_t lock;
+	int ifd;
+	size_t budget, bytes;
+	struct dc_dir *hash[HASH_BUCKETS];
+	struct dc_dir *wds[WD_BUCKETS];
+	struct dc_dir *lru_head, *lru_tail;   /* head: most recently used */
+	unsigned int dirs;
+	uint64_t hits, misses, stats;
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .ifd = -1 };
+
+static uint32_t now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);   /* vDSO: no system call */
+	return (uint32_t)t.tv_sec;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static uint64_t name_hash(const char *s, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return mix64(h);
+}
+
+static unsigned int key_bucket(uint32_t id, dev_t dev, ino_t ino)
+{
+	return (unsigned int)(mix64((uint64_t)ino ^ mix64((uint64_t)dev ^ id)) % HASH_BUCKETS);
+}
+
+/* ---- one directory's listing (its lock held) ---- */
+
+static void listing_reset(struct dc_dir *d)
+{
+	d->complete = d->building = false;
+	d->n = 0;
+	d->names_len = 0;
+}
+
+static void listing_free(struct dc_dir *d)
+{
+	free(d->ent);
+	free(d->names);
+	free(d->ctab);
+	free(d->ntab);
+	d->ent = NULL;
+	d->names = NULL;
+	d->ctab = d->ntab = NULL;
+	d->n = d->cap = d->names_len = d->names_cap = d->tcap = 0;
+	d->complete = d->building = false;
+	d->size = 0;
+}
+
+static void tab_put(uint32_t *tab, uint32_t cap, uint64_t h, uint32_t idx)
+{
+	uint32_t i = (uint32_t)h & (cap - 1);
+
+	while (tab[i])
+		i = (i + 1) & (cap - 1);
+	tab[i] = idx + 1;
+}
+
+/* The cookie and name tables of the whole listing. */
+static int tabs_build(struct dc_dir *d)
+{
+	uint32_t cap = 256, i;
+
+	while (cap < 2 * d->n)
+		cap *= 2;
+	if (cap != d->tcap) {
+		uint32_t *ct = calloc(cap, sizeof(*ct)), *nt = calloc(cap, sizeof(*nt));
+
+		if (!ct || !nt) {
+			free(ct);
+			free(nt);
+			return -ENOMEM;
+		}
+		free(d->ctab);
+		free(d->ntab);
+		d->ctab = ct;
+		d->ntab = nt;
+		d->tcap = cap;
+	} else {
+		memset(d->ctab, 0, cap * sizeof(*d->ctab));
+		memset(d->ntab, 0, cap * sizeof(*d->ntab));
+	}
+	for (i = 0; i < d->n; i++) {
+		tab_put(d->ctab, cap, mix64(d->ent[i].cookie), i);
+		tab_put(d->ntab, cap, name_hash(d->names + d->ent[i].name_off, d->ent[i].namelen), i);
+	}
+	return 0;
+}
+
+static size_t listing_size(const struct dc_dir *d)
+{
+	return sizeof(*d) + (size_t)d->cap * sizeof(*d->ent) + d->names_cap +
+	       2 * (size_t)d->tcap * sizeof(uint32_t);
+}
+
+/* Index of the entry whose cookie is @c, or -1. */
+static long by_cookie(const struct dc_dir *d, uint64_t c)
+{
+	uint32_t i, v;
+
+	if (!d->tcap)
+		return -1;
+	for (i = (uint32_t)mix64(c) & (d->tcap - 1); (v = d->ctab[i]); i = (i + 1) & (d->tcap - 1))
+		if (d->ent[v - 1].cookie == c)
+			return (long)v - 1;
+	return -1;
+}
+
+static long by_name(const struct dc_dir *d, const char *name)
+{
+	uint32_t len = (uint32_t)strlen(name), i, v;
+
+	if (!d->tcap)
+		return -1;
+	for (i = (uint32_t)name_hash(name, len) & (d->tcap - 1); (v = d->ntab[i]); i = (i + 1) & (d->tcap - 1)) {
+		const struct dc_entry *x = &d->ent[v - 1];
+
+		if (x->namelen == len && memcmp(d->names + x->name_off, name, len) == 0)
+			return (long)v - 1;
+	}
+	return -1;
+}
+
+/* Append an entry; false when it does not fit the budget (or memory). */
+static bool listing_add(struct dc_dir *d, size_t limit, const struct linux_dirent64 *de,
+			uint32_t nl, const struct stat *st, const struct nfsx_fh *fh,
+			bool keep_st, uint32_t now)
+{
+	struct dc_entry *x;
+
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 64;
+		struct dc_entry *ne;
+
+		if (sizeof(*d) + (size_t)cap * sizeof(*ne) + d->names_cap > limit)
+			return false;
+		ne = realloc(d->ent, (size_t)cap * sizeof(*ne));
+		if (!ne)
+			return false;
+		d->ent = ne;
+		d->cap = cap;
+	}
+	if (d->names_len + nl > d->names_cap) {
+		uint32_t cap = d->names_cap ? d->names_cap : 4096;
+		char *nn;
+
+		while (cap < d->names_len + nl)
+			cap *= 2;
+		nn = realloc(d->names, cap);
+		if (!nn)
+			return false;
+		d->names = nn;
+		d->names_cap = cap;
+	}
+	d->size = listing_size(d);
+	if (d->size > limit)
+		return false;
+	x = &d->ent[d->n];
+	x->cookie = (uint64_t)de->d_off;
+	x->ino = de->d_ino;
+	x->name_off = d->names_len;
+	x->namelen = (uint16_t)nl;
+	x->flags = 0;
+	if (fh) {
+		x->fh = *fh;
+		x->flags |= E_FH;
+	}
+	if (st) {
+		x->st = *st;
+		x->st_at = now;
+		x->flags |= E_ST | (keep_st ? E_KEEP_ST : 0);
+	}
+	memcpy(d->names + d->names_len, de->d_name, nl);
+	d->names_len += nl;
+	d->n++;
+	return true;
+}
+
+/* ---- the directory table and inotify (g.lock held) ---- */
+
+static void lru_unlink(struct dc_dir *d)
+{
+	if (d->lru_prev)
+		d->lru_prev->lru_next = d->lru_next;
+	else
+		g.lru_head = d->lru_next;
+	if (d->lru_next)
+		d->lru_next->lru_prev = d->lru_prev;
+	else
+		g.lru_tail = d->lru_prev;
+	d->lru_prev = d->lru_next = NULL;
+}
+
+static void lru_front(struct dc_dir *d)
+{
+	lru_unlink(d);
+	d->lru_next = g.lru_head;
+	if (g.lru_head)
+		g.lru_head->lru_prev = d;
+	g.lru_head = d;
+	if (!g.lru_tail)
+		g.lru_tail = d;
+}
+
+static struct dc_dir **wd_slot(int wd)
+{
+	return &g.wds[(unsigned int)wd % WD_BUCKETS];
+}
+
+static void wd_unlink(struct dc_dir *d)
+{
+	struct dc_dir **pp;
+	bool shared = false;
+
+	if (d->wd < 0)
+		return;
+	for (pp = wd_slot(d->wd); *pp; pp = &(*pp)->wnext)
+		if (*pp == d) {
+			*pp = d->wnext;
+			break;
+		}
+	for (struct dc_dir *o = *wd_slot(d->wd); o; o = o->wnext)
+		shared |= o->wd == d->wd;
+	if (!shared)
+		inotify_rm_watch(g.ifd, d->wd);
+	d->wd = -1;
+	d->wnext = NULL;
+}
+
+static void pending_clear(struct dc_dir *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->p_n; i++)
+		free(d->p_names[i]);
+	d->p_n = 0;
+}
+
+static void dir_free(struct dc_dir *d)
+{
+	struct dc_dir **pp;
+
+	for (pp = &g.hash[key_bucket(d->export_id, d->dev, d->ino)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == d) {
+			*pp = d->hnext;
+			break;
+		}
+	wd_unlink(d);
+	lru_unlink(d);
+	pending_clear(d);
+	g.bytes -= d->bytes;
+	g.dirs--;
+	listing_free(d);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+/* Drop unused listings: idle ones, then the least recently used while
+ * over the budget. */
+static void evict(uint32_t now)
+{
+	struct dc_dir *d = g.lru_tail, *prev;
+
+	for (; d; d = prev) {
+		prev = d->lru_prev;
+		if (d->refs)
+			continue;
+		if (g.bytes > g.budget || now - d->used >= VFS_DIR_IDLE)
+			dir_free(d);
+		else
+			break;   /* the rest were used more recently */
+	}
+}
+
+static void note_event(const struct inotify_event *ev)
+{
+	struct dc_dir *d, *next;
+	unsigned int i;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		for (d = g.lru_head; d; d = d->lru_next)
+			d->p_drop = true;
+		return;
+	}
+	for (d = *wd_slot(ev->wd); d; d = next) {
+		next = d->wnext;
+		if (d->wd != ev->wd)
+			continue;
+		if (ev->mask & IN_IGNORED) {
+			/* the watch is gone (directory removed, file system
+			 * unmounted): a listing cannot be trusted any more */
+			struct dc_dir **pp;
+
+			for (pp = wd_slot(d->wd); *pp; pp = &(*pp)->wnext)
+				if (*pp == d) {
+					*pp = d->wnext;
+					break;
+				}
+			d->wd = -1;
+			d->wnext = NULL;
+			d->p_drop = true;
+			continue;
+		}
+		if (ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+				IN_DELETE_SELF))
+			d->p_drop = true;
+		if ((ev->mask & (IN_ATTRIB | IN_MODIFY)) && ev->len && !d->p_attrs) {
+			char *s = d->p_n < PENDING_NAMES ? strdup(ev->name) : NULL;
+
+			if (s)
+				d->p_names[d->p_n++] = s;
+			else
+				d->p_attrs = true;   /* too many: all of them */
+			for (i = 0; d->p_attrs && i < d->p_n; i++)
+				free(d->p_names[i]);
+			if (d->p_attrs)
+				d->p_n = 0;
+		}
+	}
+}
+
+static void drain_events(void)
+{
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	for (;;) {
+		ssize_t n = read(g.ifd, buf, sizeof(buf)), pos = 0;
+
+		if (n <= 0)
+			return;   /* EAGAIN: no more */
+		while (pos < n) {
+			const struct inotify_event *ev = (const void *)(buf + pos);
+
+			note_event(ev);
+			pos += (ssize_t)(sizeof(*ev) + ev->len);
+		}
+		if (n < (ssize_t)(sizeof(buf) - sizeof(struct inotify_event) - NAME_MAX - 1))
+			return;
+	}
+}
+
+static struct dc_dir *dir_get(uint32_t id, const struct stat *dst, uint32_t now)
+{
+	unsigned int b = key_bucket(id, dst->st_dev, dst->st_ino);
+	struct dc_dir *d;
+
+	for (d = g.hash[b]; d; d = d->hnext)
+		if (d->export_id == id && d->dev == dst->st_dev && d->ino == dst->st_ino)
+			break;
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return NULL;
+		d->export_id = id;
+		d->dev = dst->st_dev;
+		d->ino = dst->st_ino;
+		d->wd = -1;
+		pthread_mutex_init(&d->lock, NULL);
+		d->hnext = g.hash[b];
+		g.hash[b] = d;
+		d->bytes = sizeof(*d);
+		g.bytes += d->bytes;
+		g.dirs++;
+	}
+	d->refs++;
+	d->used = now;
+	lru_front(d);
+	return d;
+}
+
+/* Watch @d's directory (@fd names it) unless it already is. g.lock held. */
+static int dir_watch(struct dc_dir *d, int fd)
+{
+	char p[64];
+	int wd;
+
+	if (d->wd >= 0)
+		return 0;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(g.ifd, p, IN_ATTRIB | IN_MODIFY | IN_CREATE | IN_DELETE |
+				   IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
+				   IN_ONLYDIR | IN_EXCL_UNLINK);
+	if (wd < 0)
+		return -errno;
+	d->wd = wd;
+	d->wnext = *wd_slot(wd);
+	*wd_slot(wd) = d;
+	return 0;
+}
+
+/* What events said, applied to the listing. Both locks held. */
+static void apply_pending(struct dc_dir *d, const struct stat *dst)
+{
+	unsigned int i;
+
+	if (d->p_drop || (d->n && (d->mtime.tv_sec != dst->st_mtim.tv_sec ||
+				   d->mtime.tv_nsec != dst->st_mtim.tv_nsec ||
+				   d->ctime.tv_sec != dst->st_ctim.tv_sec ||
+				   d->ctime.tv_nsec != dst->st_ctim.tv_nsec))) {
+		listing_reset(d);
+		d->too_big = false;
+	} else if (d->p_attrs) {
+		for (i = 0; i < d->n; i++)
+			d->ent[i].flags &= (uint8_t)~E_ST;
+	} else if (d->p_n && !d->complete) {
+		/* still being read: no name table yet */
+		for (i = 0; i < d->n; i++)
+			d->ent[i].flags &= (uint8_t)~E_ST;
+	} else {
+		for (i = 0; i < d->p_n; i++) {
+			long x = by_name(d, d->p_names[i]);
+
+			if (x >= 0)
+				d->ent[x].flags &= (uint8_t)~E_ST;
+		}
+	}
+	d->p_drop = d->p_attrs = false;
+	pending_clear(d);
+}
+
+/* ---- attributes and handles of one entry ---- */
+
+struct lister {
+	const uint8_t *key;
+	const struct vfs_export *e;
+	const struct vfs_dir_sink *s;
+	int dfd;                    /* a descriptor of the directory */
+	bool search;                /* the caller may search it */
+	bool have_mnt;
+	uint64_t mnt;               /* its mount id (no private view) */
+	uint32_t now;
+};
+
+static bool is_dot(const char *n, uint32_t nl)
+{
+	return n[0] == '.' && (nl == 1 || (nl == 2 && n[1] == '.'));
+}
+
+/*
+ * Attributes of @name: a mount point outside a private view (another
+ * mount id) has none here; LOOKUP decides whether it may be crossed, as
+ * nfsd's READDIRPLUS leaves it.
+ */
+static bool entry_stat(struct lister *l, const char *name, struct stat *st)
+{
+	struct statx x;
+	unsigned int mask = STATX_BASIC_STATS;
+
+	if (!l->e->private_view) {
+		mask |= STATX_MNT_ID;
+		if (!l->have_mnt) {
+			if (statx(l->dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &x) < 0 ||
+			    !(x.stx_mask & STATX_MNT_ID))
+				return false;
+			l->mnt = x.stx_mnt_id;
+			l->have_mnt = true;
+		}
+	}
+	__atomic_add_fetch(&g.stats, 1, __ATOMIC_RELAXED);
+	if (statx(l->dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &x) < 0)
+		return false;
+	if (!l->e->private_view && (!(x.stx_mask & STATX_MNT_ID) || x.stx_mnt_id != l->mnt))
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
+	st->st_ino = x.stx_ino;
+	st->st_mode = x.stx_mode;
+	st->st_nlink = x.stx_nlink;
+	st->st_uid = x.stx_uid;
+	st->st_gid = x.stx_gid;
+	st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
+	st->st_size = (off_t)x.stx_size;
+	st->st_blksize = x.stx_blksize;
+	st->st_blocks = (blkcnt_t)x.stx_blocks;
+	st->st_atim.tv_sec = x.stx_atime.tv_sec;
+	st->st_atim.tv_nsec = x.stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = x.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = x.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = x.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = x.stx_ctime.tv_nsec;
+	return true;
+}
+
+static bool keep_st(const struct stat *st)
+{
+	return !S_ISDIR(st->st_mode) && st->st_nlink == 1;
+}
+
+/* ---- listing by getdents64, building the cache on the way ---- */
+
+static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t cookie,
+		  bool *eof)
+{
+	const struct vfs_dir_sink *s = l->s;
+	uint8_t buf[16384];
+	bool build = d && d->building && d->next_cookie == cookie;
+	bool full = false;
+	/* What the reply takes, not more: tmpfs's readdir costs the same
+	 * for each record read, and the ones beyond the reply are dropped. */
+	size_t want = s->want && s->want < sizeof(buf) ? s->want : sizeof(buf);
+	int dfd;
+
+	if (want < sizeof(struct linux_dirent64) + NAME_MAX + 8)
+		want = sizeof(struct linux_dirent64) + NAME_MAX + 8;
+	dfd = vfs_reopen(l->dfd, O_RDONLY | O_DIRECTORY);
+
+	if (dfd < 0)
+		return dfd;
+	if (cookie && lseek(dfd, (off_t)cookie, SEEK_SET) < 0) {
+		int err = -errno;
+
+		close(dfd);
+		return err;
+	}
+	l->dfd = dfd;
+	__atomic_add_fetch(&g.misses, 1, __ATOMIC_RELAXED);
+	*eof = false;
+	while (!full) {
+		long n = syscall(SYS_getdents64, dfd, buf, want);
+		long pos = 0;
+
+		if (n < 0) {
+			int err = -errno;
+
+			close(dfd);
+			if (build)
+				d->building = false;
+			return err;
+		}
+		if (n == 0) {
+			*eof = true;
+			break;
+		}
+		while (pos < n) {
+			const struct linux_dirent64 *de = (const void *)(buf + pos);
+			uint32_t nl = (uint32_t)strlen(de->d_name);
+			struct vfs_dirent out = {
+				.name = de->d_name, .namelen = nl, .ino = de->d_ino,
+				.cookie = (uint64_t)de->d_off,
+			};
+			struct stat st;
+			struct nfsx_fh fh;
+			bool have_st = false, have_fh = false;
+
+			if (s->plus && l->search && !is_dot(de->d_name, nl)) {
+				have_st = entry_stat(l, de->d_name, &st) && st.st_ino == de->d_ino;
+				have_fh = have_st &&
+					  vfs_handle_at(l->key, l->e, dfd, de->d_name, &fh) == 0;
+			}
+			if (have_st && have_fh) {
+				out.st = &st;
+				out.fh = &fh;
+			}
+			if (!s->room(s->arg, &out)) {
+				full = true;
+				break;
+			}
+			s->put(s->arg, &out);
+			if (build && !listing_add(d, limit, de, nl, out.st, out.fh,
+						   have_st && keep_st(&st), l->now)) {
+				build = d->building = false;
+				d->too_big = true;
+				listing_free(d);
+			}
+			if (build)
+				d->next_cookie = (uint64_t)de->d_off;
+			pos += de->d_reclen;
+		}
+	}
+	close(dfd);
+	if (build && *eof) {
+		/* the tables, once: built along, they were rehashed log n times */
+		d->building = false;
+		d->complete = tabs_build(d) == 0;
+		d->size = listing_size(d);
+		if (!d->complete || d->size > limit) {
+			d->too_big = d->size > limit;
+			listing_free(d);
+		}
+	}
+	return 0;
+}
+
+/* ---- listing from the cache ---- */
+
+static void from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool *eof)
+{
+	const struct vfs_dir_sink *s = l->s;
+	uint32_t i;
+
+	__atomic_add_fetch(&g.hits, 1, __ATOMIC_RELAXED);
+	for (i = first; i < d->n; i++) {
+		struct dc_entry *x = &d->ent[i];
+		const char *name = d->names + x->name_off;
+		struct vfs_dirent out = {
+			.name = name, .namelen = x->namelen, .ino = x->ino,
+			.cookie = x->cookie,
+		};
+		char c[NAME_MAX + 1];
+
+		if (s->plus && l->search && !is_dot(name, x->namelen)) {
+			bool fresh = (x->flags & (E_ST | E_KEEP_ST)) == (E_ST | E_KEEP_ST) &&
+				     l->now - x->st_at < VFS_DIR_ATTR_AGE;
+
+			memcpy(c, name, x->namelen);
+			c[x->namelen] = 0;
+			if (!fresh) {
+				struct stat st;
+
+				x->flags &= (uint8_t)~(E_ST | E_KEEP_ST);
+				if (entry_stat(l, c, &st)) {
+					if (st.st_ino != x->ino) {
+						/* replaced since it was read: the
+						 * listing is stale (the event is on
+						 * its way); this entry goes bare */
+						if (s->room(s->arg, &out))
+							s->put(s->arg, &out);
+						listing_reset(d);
+						*eof = false;
+						return;
+					}
+					x->st = st;
+					x->st_at = l->now;
+					x->flags |= E_ST | (keep_st(&st) ? E_KEEP_ST : 0);
+				}
+			}
+			if (!(x->flags & E_FH) && (x->flags & E_ST) &&
+			    vfs_handle_at(l->key, l->e, l->dfd, c, &x->fh) == 0)
+				x->flags |= E_FH;
+			if ((x->flags & (E_ST | E_FH)) == (E_ST | E_FH)) {
+				out.st = &x->st;
+				out.fh = &x->fh;
+			}
+		}
+		if (!s->room(s->arg, &out))
+			break;
+		s->put(s->arg, &out);
+	}
+	*eof = i == d->n;
+}
+
+/* ---- the whole call ---- */
+
+int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
+		int fd, const struct stat *dst, uint64_t cookie,
+		const struct vfs_dir_sink *s, bool *eof)
+{
+	struct lister l = { .key = key, .e = e, .s = s, .dfd = fd, .now = now_s() };
+	struct dc_dir *d = NULL;
+	size_t limit = 0;
+	long at = -1;
+	int r;
+
+	/* Permission as the caller: what opening the directory to read it
+	 * checks, and the search that looking its entries up needs. */
+	if (s->plus && faccessat(fd, "", R_OK | X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0) {
+		l.search = true;
+	} else if (faccessat(fd, "", R_OK, AT_EACCESS | AT_EMPTY_PATH) < 0) {
+		return -errno;
+	}
+
+	if (g.ifd >= 0 && g.budget) {
+		pthread_mutex_lock(&g.lock);
+		drain_events();
+		evict(l.now);
+		d = dir_get(e->id, dst, l.now);
+		limit = g.budget / 2;
+		pthread_mutex_unlock(&g.lock);
+	}
+	if (d) {
+		pthread_mutex_lock(&d->lock);
+		pthread_mutex_lock(&g.lock);
+		apply_pending(d, dst);
+		pthread_mutex_unlock(&g.lock);
+		if (d->complete && (cookie == 0 || (at = by_cookie(d, cookie)) >= 0)) {
+			from_cache(&l, d, cookie ? (uint32_t)at + 1 : 0, eof);
+			r = 0;
+		} else if (s->nonblock) {
+			r = -EWOULDBLOCK;
+		} else {
+			if (cookie == 0 && !d->too_big) {
+				pthread_mutex_lock(&g.lock);
+				r = dir_watch(d, fd);
+				pthread_mutex_unlock(&g.lock);
+				listing_reset(d);
+				if (r == 0) {
+					d->building = true;
+					d->next_cookie = 0;
+					d->mtime = dst->st_mtim;
+					d->ctime = dst->st_ctim;
+				}
+			}
+			r = stream(&l, d, limit, cookie, eof);
+		}
+		if (!d->complete && !d->building && d->cap && !d->too_big)
+			listing_free(d);   /* nothing worth keeping */
+		pthread_mutex_unlock(&d->lock);
+		pthread_mutex_lock(&g.lock);
+		g.bytes -= d->bytes;
+		d->bytes = sizeof(*d) + d->size;
+		g.bytes += d->bytes;
+		d->refs--;
+		evict(l.now);
+		pthread_mutex_unlock(&g.lock);
+		return r;
+	}
+	return s->nonblock ? -EWOULDBLOCK : stream(&l, NULL, 0, cookie, eof);
+}
+
+int vfs_dir_init(size_t bytes)
+{
+	pthread_mutex_lock(&g.lock);
+	g.budget = bytes;
+	if (g.ifd < 0 && bytes)
+		g.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	pthread_mutex_unlock(&g.lock);
+	return bytes && g.ifd < 0 ? -errno : 0;
+}
+
+void vfs_dir_fini(void)
+{
+	pthread_mutex_lock(&g.lock);
+	while (g.lru_head)
+		dir_free(g.lru_head);
+	if (g.ifd >= 0)
+		close(g.ifd);
+	g.ifd = -1;
+	g.budget = 0;
+	pthread_mutex_unlock(&g.lock);
+}
+
+void vfs_dir_stats(struct vfs_dir_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&g.lock);
+	out->bytes = g.bytes;
+	out->budget = g.budget;
+	out->dirs = g.dirs;
+	out->hits = __atomic_load_n(&g.hits, __ATOMIC_RELAXED);
+	out->misses = __atomic_load_n(&g.misses, __ATOMIC_RELAXED);
+	out->stats = __atomic_load_n(&g.stats, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&g.lock);
+}
