@@ -117,7 +117,6 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 				     .arg = &r };
 	struct post_op_attr pa;
 	struct nfs3_obj o;
-	struct stat dst;
 	enum nfsstat3 st;
 	bool eof = false;
 	int err;
@@ -131,6 +130,16 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 		return RPC_WOULD_BLOCK;
 	if (st != NFS3_OK)
 		return dir_fail(req, st, NULL);
+	if (req->on_loop && o.have_st && !vfs_dir_cached(o.vexp, &o.st)) {
+		nfs3_release(&o);   /* not worth more system calls here */
+		return RPC_WOULD_BLOCK;
+	}
+	if (!o.have_st) {
+		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_IO, &o);
+
+		nfs3_release(&o);
+		return ret;
+	}
 	if (!S_ISDIR(o.st.st_mode)) {
 		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_NOTDIR, &o);
 
@@ -151,13 +160,12 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 							    : a->dircount) + 1024;
 	sink.nonblock = req->on_loop;
 
-	/* The directory's attributes, sent and checked against: the cache is
-	 * never used for a directory changed since it was read. */
-	pa.attributes_follow = vfs_stat(o.fd, &dst) == 0;
+	/* The directory's attributes, taken by nfs3_resolve in this call:
+	 * sent, and checked against, so that the cache is never used for a
+	 * directory changed since it was read. */
+	pa.attributes_follow = o.have_st;
 	if (pa.attributes_follow)
-		nfs3_fattr(&o, &dst, &pa.u.attributes);
-	else
-		dst = o.st;
+		nfs3_fattr(&o, &o.st, &pa.u.attributes);
 	xdr_enc_u32(e, NFS3_OK);
 	xdr_enc_post_op_attr(e, &pa);
 	xdr_enc_opaque_fixed(e, zero_verf, sizeof(zero_verf));
@@ -169,7 +177,7 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 		st = NFS3ERR_TOOSMALL;
 	} else {
 		err = vfs_readdir(nfs3->key, o.vexp, o.fd,
-				  &dst, a->cookie, &sink, &eof);
+				  &o.st, a->cookie, &sink, &eof);
 		if (err == -EWOULDBLOCK) {
 			nfs3_release(&o);
 			return RPC_WOULD_BLOCK;
