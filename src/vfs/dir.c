@@ -73,6 +73,7 @@ struct dc_dir {
 	struct timespec mtime, ctime; /* the directory's, when it was read */
 	bool complete;              /* read to its end */
 	bool building;              /* read from the start up to next_cookie */
+	int bfd;                    /* ... through this descriptor, or -1 */
 	bool too_big;               /* did not fit: not again until it changes */
 	uint64_t next_cookie;
 	struct dc_entry *ent;
@@ -138,10 +139,20 @@ static void set_complete(struct dc_dir *d, bool v)
 	__atomic_store_n(&d->complete, v, __ATOMIC_RELAXED);
 }
 
+/* The directory's descriptor a build reads on with: kept from call to
+ * call, it spares each an open through /proc/self/fd and a close. */
+static void build_end(struct dc_dir *d)
+{
+	d->building = false;
+	if (d->bfd >= 0)
+		close(d->bfd);
+	d->bfd = -1;
+}
+
 static void listing_reset(struct dc_dir *d)
 {
 	set_complete(d, false);
-	d->building = false;
+	build_end(d);
 	d->n = 0;
 	d->names_len = 0;
 }
@@ -157,7 +168,7 @@ static void listing_free(struct dc_dir *d)
 	d->ctab = d->ntab = NULL;
 	d->n = d->cap = d->names_len = d->names_cap = d->tcap = 0;
 	set_complete(d, false);
-	d->building = false;
+	build_end(d);
 	d->size = 0;
 }
 
@@ -522,6 +533,7 @@ static struct dc_dir *dir_get(uint32_t id, const struct stat *dst, uint32_t now)
 		d->dev = dst->st_dev;
 		d->ino = dst->st_ino;
 		d->wd = -1;
+		d->bfd = -1;
 		pthread_mutex_init(&d->lock, NULL);
 		d->hnext = g.hash[b];
 		g.hash[b] = d;
@@ -669,14 +681,19 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 
 	if (want < sizeof(struct linux_dirent64) + NAME_MAX + 8)
 		want = sizeof(struct linux_dirent64) + NAME_MAX + 8;
-	dfd = vfs_reopen(l->dfd, O_RDONLY | O_DIRECTORY);
-
+	dfd = build && d->bfd >= 0 ? d->bfd : vfs_reopen(l->dfd, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
 		return dfd;
-	if (cookie && lseek(dfd, (off_t)cookie, SEEK_SET) < 0) {
+	if (build)
+		d->bfd = dfd;   /* closed by build_end */
+	/* also on the kept descriptor: the last call read past its reply */
+	if ((cookie || build) && lseek(dfd, (off_t)cookie, SEEK_SET) < 0) {
 		int err = -errno;
 
-		close(dfd);
+		if (build)
+			build_end(d);
+		else
+			close(dfd);
 		return err;
 	}
 	l->dfd = dfd;
@@ -689,9 +706,10 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 		if (n < 0) {
 			int err = -errno;
 
-			close(dfd);
 			if (build)
-				d->building = false;
+				build_end(d);
+			else
+				close(dfd);
 			return err;
 		}
 		if (n == 0) {
@@ -725,7 +743,9 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 			s->put(s->arg, &out);
 			if (build && !listing_add(d, limit, de, nl, out.st, out.fh,
 						   have_st && keep_st(&st), l->now)) {
-				build = d->building = false;
+				/* dfd stays open for this call */
+				d->bfd = -1;
+				build = false;
 				d->too_big = true;
 				listing_free(d);
 			}
@@ -734,10 +754,11 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 			pos += de->d_reclen;
 		}
 	}
-	close(dfd);
+	if (!build)
+		close(dfd);
 	if (build && *eof) {
 		/* the tables, once: built along, they were rehashed log n times */
-		d->building = false;
+		build_end(d);
 		set_complete(d, tabs_build(d) == 0);
 		d->size = listing_size(d);
 		if (!d->complete || d->size > limit) {

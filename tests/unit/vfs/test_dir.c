@@ -145,6 +145,18 @@ static struct vfs_dir_stats stats(void)
 
 static struct coll c;
 
+static int open_fds(void)
+{
+	char p[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n += access(p, F_OK) == 0;
+	}
+	return n;
+}
+
 static void test_listing(void)
 {
 	struct vfs_dir_stats a, b;
@@ -173,6 +185,30 @@ static void test_listing(void)
 	   b.misses == a.misses,
 	   "a repeated listing comes whole from the cache, no statx (%d calls, %llu hits, %llu statx)",
 	   calls, (unsigned long long)(b.hits - a.hits), (unsigned long long)(b.stats - a.stats));
+	{
+		struct vfs_dir_sink sk = { .plus = true, .room = room, .put = put, .arg = &c,
+					   .want = 4096 };
+		struct stat dst;
+		int fds = open_fds(), mid;
+		bool eof;
+
+		/* a listing stopped midway keeps the directory open for the
+		 * next call, and gives it back when the cache lets it go */
+		vfs_dir_fini();
+		vfs_dir_init(64 << 20);
+		c.n = c.in_call = 0;
+		c.limit = 10;
+		fstat(dfd, &dst);
+		vfs_readdir(key, &exp_, dfd, &dst, 0, &sk, &eof);
+		mid = open_fds();
+		vfs_dir_fini();
+		vfs_dir_init(64 << 20);
+		ok(mid == fds + 1 && open_fds() == fds,
+		   "a listing being read holds one descriptor, freed with it (%d, %d, %d)",
+		   fds, mid, open_fds());
+		list(&c, 7, true, false);
+		ok(open_fds() == fds, "a whole listing holds none (%d)", open_fds());
+	}
 	a = stats();
 	calls = list(&c, 1000, true, true);
 	b = stats();
