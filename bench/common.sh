@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034 # the variables set here are used by the scripts
-# bench/common.sh - helpers sourced by bench/rpc-null and bench/fairness.
+# bench/common.sh - helpers sourced by the bench/ runner scripts.
 #
 # Servers are tracked in the arrays srv_pids/srv_names/srv_logs so that
 # stop_servers (called from the scripts' EXIT trap) can stop them all.
@@ -158,10 +158,17 @@ stop_servers() {
 
 # median V...: median of numbers, printed with one decimal.
 median() {
-	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
+	median_fmt %.1f "$@"
+}
+
+# median_fmt FORMAT V...: median of numbers, printed with printf FORMAT.
+median_fmt() {
+	local fmt=$1
+	shift
+	printf '%s\n' "$@" | sort -g | awk -v fmt="$fmt\n" '{ a[NR] = $1 }
 		END { if (NR == 0) m = 0; else if (NR % 2) m = a[(NR + 1) / 2];
 		      else m = (a[NR / 2] + a[NR / 2 + 1]) / 2;
-		      printf "%.1f\n", m }'
+		      printf fmt, m }'
 }
 
 # find_build DIR ROOT: DIR, or ROOT/DIR if DIR is relative and only that exists.
@@ -171,4 +178,76 @@ find_build() {
 	else
 		echo "$1"
 	fi
+}
+
+# ---- NFS-Ganesha beside nfsxd (bench/vs-ganesha, bench/readdir) ----
+#
+# Ganesha will not start unless it can register with rpcbind, and Debian's
+# rpcbind listens on all interfaces. So these scripts, run as root, re-execute
+# themselves in a private network namespace (only lo) with a private /run
+# (unshare -n -m): see bench/ganesha/README.md.
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+rpcbind_pid=
+
+# ganesha_prepare NAME TOOL...: outside the namespace: exit unless root,
+# install Ganesha with apt-get if missing, exit if a TOOL (or one the
+# namespace needs) is not installed.
+ganesha_prepare() {
+	local name=$1 t
+	shift
+	if [[ $(id -u) != 0 ]]; then
+		echo "$name: must run as root (private network namespace, rpcbind, Ganesha)" >&2
+		exit 2
+	fi
+	if ! command -v ganesha.nfsd >/dev/null || ! dpkg -s nfs-ganesha-vfs >/dev/null 2>&1; then
+		echo "installing nfs-ganesha nfs-ganesha-vfs" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y nfs-ganesha nfs-ganesha-vfs >&2
+	fi
+	for t in rpcbind unshare ip "$@"; do
+		command -v "$t" >/dev/null || { echo "$name: $t not found" >&2; exit 2; }
+	done
+}
+
+# netns_setup TAG: inside the new namespace: bring lo up, mount a private
+# tmpfs (named TAG) on /run and make Ganesha's directories.  glibc's
+# getaddrinfo (AI_ADDRCONFIG, used by Ganesha for Bind_addr) wants an IPv4
+# address other than 127.0.0.1: lo gets a documentation-range one (still
+# only on lo, in this namespace).
+netns_setup() {
+	ip link set lo up
+	ip addr add 192.0.2.1/32 dev lo
+	mount -t tmpfs "$1" /run
+	mkdir -p /run/ganesha /run/rpcbind /var/lib/nfs/ganesha
+}
+
+# rpcbind_start LOG: start rpcbind (for Ganesha only) and wait up to 5 s
+# for its port.  Sets rpcbind_pid.
+rpcbind_start() {
+	local i
+	rpcbind -f -w >"$1" 2>&1 &
+	rpcbind_pid=$!
+	for ((i = 0; i < 50; i++)); do
+		(exec 3<>/dev/tcp/127.0.0.1/111) 2>/dev/null && break
+		sleep 0.1
+	done
+}
+
+# rpcbind_stop: stop rpcbind if rpcbind_start started it.
+rpcbind_stop() {
+	[[ -n $rpcbind_pid ]] || return 0
+	kill -TERM "$rpcbind_pid" 2>/dev/null || true
+	wait "$rpcbind_pid" 2>/dev/null || true
+	rpcbind_pid=
+}
+
+# launch_ganesha PORT LOG: a start_server launcher.  Writes
+# $work/ganesha.conf from bench/ganesha/ganesha.conf.in (NFS on PORT, MOUNT
+# on $gan_mnt_port, exporting $gan_dir as /export) and starts ganesha.nfsd
+# in the foreground (-F, so that $! is its pid), logging to LOG.
+# shellcheck disable=SC2154 # work, gan_dir and gan_mnt_port are the caller's
+launch_ganesha() {
+	sed -e "s/@NFS_PORT@/$1/" -e "s/@MNT_PORT@/$gan_mnt_port/" \
+		-e "s#@EXPORT_DIR@#$gan_dir#" "$bench_dir/ganesha/ganesha.conf.in" >"$work/ganesha.conf"
+	ganesha.nfsd -F -f "$work/ganesha.conf" -L "$2" -p "$work/ganesha.pid" -N NIV_EVENT &
 }
