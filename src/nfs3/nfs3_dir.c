@@ -130,10 +130,6 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 		return RPC_WOULD_BLOCK;
 	if (st != NFS3_OK)
 		return dir_fail(req, st, NULL);
-	if (req->on_loop && o.have_st && !vfs_dir_cached(o.vexp, &o.st)) {
-		nfs3_release(&o);   /* not worth more system calls here */
-		return RPC_WOULD_BLOCK;
-	}
 	if (!o.have_st) {
 		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_IO, &o);
 

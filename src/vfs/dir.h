@@ -96,13 +96,6 @@ int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		int fd, const struct stat *dst, uint64_t cookie,
 		const struct vfs_dir_sink *s, bool *eof);
 
-/*
- * vfs_dir_cached - does the cache hold a whole listing of the directory
- * @dst (its stat) of @e? A hint for an event loop, which hands the call
- * to a worker at once when not (vfs_readdir decides for good).
- */
-bool vfs_dir_cached(const struct vfs_export *e, const struct stat *dst);
-
 /* What the cache holds now, for tests and statistics. */
 struct vfs_dir_stats {
 	size_t bytes, budget;
