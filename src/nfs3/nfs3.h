@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 
 #include "rpc/req.h"
-#include "server/exports.h"
+#include "export/exports.h"
 #include "vfs/fh.h"
 #include "vfs/node.h"
 #include "vfs/vfs.h"

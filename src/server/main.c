@@ -28,7 +28,7 @@
 #include "rpcbind/client.h"
 #include "rpcbind/map.h"
 #include "rpcbind/service.h"
-#include "server/exports.h"
+#include "export/exports.h"
 #include "server/hostnames.h"
 #include "server/options.h"
 #include "util/log.h"

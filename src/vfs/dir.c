@@ -327,7 +327,7 @@ static void attr_unpack(const struct dc_entry *x, struct stat *st)
 static bool arena_put(struct dc_dir *d, const void *p, uint32_t len, uint32_t *off)
 {
 	if (d->names_len + len > d->names_cap) {
-		uint32_t cap = d->names_cap ? d->names_cap : 4096;
+		uint32_t cap = d->names_cap ? d->names_cap : 1024;
 		char *nn;
 
 		while (cap < d->names_len + len)
@@ -354,7 +354,7 @@ static bool listing_add(struct dc_dir *d, size_t limit, const struct linux_diren
 	if (d->n == d->cap) {
 		size_t room = limit > sizeof(*d) + d->names_cap ?
 			      (limit - sizeof(*d) - d->names_cap) / sizeof(struct dc_entry) : 0;
-		uint32_t cap = d->cap ? d->cap * 2 : 64;
+		uint32_t cap = d->cap ? d->cap * 2 : 16;
 		struct dc_entry *ne;
 
 		/* doubling past the limit: take what is left of it */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the exports configuration (src/server/exports*.c).
+ * libFuzzer target: the exports configuration (src/export/exports*.c).
  * The input is exports(5) text for exports_parse_string(); its first
  * line is also given to exports_add_quick() as an --export argument.
  * Whatever is built is checked against what the parser promises
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/exports.h"
+#include "export/exports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the exports configuration (src/server/exports*.c): the
+ * Unit tests of the exports configuration (src/export/exports*.c): the
  * exports(5) syntax, options and defaults, one error of each class with
  * its line number, peer matching, squashing, the secure-port check,
  * fsid and id rules, the --export form, and the size limits.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/exports.h"
+#include "export/exports.h"
 #include "tap.h"
 
 #define F "/etc/exports"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/exports.h"
+#include "export/exports.h"
 #include "server/hostnames.h"
 #include "tap.h"
 

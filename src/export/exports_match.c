@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/exports_internal.h"
+#include "export/exports_internal.h"
 
 #define HOSTNAME_MAX 255
 #define ADDR_TEXT_MAX 64	/* longer than any IPv4/IPv6 address text */

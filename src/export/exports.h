@@ -17,8 +17,8 @@
  *   per export, EXPORTS_MAX_LINE bytes per line) and is parsed with
  *   loops only, no recursion.
  */
-#ifndef NFSX_SERVER_EXPORTS_H
-#define NFSX_SERVER_EXPORTS_H
+#ifndef NFSX_EXPORT_EXPORTS_H
+#define NFSX_EXPORT_EXPORTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/exports_internal.h"
+#include "export/exports_internal.h"
 
 #define MSG_MAX 512
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/exports_internal.h"
+#include "export/exports_internal.h"
 
 /* Linux's defaults (exports(5)); no_subtree_check since nfs-utils 1.1. */
 static const struct nfsx_export_opts default_opts = {

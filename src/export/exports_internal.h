@@ -4,12 +4,12 @@
  * exports_match.c (client rules: parsed and checked) share; not for
  * other modules.
  */
-#ifndef NFSX_SERVER_EXPORTS_INTERNAL_H
-#define NFSX_SERVER_EXPORTS_INTERNAL_H
+#ifndef NFSX_EXPORT_EXPORTS_INTERNAL_H
+#define NFSX_EXPORT_EXPORTS_INTERNAL_H
 
 #include <limits.h>
 
-#include "server/exports.h"
+#include "export/exports.h"
 
 #define EXPORTS_PATH_MAX PATH_MAX	/* with the NUL */
 
