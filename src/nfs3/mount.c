@@ -147,7 +147,7 @@ void mount3_prune(const struct nfsx_exports *set)
  * export, as Linux's mountd allows. @at ends as the place of the result.
  * Return values: an O_PATH descriptor of the directory, or -errno.
  */
-static int walk(struct rpc_req *req, struct nfs3_obj *at, const char *rest)
+static int walk(struct rpc_req *req, struct export_obj *at, const char *rest)
 {
 	int fd = dup(at->vexp->root_fd);
 
@@ -156,11 +156,11 @@ static int walk(struct rpc_req *req, struct nfs3_obj *at, const char *rest)
 	while (fd >= 0 && *rest) {
 		const char *slash = strchr(rest, '/');
 		size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
-		struct nfs3_obj to = *at;
+		struct export_obj to = *at;
 		int next;
 
 		at->fd = fd;
-		next = n ? nfs3_lookup_in(req, at, (const uint8_t *)rest, (uint32_t)n, &to)
+		next = n ? export_lookup_in(req, at, (const uint8_t *)rest, (uint32_t)n, &to)
 			 : dup(fd);
 		if (next == -1)
 			next = -errno; /* dup */
@@ -185,12 +185,12 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 {
 	static int32_t flavors[] = { 1 }; /* AUTH_UNIX */
 	struct mountres3 r = { 0 };
-	const struct nfs3_exports *x = NULL;
+	const struct export_snap *x = NULL;
 	const struct nfsx_export *exp;
 	const struct nfsx_export_client *c;
 	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
 	const char *rest = "";
-	struct nfs3_obj at = { .fd = -1 };
+	struct export_obj at = { .fd = -1 };
 	struct nfsx_fh fh;
 	dirpath3 p;
 	int err, fd;
@@ -201,7 +201,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		r.fhs_status = MNT3ERR_INVAL;
 		goto out;
 	}
-	x = nfs3_exports_get();
+	x = export_snap_get();
 	exp = exports_find_path(x->set, dir);
 	if (!exp)
 		exp = export_of(x->set, dir, &rest);
@@ -210,7 +210,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 		goto out;
 	}
 	/* MNT runs on a worker: a host name rule may look the peer up. */
-	c = nfs3_match(req, exp);
+	c = export_match(req, exp);
 	if (!c || !exports_port_ok(c, req->peer)) {
 		r.fhs_status = MNT3ERR_ACCES;
 		goto out;
@@ -218,7 +218,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	vfs_become(NULL);
 	at.exp = exp;
 	at.client = c;
-	at.vexp = nfs3_root_of(x, exp);
+	at.vexp = export_root_of(x, exp);
 	at.snap = x;
 	fd = walk(req, &at, rest);
 	if (fd < 0) {
@@ -227,7 +227,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 			       fd == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
 		goto out;
 	}
-	err = vfs_handle_of(nfs3->key, at.vexp, fd, &fh);
+	err = vfs_handle_of(export_fh_key, at.vexp, fd, &fh);
 	close(fd);
 	if (err < 0) {
 		r.fhs_status = MNT3ERR_SERVERFAULT;
@@ -242,7 +242,7 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	mounts_add(host, dir);
 out:
 	if (x)
-		nfs3_exports_put(x);
+		export_snap_put(x);
 	return xdr_enc_mountres3(&req->enc, &r) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }
 
@@ -293,14 +293,14 @@ enum rpc_accept_stat mount3_umntall(struct rpc_req *req)
 enum rpc_accept_stat mount3_export(struct rpc_req *req)
 {
 	const struct nfsx_export *exp = NULL;
-	const struct nfs3_exports *x;
+	const struct export_snap *x;
 	struct xdr_enc *e = &req->enc;
 	unsigned int i;
 	bool ok = true;
 
 	if (xdr_dec_left(&req->args))
 		return RPC_GARBAGE_ARGS;
-	x = nfs3_exports_get();
+	x = export_snap_get();
 	while (ok && (exp = exports_next(x->set, exp))) {
 		ok = xdr_enc_bool(e, true) &&
 		     xdr_enc_bytes(e, exp->path, (uint32_t)strlen(exp->path),
@@ -313,6 +313,6 @@ enum rpc_accept_stat mount3_export(struct rpc_req *req)
 		}
 		ok = ok && xdr_enc_bool(e, false);
 	}
-	nfs3_exports_put(x);
+	export_snap_put(x);
 	return ok && xdr_enc_bool(e, false) ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }

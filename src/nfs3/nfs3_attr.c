@@ -21,7 +21,7 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 {
 	struct GETATTR3args a;
 	struct GETATTR3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 
 	if (!ARGS_OK(xdr_dec_GETATTR3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -32,7 +32,7 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 		r.status = NFS3ERR_IO;
 	if (r.status == NFS3_OK)
 		nfs3_fattr(&o, &o.st, &r.u.resok.obj_attributes);
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_GETATTR3res, &r);
 }
 
@@ -41,7 +41,7 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 	struct LOOKUP3args a;
 	struct LOOKUP3res r = { 0 };
 	struct nfsx_fh fh;
-	struct nfs3_obj o, to;
+	struct export_obj o, to;
 	int fd = -1;
 
 	if (!ARGS_OK(xdr_dec_LOOKUP3args, &a))
@@ -56,9 +56,9 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	fd = nfs3_lookup_in(req, &o, a.what.name.data, a.what.name.len, &to);
+	fd = export_lookup_in(req, &o, a.what.name.data, a.what.name.len, &to);
 	if (fd == -EWOULDBLOCK && req->on_loop) {
-		nfs3_release(&o);   /* a host name rule: again on a worker */
+		export_release(&o);   /* a host name rule: again on a worker */
 		return RPC_WOULD_BLOCK;
 	}
 	if (fd < 0) {
@@ -75,12 +75,12 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 	}
 	close(fd);
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_LOOKUP3res, &r);
 }
 
 /* ACCESS bits the caller has, asked of the kernel as that caller. */
-static uint32_t access_bits(const struct nfs3_obj *o, uint32_t want)
+static uint32_t access_bits(const struct export_obj *o, uint32_t want)
 {
 	bool dir = S_ISDIR(o->st.st_mode);
 	bool ro = !o->client->opts.rw;
@@ -107,7 +107,7 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 {
 	struct ACCESS3args a;
 	struct ACCESS3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 
 	if (!ARGS_OK(xdr_dec_ACCESS3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -118,7 +118,7 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 		r.u.resok.access = access_bits(&o, a.access);
 		nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
 	}
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_ACCESS3res, &r);
 }
 
@@ -127,7 +127,7 @@ enum rpc_accept_stat nfs3_readlink(struct rpc_req *req)
 	struct READLINK3args a;
 	struct READLINK3res r = { 0 };
 	char buf[PATH_MAX];
-	struct nfs3_obj o;
+	struct export_obj o;
 	ssize_t n;
 
 	if (!ARGS_OK(xdr_dec_READLINK3args, &a))
@@ -150,7 +150,7 @@ enum rpc_accept_stat nfs3_readlink(struct rpc_req *req)
 	r.u.resok.data.len = (uint32_t)n;
 	nfs3_post_op(&o, o.fd, &r.u.resok.symlink_attributes);
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_READLINK3res, &r);
 }
 
@@ -182,7 +182,7 @@ static void ext_node_put(void *node, size_t len)
 	vfs_node_put(node);
 }
 
-static uint32_t read_mapped(struct rpc_req *req, struct nfs3_obj *o, int fd,
+static uint32_t read_mapped(struct rpc_req *req, struct export_obj *o, int fd,
 			    uint64_t off, uint32_t count)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -213,7 +213,7 @@ static uint32_t read_mapped(struct rpc_req *req, struct nfs3_obj *o, int fd,
 	if (npages > sizeof(incore))
 		return 0;
 	if (o->node)
-		node_map = nfs3_node_map(o, O_RDONLY, off + count, &node_len);
+		node_map = export_node_map(o, O_RDONLY, off + count, &node_len);
 	if (node_map) {
 		map = node_map + moff;
 	} else {
@@ -272,7 +272,7 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 {
 	struct READ3args a;
 	struct READ3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 	struct post_op_attr pa;
 	uint32_t count;
 	uint8_t *data;
@@ -298,14 +298,14 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	if (req->on_loop && !o.vexp->mem_backed &&
 	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
 		goto would_block;
-	fd = nfs3_open_io(&o, O_RDONLY);
+	fd = export_open_io(&o, O_RDONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail_attr;
 	}
 	count = a.count < NFS3_RTMAX ? a.count : NFS3_RTMAX;
 	if (read_mapped(req, &o, fd, a.offset, count)) {
-		nfs3_release(&o);
+		export_release(&o);
 		return RPC_SUCCESS;
 	}
 	/* A large READ's copy goes to a worker, so that the copies of one
@@ -315,7 +315,7 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	/* status, post_op_attr, count, eof, length: then the data */
 	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + 4 + 88 + 12 +
 				       count + 4) < 0) {
-		nfs3_release(&o);
+		export_release(&o);
 		return RPC_SYSTEM_ERR;
 	}
 	data = req->enc.p + 4 + 88 + 12;
@@ -356,17 +356,17 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	req->enc.p += n;
 	memset(req->enc.p, 0, xdr_pad((uint32_t)n) - (size_t)n);
 	req->enc.p += xdr_pad((uint32_t)n) - (size_t)n;
-	nfs3_release(&o);
+	export_release(&o);
 	return RPC_SUCCESS;
 
 would_block:
-	nfs3_release(&o);
+	export_release(&o);
 	return RPC_WOULD_BLOCK;
 
 fail_attr:
 	nfs3_post_op(&o, o.fd, &r.u.resfail.file_attributes);
 fail:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_READ3res, &r);
 }
 
@@ -374,7 +374,7 @@ enum rpc_accept_stat nfs3_fsstat(struct rpc_req *req)
 {
 	struct FSSTAT3args a;
 	struct FSSTAT3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 	struct statvfs sv;
 
 	if (!ARGS_OK(xdr_dec_FSSTAT3args, &a))
@@ -396,7 +396,7 @@ enum rpc_accept_stat nfs3_fsstat(struct rpc_req *req)
 	r.u.resok.afiles = sv.f_favail;
 	r.u.resok.invarsec = 0;
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_FSSTAT3res, &r);
 }
 
@@ -404,7 +404,7 @@ enum rpc_accept_stat nfs3_fsinfo(struct rpc_req *req)
 {
 	struct FSINFO3args a;
 	struct FSINFO3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 
 	if (!ARGS_OK(xdr_dec_FSINFO3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -424,7 +424,7 @@ enum rpc_accept_stat nfs3_fsinfo(struct rpc_req *req)
 		k->properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS |
 				FSF3_CANSETTIME;
 	}
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_FSINFO3res, &r);
 }
 
@@ -432,7 +432,7 @@ enum rpc_accept_stat nfs3_pathconf(struct rpc_req *req)
 {
 	struct PATHCONF3args a;
 	struct PATHCONF3res r = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 
 	if (!ARGS_OK(xdr_dec_PATHCONF3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -448,6 +448,6 @@ enum rpc_accept_stat nfs3_pathconf(struct rpc_req *req)
 		r.u.resok.case_insensitive = false;
 		r.u.resok.case_preserving = true;
 	}
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_PATHCONF3res, &r);
 }

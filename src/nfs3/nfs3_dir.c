@@ -36,7 +36,7 @@ static uint32_t entry_bytes(uint32_t namelen)
 
 /* Encode the failure result: status and the directory's attributes. */
 static enum rpc_accept_stat dir_fail(struct rpc_req *req, enum nfsstat3 st,
-				     const struct nfs3_obj *o)
+				     const struct export_obj *o)
 {
 	struct post_op_attr pa = { .attributes_follow = false };
 
@@ -49,7 +49,7 @@ static enum rpc_accept_stat dir_fail(struct rpc_req *req, enum nfsstat3 st,
 /* The reply being filled: the result's size as the client counts it. */
 struct dir_reply {
 	struct xdr_enc *e;
-	const struct nfs3_obj *o;
+	const struct export_obj *o;
 	const struct dir_args *a;
 	uint32_t used, dirused, nent;
 };
@@ -58,7 +58,7 @@ struct dir_reply {
  * attributes nor the far side's; LOOKUP decides (as nfsd's READDIRPLUS). */
 static bool with_attrs(const struct dir_reply *r, const struct vfs_dirent *d)
 {
-	return d->st && !nfs3_crossing_point(r->o, d->st);
+	return d->st && !export_crossing_point(r->o, d->st);
 }
 
 /* The bytes of the entry in the result: entryplus3 with its attributes
@@ -116,7 +116,7 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	struct vfs_dir_sink sink = { .plus = a->plus, .room = dir_room, .put = dir_put,
 				     .arg = &r };
 	struct post_op_attr pa;
-	struct nfs3_obj o;
+	struct export_obj o;
 	enum nfsstat3 st;
 	bool eof = false;
 	int err;
@@ -133,13 +133,13 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	if (!o.have_st) {
 		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_IO, &o);
 
-		nfs3_release(&o);
+		export_release(&o);
 		return ret;
 	}
 	if (!S_ISDIR(o.st.st_mode)) {
 		enum rpc_accept_stat ret = dir_fail(req, NFS3ERR_NOTDIR, &o);
 
-		nfs3_release(&o);
+		export_release(&o);
 		return ret;
 	}
 	if (a->maxcount > NFS3_DIRMAX)
@@ -172,10 +172,10 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	if (r.used > a->maxcount) {
 		st = NFS3ERR_TOOSMALL;
 	} else {
-		err = vfs_readdir(nfs3->key, o.vexp, o.fd,
+		err = vfs_readdir(export_fh_key, o.vexp, o.fd,
 				  &o.st, a->cookie, &sink, &eof);
 		if (err == -EWOULDBLOCK) {
-			nfs3_release(&o);
+			export_release(&o);
 			return RPC_WOULD_BLOCK;
 		}
 		if (err < 0)
@@ -188,10 +188,10 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 		e->p = e->start + RPC_ACCEPTED_HDR_LEN;
 		enum rpc_accept_stat ret = dir_fail(req, st, &o);
 
-		nfs3_release(&o);
+		export_release(&o);
 		return ret;
 	}
-	nfs3_release(&o);
+	export_release(&o);
 	return xdr_enc_bool(e, false) && xdr_enc_bool(e, eof) ? RPC_SUCCESS
 							       : RPC_SYSTEM_ERR;
 }

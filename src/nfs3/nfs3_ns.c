@@ -55,7 +55,7 @@
 
 /* A directory a call changes, and the name in it. */
 struct dirop {
-	struct nfs3_obj d;
+	struct export_obj d;
 	struct pre_op_attr pre;
 	char name[NAME_MAX + 1];
 };
@@ -182,7 +182,7 @@ static enum nfsstat3 created(struct rpc_req *req, struct dirop *op, mode_t type,
 		    chmod(p, (st.st_mode & 07000) | want) < 0)
 			status = nfs3_errno(errno);
 	}
-	nfs3_cred(req, op->d.client, &cred);
+	export_cred(req, op->d.client, &cred);
 	if (status == NFS3_OK && cred.uid == 0 && (sa->uid.set_it || sa->gid.set_it) &&
 	    fchownat(fd, "", sa->uid.set_it ? sa->uid.u.uid : (uid_t)-1,
 		     sa->gid.set_it ? sa->gid.u.gid : (gid_t)-1,
@@ -232,7 +232,7 @@ enum rpc_accept_stat nfs3_mkdir(struct rpc_req *req)
 	}
 	/* resok and resfail both hold dir_wcc, at different places */
 	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
-	nfs3_release(&op.d);
+	export_release(&op.d);
 	return REPLY(xdr_enc_MKDIR3res, &r);
 }
 
@@ -270,7 +270,7 @@ enum rpc_accept_stat nfs3_symlink(struct rpc_req *req)
 				   &r.u.resok.obj, &r.u.resok.obj_attributes);
 out:
 	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
-	nfs3_release(&op.d);
+	export_release(&op.d);
 	return REPLY(xdr_enc_SYMLINK3res, &r);
 }
 
@@ -322,7 +322,7 @@ enum rpc_accept_stat nfs3_mknod(struct rpc_req *req)
 				   &r.u.resok.obj_attributes);
 out:
 	dirop_wcc(&op, r.status == NFS3_OK ? &r.u.resok.dir_wcc : &r.u.resfail.dir_wcc);
-	nfs3_release(&op.d);
+	export_release(&op.d);
 	return REPLY(xdr_enc_MKNOD3res, &r);
 }
 
@@ -350,7 +350,7 @@ static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 
 							   : nfs3_errno(e);
 	}
 	dirop_wcc(&op, st == NFS3_OK ? ok : fail);
-	nfs3_release(&op.d);
+	export_release(&op.d);
 	return st;
 }
 
@@ -421,8 +421,8 @@ out:
 	tw = r.status == NFS3_OK ? &r.u.resok.todir_wcc : &r.u.resfail.todir_wcc;
 	dirop_wcc(&from, fw);
 	dirop_wcc(&to, tw);
-	nfs3_release(&to.d);
-	nfs3_release(&from.d);
+	export_release(&to.d);
+	export_release(&from.d);
 	return REPLY(xdr_enc_RENAME3res, &r);
 }
 
@@ -440,7 +440,7 @@ enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 {
 	struct LINK3args a;
 	struct LINK3res r = { 0 };
-	struct nfs3_obj f;
+	struct export_obj f;
 	struct dirop op = { 0 };
 	char p[64];
 
@@ -469,7 +469,7 @@ out:
 		nfs3_post_op(&f, f.fd, &r.u.resfail.file_attributes);
 		dirop_wcc(&op, &r.u.resfail.linkdir_wcc);
 	}
-	nfs3_release(&op.d);
-	nfs3_release(&f);
+	export_release(&op.d);
+	export_release(&f);
 	return REPLY(xdr_enc_LINK3res, &r);
 }

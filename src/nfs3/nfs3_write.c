@@ -46,7 +46,7 @@ static void proc_path(char *buf, size_t len, int fd)
  * reopen_write - the regular file @fd (of owner @owner) reopened O_WRONLY
  * as the caller @c, with the owner override described above. For
  * truncation, which may name a file just created and not in the node
- * cache; WRITE and COMMIT use the cache (nfs3_open_io).
+ * cache; WRITE and COMMIT use the cache (export_open_io).
  * Return values: fd to close, or -errno.
  */
 static int reopen_write(const struct vfs_cred *c, int fd, uid_t owner)
@@ -77,7 +77,7 @@ static enum nfsstat3 not_regular(const struct stat *st)
  * What WRITE and COMMIT check first, with the pre-op attributes taken:
  * a writable export, then a regular file.
  */
-static enum nfsstat3 data_change_begin(const struct nfs3_obj *o, struct pre_op_attr *pre)
+static enum nfsstat3 data_change_begin(const struct export_obj *o, struct pre_op_attr *pre)
 {
 	enum nfsstat3 st;
 
@@ -104,7 +104,7 @@ static enum nfsstat3 data_change_begin(const struct nfs3_obj *o, struct pre_op_a
  * error. A short write that wrote something is a short count, as
  * pwrite's. Encodes the reply; @o stays held.
  */
-static enum rpc_accept_stat write_reply(struct rpc_req *req, const struct nfs3_obj *o,
+static enum rpc_accept_stat write_reply(struct rpc_req *req, const struct export_obj *o,
 					int fd, const struct pre_op_attr *pre,
 					enum stable_how stable, uint32_t done, int err)
 {
@@ -136,7 +136,7 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 	struct WRITE3args a;
 	struct WRITE3res r = { 0 };
 	struct pre_op_attr pre = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 	enum rpc_accept_stat st;
 	const uint8_t *p;
 	uint32_t count, done = 0;
@@ -160,7 +160,7 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		r.status = NFS3ERR_FBIG;
 		goto fail;
 	}
-	fd = nfs3_open_io(&o, O_WRONLY);
+	fd = export_open_io(&o, O_WRONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail;
@@ -179,12 +179,12 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		done += (uint32_t)n;
 	}
 	st = write_reply(req, &o, fd, &pre, a.stable, done, err);
-	nfs3_release(&o);
+	export_release(&o);
 	return st;
 fail:
 	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_WRITE3res, &r);
 }
 
@@ -198,7 +198,7 @@ out:
  * object until end.
  */
 struct write_bulk {
-	struct nfs3_obj o;
+	struct export_obj o;
 	struct pre_op_attr pre;
 	enum stable_how stable;
 };
@@ -226,7 +226,7 @@ static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
 
 	if (!w->o.node || !w->o.have_st || len < 2 || off + len > (uint64_t)w->o.st.st_size)
 		return NULL;
-	base = nfs3_node_map(&w->o, O_WRONLY, off + len, &maplen);
+	base = export_node_map(&w->o, O_WRONLY, off + len, &maplen);
 	if (!base || vfs_node_map_populate(w->o.node, off, len) < 0)
 		return NULL; /* EFAULT: truncated meanwhile */
 	return base + off;
@@ -267,8 +267,8 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		return false;
 	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
 		goto release;
-	fd = nfs3_open_io(&w->o, O_WRONLY);
-	if (fd < 0 || !nfs3_obj_detach(&w->o))
+	fd = export_open_io(&w->o, O_WRONLY);
+	if (fd < 0 || !export_obj_detach(&w->o))
 		goto release;
 	w->stable = h.stable;
 	b->fd = fd;
@@ -294,7 +294,7 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		b->dst = write_map(w, b->off, b->left);
 	return true;
 release:
-	nfs3_release(&w->o);
+	export_release(&w->o);
 	return false;
 }
 
@@ -307,7 +307,7 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 		st = RPC_SYSTEM_ERR; /* never go on as someone else */
 	else if (!b->aborted)
 		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
-	nfs3_release(&w->o);
+	export_release(&w->o);
 	return st;
 }
 
@@ -325,7 +325,7 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 	struct COMMIT3args a;
 	struct COMMIT3res r = { 0 };
 	struct pre_op_attr pre = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 	int fd = -1;
 
 	if (!ARGS_OK(xdr_dec_COMMIT3args, &a))
@@ -340,7 +340,7 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 		r.status = NFS3ERR_INVAL;
 		goto fail;
 	}
-	fd = nfs3_open_io(&o, O_WRONLY);
+	fd = export_open_io(&o, O_WRONLY);
 	if (fd < 0) {
 		r.status = nfs3_errno(-fd);
 		goto fail;
@@ -355,7 +355,7 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 fail:
 	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_COMMIT3res, &r);
 }
 
@@ -394,7 +394,7 @@ static void set_ts(struct timespec *ts, enum time_how how, const struct nfstime3
  * must win). Not atomic: a failure part-way leaves the earlier changes.
  * Return values: NFS3_OK or the error.
  */
-static enum nfsstat3 apply_sattr(struct rpc_req *req, const struct nfs3_obj *o,
+static enum nfsstat3 apply_sattr(struct rpc_req *req, const struct export_obj *o,
 				 int fd, const struct stat *st, const struct sattr3 *s)
 {
 	char path[64];
@@ -450,7 +450,7 @@ enum rpc_accept_stat nfs3_setattr(struct rpc_req *req)
 	struct SETATTR3args a;
 	struct SETATTR3res r = { 0 };
 	struct pre_op_attr pre = { 0 };
-	struct nfs3_obj o;
+	struct export_obj o;
 
 	if (!ARGS_OK(xdr_dec_SETATTR3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -477,7 +477,7 @@ wcc:
 	/* resok and resfail hold the same wcc_data. */
 	nfs3_wcc(&o, o.fd, &pre, &r.u.resok.obj_wcc);
 out:
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_SETATTR3res, &r);
 }
 
@@ -522,7 +522,7 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 	const struct sattr3 *attrs = NULL;
 	struct sattr3 rest;
 	struct nfsx_fh fh;
-	struct nfs3_obj o;
+	struct export_obj o;
 	struct stat st;
 	char name[NAME_MAX + 1];
 	mode_t mode = 0;
@@ -645,6 +645,6 @@ fail:
 out:
 	if (fd >= 0)
 		close(fd);
-	nfs3_release(&o);
+	export_release(&o);
 	return REPLY(xdr_enc_CREATE3res, &r);
 }

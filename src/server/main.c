@@ -124,7 +124,7 @@ static struct nfsx_exports *load_exports(const struct nfsxd_opts *o)
  */
 static void reload_exports(const struct nfsxd_opts *o)
 {
-	struct nfs3_reload_stats st;
+	struct export_reload_stats st;
 	struct nfsx_exports *ex;
 	char err[512];
 
@@ -162,7 +162,7 @@ static void name_known(struct hostnames_waiter *w)
 }
 
 /*
- * Host name rules (nfs3_match, on workers only): verified names from the
+ * Host name rules (export_match, on workers only): verified names from the
  * cache; a name not known yet parks the call until the resolvers answer
  * or give up (hostnames.h), so that no worker waits on DNS. The waiter
  * lives in the call's arena: the handler's allocations are undone when
@@ -175,7 +175,7 @@ static bool peer_name(struct rpc_req *req, char *name, size_t len)
 	struct name_wait *nw = NULL;
 
 	/* Parked already in this run (RENAME's second handle, a crossing):
-	 * one waiter resumes it; the handler stops (nfs3_match). */
+	 * one waiter resumes it; the handler stops (export_match). */
 	if (req->workers && !req->on_loop && rpc_workers_parked(req))
 		return false;
 	if (req->workers && !req->on_loop)
@@ -472,7 +472,7 @@ int main(int argc, char **argv)
 		log_error("out of memory");
 		return 1;
 	}
-	nfs3_set_peer_name_fn(peer_name);
+	export_set_peer_name_fn(peer_name);
 	if (rpc_server_start(srv) < 0) {
 		log_error("cannot start event loops: %s", strerror(errno));
 		return 1;

@@ -68,7 +68,7 @@ struct vfs_cred {
  * Unprivileged mode (nfsxd not root): handles are resolved through the
  * handle map (hmap.h) instead of open_by_handle_at, and the thread never
  * changes identity (vfs_become accepts any request and does nothing: the
- * caller squashes every client to the server's own uid, nfs3_cred).
+ * caller squashes every client to the server's own uid, export_cred).
  */
 void vfs_set_unprivileged(void);
 bool vfs_privileged(void);

@@ -33,7 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "nfs3/nfs3.h"
+#include "export/export.h"
 #include "util/log.h"
 
 /* Mount points below exports that are crossed, per snapshot at most. */
@@ -128,7 +128,7 @@ static bool any_rule(const struct nfsx_export *e, bool crossmnt)
 	return false;
 }
 
-static bool id_taken(const struct nfs3_exports *x, uint32_t id)
+static bool id_taken(const struct export_snap *x, uint32_t id)
 {
 	unsigned int i;
 
@@ -144,12 +144,12 @@ static bool id_taken(const struct nfs3_exports *x, uint32_t id)
  * Add the crossing at mount point @mp (canonical) if a client could
  * cross it: @e is the nearest export above it, @mps/@n every mount point.
  */
-static void add(struct nfs3_exports *x, const struct nfsx_export *e, const char *mp,
+static void add(struct export_snap *x, const struct nfsx_export *e, const char *mp,
 		char **mps, unsigned int n)
 {
 	const struct nfsx_export *child = exports_find_path(x->set, mp);
-	struct nfs3_crossing *c = &x->cross[x->ncross], *encl = NULL;
-	struct vfs_export *ev = nfs3_root_of(x, e);
+	struct export_crossing *c = &x->cross[x->ncross], *encl = NULL;
+	struct vfs_export *ev = export_root_of(x, e);
 	const struct nfsx_export *eexp = e;
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -200,7 +200,7 @@ static void add(struct nfs3_exports *x, const struct nfsx_export *e, const char 
 	if (child) {
 		c->exp = child;
 		c->id = child->id;
-		c->root = nfs3_root_of(x, child);
+		c->root = export_root_of(x, child);
 	} else {
 		c->exp = eexp;
 		c->id = kid_id(eexp->id, rel);
@@ -234,7 +234,7 @@ skip:
 	c->path = NULL;
 }
 
-void nfs3_crossings_build(struct nfs3_exports *x)
+void export_crossings_build(struct export_snap *x)
 {
 	const struct nfsx_export *e = NULL;
 	unsigned int n, i, j;
@@ -266,9 +266,9 @@ void nfs3_crossings_build(struct nfs3_exports *x)
 		/* The nearest export above: its view holds the mount point. */
 		e = NULL;
 		while ((e = exports_next(x->set, e)))
-			if (below(mps[i], nfs3_root_of(x, e)->canon) &&
-			    (!near || strlen(nfs3_root_of(x, e)->canon) >
-					      strlen(nfs3_root_of(x, near)->canon)))
+			if (below(mps[i], export_root_of(x, e)->canon) &&
+			    (!near || strlen(export_root_of(x, e)->canon) >
+					      strlen(export_root_of(x, near)->canon)))
 				near = e;
 		if (near && !dup)
 			add(x, near, mps[i], mps, n);
@@ -278,12 +278,12 @@ void nfs3_crossings_build(struct nfs3_exports *x)
 	free(mps);
 }
 
-void nfs3_crossings_free(struct nfs3_exports *x)
+void export_crossings_free(struct export_snap *x)
 {
 	unsigned int i;
 
 	for (i = 0; i < x->ncross; i++) {
-		struct nfs3_crossing *c = &x->cross[i];
+		struct export_crossing *c = &x->cross[i];
 
 		if (c->covered_fd >= 0)
 			close(c->covered_fd);
@@ -298,7 +298,7 @@ void nfs3_crossings_free(struct nfs3_exports *x)
 	x->ncross = 0;
 }
 
-const struct nfs3_crossing *nfs3_crossing_by_id(const struct nfs3_exports *x, uint32_t id)
+const struct export_crossing *export_crossing_by_id(const struct export_snap *x, uint32_t id)
 {
 	unsigned int i;
 
@@ -309,7 +309,7 @@ const struct nfs3_crossing *nfs3_crossing_by_id(const struct nfs3_exports *x, ui
 }
 
 /* The crossing whose mount point covers (@dev, @ino) in view @v. */
-static const struct nfs3_crossing *at_point(const struct nfs3_exports *x,
+static const struct export_crossing *at_point(const struct export_snap *x,
 					    const struct vfs_export *v, dev_t dev, ino_t ino)
 {
 	unsigned int i;
@@ -321,7 +321,7 @@ static const struct nfs3_crossing *at_point(const struct nfs3_exports *x,
 	return NULL;
 }
 
-bool nfs3_crossing_point(const struct nfs3_obj *at, const struct stat *st)
+bool export_crossing_point(const struct export_obj *at, const struct stat *st)
 {
 	return at->snap && S_ISDIR(st->st_mode) &&
 	       at_point(at->snap, at->vexp, st->st_dev, st->st_ino) != NULL;
@@ -332,15 +332,15 @@ bool nfs3_crossing_point(const struct nfs3_obj *at, const struct stat *st)
  * place on the far side. -EWOULDBLOCK: a host name rule to check, not on
  * an event loop.
  */
-static int may_cross(struct rpc_req *req, const struct nfs3_crossing *c,
-		     const struct nfsx_export_client *encl_rule, struct nfs3_obj *to)
+static int may_cross(struct rpc_req *req, const struct export_crossing *c,
+		     const struct nfsx_export_client *encl_rule, struct export_obj *to)
 {
 	const struct nfsx_export_client *cr = encl_rule;
 
 	if (c->exp != c->encl_exp) {   /* a child export: its own rules */
 		if (req->on_loop && exports_match_needs_name(c->exp, req->peer))
 			return -EWOULDBLOCK;
-		cr = nfs3_match(req, c->exp);
+		cr = export_match(req, c->exp);
 		if (!cr || !exports_port_ok(cr, req->peer))
 			return -EACCES;
 		if (!encl_rule->opts.crossmnt && !cr->opts.nohide)
@@ -354,11 +354,11 @@ static int may_cross(struct rpc_req *req, const struct nfs3_crossing *c,
 	return 0;
 }
 
-int nfs3_lookup_in(struct rpc_req *req, const struct nfs3_obj *at, const uint8_t *name,
-		   uint32_t len, struct nfs3_obj *to)
+int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uint8_t *name,
+		   uint32_t len, struct export_obj *to)
 {
-	const struct nfs3_exports *x = at->snap;
-	const struct nfs3_crossing *c;
+	const struct export_snap *x = at->snap;
+	const struct export_crossing *c;
 	struct stat st;
 	int fd, r;
 
@@ -375,11 +375,11 @@ int nfs3_lookup_in(struct rpc_req *req, const struct nfs3_obj *at, const uint8_t
 				c = &x->cross[i];
 		if (c) {
 			const struct nfsx_export_client *er;
-			struct nfs3_obj far;
+			struct export_obj far;
 
 			if (req->on_loop && exports_match_needs_name(c->encl_exp, req->peer))
 				return -EWOULDBLOCK;
-			er = nfs3_match(req, c->encl_exp);
+			er = export_match(req, c->encl_exp);
 			if (er && exports_port_ok(er, req->peer) &&
 			    may_cross(req, c, er, &far) == 0) {
 				fd = openat(c->covered_fd, "..", O_PATH | O_NOFOLLOW | O_CLOEXEC);

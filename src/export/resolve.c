@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Handle resolution: see export.h. */
+#include "export/export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len,
+		   struct export_obj *o, bool mem_only)
+{
+	const struct export_snap *x;
+	bool implicit = false;
+	struct fh_parts p;
+	int st;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!fh_decode(export_fh_key, fh, len, &p))
+		return -EBADHANDLE;
+	/* Held from here while o->node is, until export_release(). */
+	x = export_snap_get();
+	o->snap = x;
+	o->exp = exports_find_id(x->set, p.export_id);
+	if (o->exp) {
+		o->vexp = export_root_of(x, o->exp);
+	} else {
+		/* A file system mounted under a crossmnt export. */
+		const struct export_crossing *c = export_crossing_by_id(x, p.export_id);
+
+		if (!c) {
+			st = -ESTALE;
+			goto fail;
+		}
+		o->exp = c->exp;
+		o->vexp = c->root;
+		implicit = true;
+	}
+	/* A host-name rule may need a DNS lookup, and @mem_only calls only
+	 * run on a loop for a memory-backed export: else to a worker, before
+	 * any system call is spent here. */
+	if (req->on_loop && (exports_match_needs_name(o->exp, req->peer) ||
+			     (mem_only && !o->vexp->mem_backed))) {
+		o->would_block = true;
+		st = -EWOULDBLOCK;
+		goto fail;
+	}
+	o->client = export_match(req, o->exp);
+	if (!o->client) {
+		st = -EACCES;
+		goto fail;
+	}
+	/* Only a client that may cross into it has it (nfsd: no implicit
+	 * export without crossmnt). */
+	if (implicit && !o->client->opts.crossmnt) {
+		st = -ESTALE;
+		goto fail;
+	}
+	if (!exports_port_ok(o->client, req->peer)) {
+		st = -EPERM;
+		goto fail;
+	}
+	r = vfs_node_get(o->vexp, &p, false, &o->node);
+	if (r == -EWOULDBLOCK) {
+		/* A miss may read an inode from disk: not on a loop. */
+		if (req->on_loop) {
+			o->would_block = true;
+			st = -EWOULDBLOCK;
+			goto fail;
+		}
+		if (vfs_become(NULL) < 0) {
+			st = -EFAULT;
+			goto fail;
+		}
+		r = vfs_node_get(o->vexp, &p, true, &o->node);
+	}
+	if (r < 0) {
+		st = r;
+		goto fail;
+	}
+	o->fd = vfs_node_fd(o->node);
+	export_cred(req, o->client, &o->cred);
+	if (vfs_become(&o->cred) < 0) {
+		export_release(o);
+		return -EFAULT;
+	}
+	if (vfs_stat(o->fd, &o->st) == 0) {
+		o->have_st = true;
+		/* Removed since it was cached: as gone as a failed open. */
+		if (o->st.st_nlink == 0) {
+			o->have_st = false;
+			vfs_node_forget(o->node);
+			export_release(o);
+			return -ESTALE;
+		}
+	}
+	return 0;
+fail:
+	export_snap_put(x);
+	o->exp = NULL;
+	o->client = NULL;
+	o->vexp = NULL;
+	o->snap = NULL;
+	return st;
+}
+
+int export_resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len, bool mem_only,
+		   struct export_obj *o)
+{
+	return resolve(req, fh, len, o, mem_only);
+}
+
+void export_release(struct export_obj *o)
+{
+	if (o->node) {
+		vfs_node_put(o->node);
+		if (o->detached)
+			export_snap_release((struct export_snap *)o->snap);
+		else
+			export_snap_put(o->snap);
+	}
+	o->node = NULL;
+	o->fd = -1;
+	o->detached = false;
+}
+
+int export_open_io(struct export_obj *o, int acc)
+{
+	int fd = vfs_node_io_fd(o->node, acc);
+
+	if (fd < 0) {
+		/* Opened once as root, shared by every caller: the
+		 * permission check below is per call. */
+		if (vfs_become(NULL) < 0)
+			return -EPERM;
+		fd = vfs_node_open_io(o->node, acc);
+		if (vfs_become(&o->cred) < 0)
+			return -EPERM;   /* never go on as root */
+		if (fd < 0)
+			return fd;
+	}
+	/* uid 0 not squashed has CAP_DAC_OVERRIDE: nothing to check. */
+	if (o->cred.uid != 0 &&
+	    faccessat(o->fd, "", (acc & O_ACCMODE) == O_RDONLY ? R_OK : W_OK,
+		      AT_EACCESS | AT_EMPTY_PATH) < 0) {
+		int err = errno;
+
+		if (err != EACCES || !o->have_st || o->st.st_uid != o->cred.uid)
+			return -err;
+	}
+	return fd;
+}
+
+uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *len)
+{
+	/* Made with the caller's identity (and shared with every later
+	 * caller, whose own permission export_open_io checks): a caller who
+	 * may not open the file for it gets no mapping, and the ordinary
+	 * path. */
+	return o->node ? vfs_node_map(o->node, acc, end, len) : NULL;
+}
+
