@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared NFSv3/MOUNT helpers: see nfs3.h. */
 #include "nfs3/nfs3.h"
+#include "vfs/dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -217,6 +218,9 @@ void nfs3_pre_op(const struct export_obj *o, struct pre_op_attr *pa)
 void nfs3_wcc(const struct export_obj *o, int fd, const struct pre_op_attr *pre,
 	      struct wcc_data *w)
 {
+	/* every change answers with wcc_data: the listing cache learns of
+	 * it here (vfs/dir.h), before the client does */
+	vfs_dir_changed();
 	w->before = *pre;
 	nfs3_post_op(o, fd, &w->after);
 }

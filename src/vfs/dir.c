@@ -44,10 +44,10 @@ struct dc_entry {
 	uint64_t ino;
 	uint32_t name_off;    /* in names */
 	uint32_t fh_off;      /* in names too, when E_FH */
-	uint8_t namelen;
+	uint32_t st_at;       /* coarse monotonic seconds */
+	uint16_t namelen;
 	uint8_t fhlen;
 	uint8_t flags;
-	uint32_t st_at;       /* coarse monotonic seconds */
 	struct dc_attr a;
 };
 
@@ -66,6 +66,7 @@ struct dc_dir {
 	ino_t ino;
 	struct dc_dir *hnext, *wnext, *lru_prev, *lru_next;
 	int wd;                     /* inotify watch, -1: none */
+	bool rm_wd;                 /* freed: its watch is to be removed */
 	unsigned int refs;          /* calls using it (g.lock) */
 	uint32_t used;              /* last use, coarse seconds (g.lock) */
 	size_t bytes;               /* accounted in g.bytes (g.lock) */
@@ -77,6 +78,7 @@ struct dc_dir {
 	/* The listing (lock). */
 	pthread_mutex_t lock;
 	struct timespec mtime, ctime; /* the directory's, when it was read */
+	uint64_t attr_epoch;        /* g.epoch its attributes were taken in */
 	bool complete;              /* read to its end */
 	bool building;              /* read from the start up to next_cookie */
 	int bfd;                    /* ... through this descriptor, or -1 */
@@ -107,6 +109,11 @@ static struct {
 	struct dc_dir *lru_head, *lru_tail;   /* head: most recently used */
 	unsigned int dirs;
 	uint64_t hits, misses, stats;
+	/* Bumped after every change made through nfsxd (vfs_dir_changed):
+	 * inotify misses some of them (a file opened by handle through a
+	 * disconnected dentry notifies no parent, a link made elsewhere
+	 * notifies only the file's own watchers). */
+	uint64_t epoch;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .ifd = -1 };
 
 static uint32_t now_s(void)
@@ -330,8 +337,11 @@ static bool arena_put(struct dc_dir *d, const void *p, uint32_t len, uint32_t *o
 		uint32_t cap = d->names_cap ? d->names_cap : 1024;
 		char *nn;
 
-		while (cap < d->names_len + len)
+		while (cap < d->names_len + len) {
+			if (cap > UINT32_MAX / 2)
+				return false;
 			cap *= 2;
+		}
 		nn = realloc(d->names, cap);
 		if (!nn)
 			return false;
@@ -371,7 +381,7 @@ static bool listing_add(struct dc_dir *d, size_t limit, const struct linux_diren
 	x = &d->ent[d->n];
 	x->cookie = (uint64_t)de->d_off;
 	x->ino = de->d_ino;
-	x->namelen = (uint8_t)nl;
+	x->namelen = (uint16_t)nl;
 	x->flags = 0;
 	if (!arena_put(d, de->d_name, nl, &x->name_off))
 		return false;
@@ -436,9 +446,9 @@ static void wd_unlink(struct dc_dir *d)
 		}
 	for (struct dc_dir *o = *wd_slot(d->wd); o; o = o->wnext)
 		shared |= o->wd == d->wd;
-	if (!shared)
-		inotify_rm_watch(g.ifd, d->wd);
-	d->wd = -1;
+	d->rm_wd = !shared;   /* removed by dir_destroy, out of g.lock */
+	if (shared)
+		d->wd = -1;
 	d->wnext = NULL;
 }
 
@@ -451,7 +461,10 @@ static void pending_clear(struct dc_dir *d)
 	d->p_n = 0;
 }
 
-static void dir_free(struct dc_dir *d)
+/* Take @d out of the table (g.lock held); dir_destroy frees it after
+ * g.lock is let go: closing its descriptor or removing its watch may
+ * take a while, and an event loop may be waiting for g.lock. */
+static void dir_unlink(struct dc_dir *d)
 {
 	struct dc_dir **pp;
 
@@ -465,26 +478,42 @@ static void dir_free(struct dc_dir *d)
 	pending_clear(d);
 	g.bytes -= d->bytes;
 	g.dirs--;
-	listing_free(d);
-	pthread_mutex_destroy(&d->lock);
-	free(d);
+}
+
+/* Free the directories dir_unlink chained on hnext. */
+static void dir_destroy(struct dc_dir *d)
+{
+	struct dc_dir *next;
+
+	for (; d; d = next) {
+		next = d->hnext;
+		if (d->rm_wd && d->wd >= 0)
+			inotify_rm_watch(g.ifd, d->wd);
+		listing_free(d);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+	}
 }
 
 /* Drop unused listings: idle ones, then the least recently used while
  * over the budget. */
-static void evict(uint32_t now)
+static struct dc_dir *evict(uint32_t now)
 {
-	struct dc_dir *d = g.lru_tail, *prev;
+	struct dc_dir *d = g.lru_tail, *prev, *gone = NULL;
 
 	for (; d; d = prev) {
 		prev = d->lru_prev;
 		if (d->refs)
 			continue;
-		if (g.bytes > g.budget || now - d->used >= VFS_DIR_IDLE)
-			dir_free(d);
-		else
+		if (g.bytes > g.budget || now - d->used >= VFS_DIR_IDLE) {
+			dir_unlink(d);
+			d->hnext = gone;
+			gone = d;
+		} else {
 			break;   /* the rest were used more recently */
+		}
 	}
+	return gone;   /* for dir_destroy, once g.lock is let go */
 }
 
 static void note_event(const struct inotify_event *ev)
@@ -584,13 +613,18 @@ static struct dc_dir *dir_get(uint32_t id, const struct stat *dst, uint32_t now)
 	return d;
 }
 
-/* Watch @d's directory (@fd names it) unless it already is. g.lock held. */
+/* Watch @d's directory (@fd names it) unless it already is. d->lock held,
+ * not g.lock: adding a watch walks the directory's cached entries. */
 static int dir_watch(struct dc_dir *d, int fd)
 {
 	char p[64];
+	bool have;
 	int wd;
 
-	if (d->wd >= 0)
+	pthread_mutex_lock(&g.lock);
+	have = d->wd >= 0;
+	pthread_mutex_unlock(&g.lock);
+	if (have)
 		return 0;
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	wd = inotify_add_watch(g.ifd, p, IN_ATTRIB | IN_MODIFY | IN_CREATE | IN_DELETE |
@@ -598,9 +632,13 @@ static int dir_watch(struct dc_dir *d, int fd)
 				   IN_ONLYDIR | IN_EXCL_UNLINK);
 	if (wd < 0)
 		return -errno;
-	d->wd = wd;
-	d->wnext = *wd_slot(wd);
-	*wd_slot(wd) = d;
+	pthread_mutex_lock(&g.lock);
+	if (d->wd < 0) {
+		d->wd = wd;
+		d->wnext = *wd_slot(wd);
+		*wd_slot(wd) = d;
+	}
+	pthread_mutex_unlock(&g.lock);
 	return 0;
 }
 
@@ -777,10 +815,19 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 			struct nfsx_fh fh;
 			bool have_st = false, have_fh = false;
 
+			if (nl > NAME_MAX) {   /* no client could name it */
+				pos += de->d_reclen;
+				continue;
+			}
+			/* The handle first, then the attributes, checked against
+			 * the entry read: a rename over the name between the
+			 * two makes the inode differ, and the entry goes bare
+			 * rather than with one file's handle and another's
+			 * attributes. */
 			if (s->plus && l->search && !is_dot(de->d_name, nl)) {
-				have_st = entry_stat(l, de->d_name, &st) && st.st_ino == de->d_ino;
-				have_fh = have_st &&
-					  vfs_handle_at(l->key, l->e, dfd, de->d_name, &fh) == 0;
+				have_fh = vfs_handle_at(l->key, l->e, dfd, de->d_name, &fh) == 0;
+				have_st = have_fh && entry_stat(l, de->d_name, &st) &&
+					  st.st_ino == de->d_ino;
 			}
 			if (have_st && have_fh) {
 				out.st = &st;
@@ -864,9 +911,18 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 
 			memcpy(c, d->names + x->name_off, x->namelen);
 			c[x->namelen] = 0;
+			/* listed without attributes before: the handle now,
+			 * before the attributes (see stream) */
+			if (!fresh && !(x->flags & E_FH) &&
+			    vfs_handle_at(l->key, l->e, l->dfd, c, &fh) == 0 &&
+			    arena_put(d, fh.data, fh.len, &x->fh_off)) {
+				x->fhlen = (uint8_t)fh.len;
+				x->flags |= E_FH;
+				d->size = listing_size(d);
+			}
 			if (!fresh) {
 				x->flags &= (uint8_t)~(E_ST | E_KEEP_ST);
-				if (entry_stat(l, c, &st)) {
+				if ((x->flags & E_FH) && entry_stat(l, c, &st)) {
 					if (st.st_ino != x->ino) {
 						/* replaced since it was read: the
 						 * listing is stale (the event is on
@@ -882,13 +938,6 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 					x->st_at = l->now;
 					x->flags |= E_ST | (keep_st(&st) ? E_KEEP_ST : 0);
 				}
-			}
-			/* listed without attributes before: the handle now */
-			if (!(x->flags & E_FH) && (x->flags & E_ST) &&
-			    vfs_handle_at(l->key, l->e, l->dfd, c, &fh) == 0 &&
-			    arena_put(d, fh.data, fh.len, &x->fh_off)) {
-				x->fhlen = (uint8_t)fh.len;
-				x->flags |= E_FH;
 			}
 			if ((x->flags & (E_ST | E_FH)) == (E_ST | E_FH)) {
 				attr_unpack(x, &st);
@@ -924,15 +973,29 @@ static struct dc_dir *dir_find(uint32_t id, const struct stat *dst)
 	return NULL;
 }
 
-static void dir_put(struct dc_dir *d, uint32_t now)
+/* What @d holds, for the budget (d->lock held). */
+static size_t dir_bytes(const struct dc_dir *d)
 {
+	return d->size ? d->size : sizeof(*d);
+}
+
+/* A call is done with @d: @bytes (SIZE_MAX: unknown) is what it holds
+ * now. An event loop (@may_evict false) leaves eviction to workers. */
+static void dir_put(struct dc_dir *d, uint32_t now, size_t bytes, bool may_evict)
+{
+	struct dc_dir *gone = NULL;
+
 	pthread_mutex_lock(&g.lock);
-	g.bytes -= d->bytes;
-	d->bytes = sizeof(*d) + d->size;
-	g.bytes += d->bytes;
+	if (bytes != SIZE_MAX) {
+		g.bytes -= d->bytes;
+		d->bytes = bytes;
+		g.bytes += d->bytes;
+	}
 	d->refs--;
-	evict(now);
+	if (may_evict)
+		gone = evict(now);
 	pthread_mutex_unlock(&g.lock);
+	dir_destroy(gone);
 }
 
 /* Permission as the caller: what opening the directory to read it
@@ -951,6 +1014,8 @@ static int list_locked(struct lister *l, struct dc_dir *d, size_t limit, int fd,
 		       const struct stat *dst, uint64_t cookie, bool *eof)
 {
 	const struct vfs_dir_sink *s = l->s;
+	uint64_t epoch = __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE);
+	uint32_t i;
 	long at;
 	int r;
 
@@ -959,6 +1024,15 @@ static int list_locked(struct lister *l, struct dc_dir *d, size_t limit, int fd,
 		drain_events();   /* a worker drained before it took the lock */
 	apply_pending(d, dst);
 	pthread_mutex_unlock(&g.lock);
+	/* Changed through nfsxd since the attributes were taken: taken
+	 * again (statx only: names and handles stand). Read before any
+	 * statx of this call, so that a change made meanwhile is seen by
+	 * the next one. */
+	if (d->attr_epoch != epoch) {
+		for (i = 0; i < d->n; i++)
+			d->ent[i].flags &= (uint8_t)~E_ST;
+		d->attr_epoch = epoch;
+	}
 	at = position(d, cookie);
 	if (at >= 0 && (at < d->n || d->complete || !s->nonblock)) {
 		if (!from_cache(l, d, (uint32_t)at, eof) || !d->building)
@@ -973,9 +1047,7 @@ static int list_locked(struct lister *l, struct dc_dir *d, size_t limit, int fd,
 	if (s->nonblock)
 		return -EWOULDBLOCK;
 	if (cookie == 0 && !d->too_big && !d->building) {
-		pthread_mutex_lock(&g.lock);
 		r = dir_watch(d, fd);
-		pthread_mutex_unlock(&g.lock);
 		listing_reset(d);
 		if (r == 0) {
 			d->building = true;
@@ -992,24 +1064,31 @@ int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		const struct vfs_dir_sink *s, bool *eof)
 {
 	struct lister l = { .key = key, .e = e, .s = s, .dfd = fd, .now = now_s() };
-	struct dc_dir *d = NULL;
-	size_t limit = 0;
+	struct dc_dir *d = NULL, *gone = NULL;
+	size_t limit = 0, bytes;
 	int r;
 
-	if (g.ifd >= 0 && g.budget) {
-		pthread_mutex_lock(&g.lock);
+	if (g.ifd >= 0 && g.budget && e->local_fs) {
+		/* An event loop waits for no worker: not for g.lock either */
 		if (s->nonblock) {
+			if (pthread_mutex_trylock(&g.lock) != 0)
+				return -EWOULDBLOCK;
 			/* nothing spent on a directory the cache lacks */
 			d = dir_find(e->id, dst);
-			if (d)
+			if (d) {
 				d->refs++;
+				d->used = l.now;
+				lru_front(d);
+			}
 		} else {
+			pthread_mutex_lock(&g.lock);
 			drain_events();
-			evict(l.now);
+			gone = evict(l.now);
 			d = dir_get(e->id, dst, l.now);
 		}
 		limit = g.budget / 2;
 		pthread_mutex_unlock(&g.lock);
+		dir_destroy(gone);
 	}
 	if (!d)
 		return s->nonblock ? -EWOULDBLOCK :
@@ -1017,7 +1096,7 @@ int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	/* An event loop never waits for a worker reading this listing. */
 	if (s->nonblock ? pthread_mutex_trylock(&d->lock) != 0 :
 			  pthread_mutex_lock(&d->lock) != 0) {
-		dir_put(d, l.now);
+		dir_put(d, l.now, SIZE_MAX, false);
 		return -EWOULDBLOCK;
 	}
 	if (s->nonblock && (position(d, cookie) < 0 || (!d->complete &&
@@ -1027,9 +1106,15 @@ int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		r = list_locked(&l, d, limit, fd, dst, cookie, eof);
 	if (!d->complete && !d->building && d->cap && !d->too_big)
 		listing_free(d);   /* nothing worth keeping */
+	bytes = dir_bytes(d);
 	pthread_mutex_unlock(&d->lock);
-	dir_put(d, l.now);
+	dir_put(d, l.now, bytes, !s->nonblock);
 	return r;
+}
+
+void vfs_dir_changed(void)
+{
+	__atomic_add_fetch(&g.epoch, 1, __ATOMIC_RELEASE);
 }
 
 int vfs_dir_init(size_t bytes)
@@ -1044,9 +1129,15 @@ int vfs_dir_init(size_t bytes)
 
 void vfs_dir_fini(void)
 {
+	struct dc_dir *gone = NULL, *d;
+
 	pthread_mutex_lock(&g.lock);
-	while (g.lru_head)
-		dir_free(g.lru_head);
+	while ((d = g.lru_head)) {
+		dir_unlink(d);
+		d->hnext = gone;
+		gone = d;
+	}
+	dir_destroy(gone);
 	if (g.ifd >= 0)
 		close(g.ifd);
 	g.ifd = -1;

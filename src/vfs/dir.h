@@ -11,29 +11,48 @@
  *   moment and a listing goes on from the same cookie by lseek(2).
  * - Cost: on this project's test machine (a paravirtualised VM) one
  *   system call costs about 1 µs and a statx(2) by name about 2.2 µs
- *   (a 50,000-entry tmpfs directory). Opening each entry, fstat, handle
- *   and close cost 4 calls, 10-14 µs an entry. A first listing now costs
- *   two calls an entry (statx and name_to_handle_at, both by name
- *   relative to the directory), a repeated one none: names, cookies,
- *   handles and attributes come from the cache.
+ *   (a 50,000-entry tmpfs directory), so opening each entry for fstat,
+ *   its handle and close (4 calls) would cost 10-14 µs an entry. A first
+ *   listing costs two calls an entry (statx and name_to_handle_at, both
+ *   by name relative to the directory), a repeated one none: names,
+ *   cookies, handles and attributes come from the cache.
  * - The cache is kept correct by inotify(7): a watch on each cached
  *   directory reports, synchronously within the system call that made
  *   the change, a name created, removed or moved (the listing is dropped)
  *   and an entry's attributes or data changed (that entry's attributes
  *   are dropped). Events are read before every use of the cache, so a
- *   change completed before a call is always seen by it. What inotify
- *   does not report is bounded in time instead: attributes are at most
- *   VFS_DIR_ATTR_AGE seconds old (an atime set by a read, data written
- *   through a shared mapping); attributes of directories (their mtime
- *   follows changes inside them, reported to their own watch, not the
- *   parent's) and of files with several links (changed through another
- *   name, reported to another directory) are never cached.
- * - Bounded: all listings together hold at most the budget set by
- *   vfs_dir_init (nfsxd --dir-cache-mb); least recently used ones are
- *   dropped first, a directory that does not fit is listed without the
- *   cache, and an unused listing is dropped (with its watch) after
- *   VFS_DIR_IDLE seconds so that watches do not tax writes for ever.
+ *   change completed before a call is always seen by it. Every change
+ *   made through nfsxd also drops every cached attribute
+ *   (vfs_dir_changed, from the wcc_data of each changing call): a file
+ *   nfsxd opened by handle may hang on a dentry with no parent, whose
+ *   writes no directory watch hears. What is left is bounded in time:
+ *   attributes are at most VFS_DIR_ATTR_AGE seconds old after a change
+ *   by a local process that the watch does not hear (an atime set by a
+ *   read, data written through a shared mapping, a link to the file
+ *   made from another directory and changes through it). Attributes of
+ *   directories (their mtime follows changes inside them, reported to
+ *   their own watch, not the parent's) and of files with several links
+ *   are never served from the cache. Only file systems that change
+ *   through this kernel alone are cached (vfs_export.local_fs): a network
+ *   or FUSE file system changes unreported.
+ * - An entry's handle is taken before its attributes, and the attributes'
+ *   inode must be the one the directory listed: a rename over the name
+ *   between the two leaves the entry without either, rather than with one
+ *   file's handle and another's attributes (only two renames in that
+ *   window, the second undoing the first, could still pair them).
+ * - Bounded: listings are charged to the budget set by vfs_dir_init
+ *   (nfsxd --dir-cache-bytes) at the end of each call; least recently
+ *   used ones are dropped first, a directory over half the budget is
+ *   listed without the cache, and an unused listing is dropped (with its
+ *   watch) after VFS_DIR_IDLE seconds, at the next worker call, so that
+ *   watches do not tax writes for ever. A listing being read may pass
+ *   its share by what one call adds before it is charged, so the total
+ *   may pass the budget by at most (workers) x half the budget while
+ *   large directories are being read at once.
  *   Without inotify (no instance, watch limit reached) nothing is cached.
+ * - An event loop (nonblock) never waits: it takes the table's and the
+ *   listing's locks by trylock, evicts nothing, and hands the call to a
+ *   worker when the cache cannot answer it whole.
  */
 #ifndef NFSX_VFS_DIR_H
 #define NFSX_VFS_DIR_H
@@ -95,6 +114,13 @@ void vfs_dir_fini(void);
 int vfs_readdir(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		int fd, const struct stat *dst, uint64_t cookie,
 		const struct vfs_dir_sink *s, bool *eof);
+
+/*
+ * vfs_dir_changed - something was changed through the server (data,
+ * attributes, links): cached attributes are taken again by the next
+ * listing of each directory. Call after the change, before the reply.
+ */
+void vfs_dir_changed(void);
 
 /* What the cache holds now, for tests and statistics. */
 struct vfs_dir_stats {

@@ -57,6 +57,27 @@ static int open_view(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * File systems whose every change passes through this kernel, so that
+ * inotify reports it, and whose listing is the same for every caller:
+ * the listing cache (dir.h) is kept for these only. A network or FUSE
+ * file system changes under it unreported.
+ */
+static bool local_fs(long type)
+{
+	switch ((unsigned long)type) {
+	case TMPFS_MAGIC:
+	case RAMFS_MAGIC:
+	case EXT4_SUPER_MAGIC:   /* also ext2 and ext3 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case F2FS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 {
 	struct statfs sf;
@@ -96,8 +117,10 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 		vfs_export_close(e);
 		return err ? err : -ENAMETOOLONG;
 	}
-	if (fstatfs(e->root_fd, &sf) == 0)
+	if (fstatfs(e->root_fd, &sf) == 0) {
 		e->mem_backed = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+		e->local_fs = local_fs(sf.f_type);
+	}
 	return 0;
 }
 

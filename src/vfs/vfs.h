@@ -45,6 +45,9 @@ struct vfs_export {
 	/* tmpfs/ramfs: I/O never waits for a device, so it may run on an
 	 * event loop like any other work of bounded cost. */
 	bool mem_backed;
+	/* Changed only through this kernel (ext4, XFS, btrfs, f2fs, tmpfs):
+	 * directory listings may be cached (dir.h). */
+	bool local_fs;
 	/* preadv2(RWF_NOWAIT) answered EOPNOTSUPP here once (atomic). */
 	bool no_nowait_read;
 	/* root_fd is the export's private view of its mount (posix.c,

@@ -13,6 +13,7 @@
  * search it gets names without attributes (needs root for that part).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct got {
 	uint64_t cookie;
 	bool st, fh;
 	struct stat s;
+	struct nfsx_fh h;
 };
 
 struct coll {
@@ -67,6 +69,8 @@ static void put(void *arg, const struct vfs_dirent *d)
 	g->fh = d->fh != NULL;
 	if (d->st)
 		g->s = *d->st;
+	if (d->fh)
+		g->h = *d->fh;
 	c->in_call++;
 }
 
@@ -335,6 +339,135 @@ static void test_changes(void)
 	ok(exactly(&c, N, NULL), "back to %d names", N);
 }
 
+static void test_epoch(void)
+{
+	char p[512], q[512];
+	const struct got *g;
+	struct vfs_dir_stats a, b;
+	int fd;
+
+	/* A change inotify does not report to this directory: a link made
+	 * from another one, and data written through it. nfsxd's own
+	 * changes say so (vfs_dir_changed), and only attributes are taken
+	 * again. */
+	list(&c, 5000, true, false);
+	list(&c, 5000, true, false);
+	file_path(p, sizeof(p), "f11");
+	snprintf(q, sizeof(q), "%s/elsewhere", base);
+	ok(link(p, q) == 0, "f11 linked from outside the directory");
+	fd = open(q, O_WRONLY);
+	ok(fd >= 0 && write(fd, "12345678", 8) == 8, "8 bytes written through that link");
+	close(fd);
+	vfs_dir_changed();
+	a = stats();
+	list(&c, 5000, true, false);
+	b = stats();
+	g = find(&c, "f11");
+	ok(g && g->st && g->s.st_size == 8 && g->s.st_nlink == 2,
+	   "after a change through the server, the next listing has current attributes (size %lld, %u links)",
+	   g ? (long long)g->s.st_size : -1LL, g ? (unsigned int)g->s.st_nlink : 0);
+	ok(b.misses == a.misses && b.stats - a.stats == N,
+	   "names and handles still from the cache, every attribute taken again (%llu statx)",
+	   (unsigned long long)(b.stats - a.stats));
+	unlink(q);
+	file_path(p, sizeof(p), "f11");
+	truncate(p, 0);
+	vfs_dir_changed();
+}
+
+static void test_accounting(void)
+{
+	struct vfs_dir_stats a, b;
+
+	/* names only first (READDIR), then handles added (READDIRPLUS):
+	 * what they take is counted */
+	vfs_dir_fini();
+	vfs_dir_init(64 << 20);
+	list(&c, 5000, false, false);
+	a = stats();
+	list(&c, 5000, true, false);
+	b = stats();
+	ok(b.bytes > a.bytes + N * 20,
+	   "handles added to a listing are counted (%zu then %zu bytes)", a.bytes, b.bytes);
+}
+
+static volatile int racing;
+
+static void *renamer(void *arg)
+{
+	const char *d = arg;
+	char t[512], n[512];
+
+	snprintf(t, sizeof(t), "%s/t", d);
+	snprintf(n, sizeof(n), "%s/n", d);
+	while (racing) {
+		int fd = open(t, O_CREAT | O_WRONLY, 0644);
+
+		if (fd >= 0)
+			close(fd);
+		rename(t, n);
+	}
+	return NULL;
+}
+
+/* Entries renamed over while they are listed: an entry never carries
+ * one file's handle and another's attributes. */
+static void test_rename_race(void)
+{
+	struct vfs_dir_sink sk = { .plus = true, .room = room, .put = put, .arg = &c,
+				   .want = 4096 };
+	char rp[512];
+	pthread_t th;
+	int rfd, i, checked = 0, wrong = 0;
+
+	if (geteuid() != 0) {
+		ok(1, "rename race # SKIP needs root (open_by_handle_at)");
+		return;
+	}
+	snprintf(rp, sizeof(rp), "%s/race", dpath);
+	mkdir(rp, 0755);
+	rfd = open(rp, O_PATH | O_DIRECTORY);
+	racing = 1;
+	pthread_create(&th, NULL, renamer, rp);
+	for (i = 0; i < 50000; i++) {
+		struct stat dst;
+		bool eof;
+		unsigned int j;
+
+		fstat(rfd, &dst);
+		c.n = c.in_call = 0;
+		c.limit = 100;
+		if (vfs_readdir(key, &exp_, rfd, &dst, 0, &sk, &eof) < 0)
+			continue;
+		for (j = 0; j < c.n; j++) {
+			struct fh_parts fp;
+			struct stat hs;
+			int hfd;
+
+			if (!c.e[j].st || !c.e[j].fh ||
+			    !fh_decode(key, c.e[j].h.data, c.e[j].h.len, &fp))
+				continue;
+			hfd = vfs_open_handle(&exp_, &fp);
+			if (hfd < 0)
+				continue;   /* gone since: nothing to compare */
+			if (fstat(hfd, &hs) == 0) {
+				checked++;
+				wrong += hs.st_ino != c.e[j].s.st_ino;
+			}
+			close(hfd);
+		}
+	}
+	racing = 0;
+	pthread_join(th, NULL);
+	ok(checked > 1000 && wrong == 0,
+	   "50000 listings while a name is renamed over: every handle is the inode of its "
+	   "attributes (%d checked, %d wrong)", checked, wrong);
+	close(rfd);
+	snprintf(rp, sizeof(rp), "rm -rf %s/race", dpath);
+	if (system(rp) != 0)
+		printf("# could not remove the race directory\n");
+}
+
 static void test_budget(void)
 {
 	struct vfs_dir_stats a, b;
@@ -425,8 +558,11 @@ int main(void)
 	ok(vfs_dir_init(64 << 20) == 0, "cache with inotify");
 	test_listing();
 	test_changes();
+	test_epoch();
+	test_accounting();
 	test_budget();
 	test_permission();
+	test_rename_race();
 	vfs_dir_fini();
 	close(dfd);
 	vfs_export_close(&exp_);
