@@ -742,6 +742,17 @@ static bool keep_st(const struct stat *st)
 
 /* ---- listing by getdents64, building the cache on the way ---- */
 
+/* A failed read: the listing being read (@build) ends with its
+ * descriptor, else the call's own descriptor is closed. Returns @err. */
+static int stream_fail(struct dc_dir *d, bool build, int dfd, int err)
+{
+	if (build)
+		build_end(d);
+	else
+		close(dfd);
+	return err;
+}
+
 static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t cookie,
 		  bool *eof)
 {
@@ -767,15 +778,8 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 	if (build)
 		d->bfd = dfd;   /* closed by build_end */
 	/* also on the kept descriptor: the last call read past its reply */
-	if ((cookie || build) && lseek(dfd, (off_t)cookie, SEEK_SET) < 0) {
-		int err = -errno;
-
-		if (build)
-			build_end(d);
-		else
-			close(dfd);
-		return err;
-	}
+	if ((cookie || build) && lseek(dfd, (off_t)cookie, SEEK_SET) < 0)
+		return stream_fail(d, build, dfd, -errno);
 	l->dfd = dfd;
 	__atomic_add_fetch(&g.misses, 1, __ATOMIC_RELAXED);
 	*eof = false;
@@ -791,15 +795,8 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 			want = sizeof(struct linux_dirent64) + NAME_MAX + 8;
 		n = syscall(SYS_getdents64, dfd, buf, want);
 
-		if (n < 0) {
-			int err = -errno;
-
-			if (build)
-				build_end(d);
-			else
-				close(dfd);
-			return err;
-		}
+		if (n < 0)
+			return stream_fail(d, build, dfd, -errno);
 		if (n == 0) {
 			end = true;
 			break;

@@ -310,6 +310,20 @@ void vfs_renamed(const struct vfs_export *e, int fdir, const char *fname, int td
 	vfs_hmap_rename(e->id, from, to);
 }
 
+/* The parts of our handle for the kernel's handle @h of an object of @e.
+ * Return values: 0, or -1 when @h is too long for FH_MAX. */
+static int kernel_parts(const struct vfs_export *e, const struct file_handle *h,
+			struct fh_parts *p)
+{
+	if (h->handle_bytes > FH_KERNEL_MAX)
+		return -1;
+	p->export_id = e->id;
+	p->kernel_type = h->handle_type;
+	p->kernel_len = h->handle_bytes;
+	memcpy(p->kernel, h->f_handle, h->handle_bytes);
+	return 0;
+}
+
 int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		  int fd, struct nfsx_fh *fh)
 {
@@ -323,12 +337,8 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	u.h.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(fd, "", &u.h, &mnt, AT_EMPTY_PATH) < 0)
 		return -errno;
-	if (u.h.handle_bytes > FH_KERNEL_MAX)
+	if (kernel_parts(e, &u.h, &p) < 0)
 		return -EOVERFLOW;
-	p.export_id = e->id;
-	p.kernel_type = u.h.handle_type;
-	p.kernel_len = u.h.handle_bytes;
-	memcpy(p.kernel, u.h.f_handle, u.h.handle_bytes);
 	if (!privileged) {
 		char rel[PATH_MAX];
 		int r = rel_path(e, fd, rel, sizeof(rel));
@@ -363,12 +373,8 @@ int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	u.h.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(dirfd, name, &u.h, &mnt, 0) < 0)
 		return -errno;
-	if (u.h.handle_bytes > FH_KERNEL_MAX)
+	if (kernel_parts(e, &u.h, &p) < 0)
 		return -EOVERFLOW;
-	p.export_id = e->id;
-	p.kernel_type = u.h.handle_type;
-	p.kernel_len = u.h.handle_bytes;
-	memcpy(p.kernel, u.h.f_handle, u.h.handle_bytes);
 	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
 }
 
