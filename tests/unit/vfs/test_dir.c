@@ -391,7 +391,7 @@ static void test_accounting(void)
 	   "handles added to a listing are counted (%zu then %zu bytes)", a.bytes, b.bytes);
 }
 
-static volatile int racing;
+static int racing;   /* __atomic: the renamer thread reads it */
 
 static void *renamer(void *arg)
 {
@@ -400,7 +400,7 @@ static void *renamer(void *arg)
 
 	snprintf(t, sizeof(t), "%s/t", d);
 	snprintf(n, sizeof(n), "%s/n", d);
-	while (racing) {
+	while (__atomic_load_n(&racing, __ATOMIC_RELAXED)) {
 		int fd = open(t, O_CREAT | O_WRONLY, 0644);
 
 		if (fd >= 0)
@@ -427,7 +427,7 @@ static void test_rename_race(void)
 	snprintf(rp, sizeof(rp), "%s/race", dpath);
 	mkdir(rp, 0755);
 	rfd = open(rp, O_PATH | O_DIRECTORY);
-	racing = 1;
+	__atomic_store_n(&racing, 1, __ATOMIC_RELAXED);
 	pthread_create(&th, NULL, renamer, rp);
 	for (i = 0; i < 50000; i++) {
 		struct stat dst;
@@ -457,7 +457,7 @@ static void test_rename_race(void)
 			close(hfd);
 		}
 	}
-	racing = 0;
+	__atomic_store_n(&racing, 0, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	ok(checked > 1000 && wrong == 0,
 	   "50000 listings while a name is renamed over: every handle is the inode of its "
