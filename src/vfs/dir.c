@@ -740,6 +740,20 @@ static bool keep_st(const struct stat *st)
 	return !S_ISDIR(st->st_mode) && st->st_nlink == 1;
 }
 
+/*
+ * Do an entry's attributes @st belong with the handle taken just before
+ * them, of the inode @hino names (0: the layout does not say) and the
+ * directory listed as @d_ino? A rename over the name between the two
+ * calls makes them differ, and the entry goes bare rather than with one
+ * file's handle and another's attributes. The handle's own inode number
+ * catches what d_ino alone does not: the name renamed over again by a
+ * new file that got the old inode number back (ext4 reuses them at once).
+ */
+static bool same_inode(const struct stat *st, uint64_t d_ino, uint64_t hino)
+{
+	return st->st_ino == d_ino && (hino == 0 || hino == st->st_ino);
+}
+
 /* ---- listing by getdents64, building the cache on the way ---- */
 
 /* A failed read: the listing being read (@build) ends with its
@@ -810,21 +824,18 @@ static int stream(struct lister *l, struct dc_dir *d, size_t limit, uint64_t coo
 			};
 			struct stat st;
 			struct nfsx_fh fh;
+			uint64_t hino;
 			bool have_st = false, have_fh = false;
 
 			if (nl > NAME_MAX) {   /* no client could name it */
 				pos += de->d_reclen;
 				continue;
 			}
-			/* The handle first, then the attributes, checked against
-			 * the entry read: a rename over the name between the
-			 * two makes the inode differ, and the entry goes bare
-			 * rather than with one file's handle and another's
-			 * attributes. */
 			if (s->plus && l->search && !is_dot(de->d_name, nl)) {
-				have_fh = vfs_handle_at(l->key, l->e, dfd, de->d_name, &fh) == 0;
+				have_fh = vfs_handle_at(l->key, l->e, dfd, de->d_name, &fh,
+							&hino) == 0;
 				have_st = have_fh && entry_stat(l, de->d_name, &st) &&
-					  st.st_ino == de->d_ino;
+					  same_inode(&st, de->d_ino, hino);
 			}
 			if (have_st && have_fh) {
 				out.st = &st;
@@ -900,6 +911,7 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 		};
 		struct stat st;
 		struct nfsx_fh fh;
+		uint64_t hino;
 		char c[NAME_MAX + 1];
 
 		if (s->plus && l->search && !is_dot(d->names + x->name_off, x->namelen)) {
@@ -910,8 +922,9 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 			c[x->namelen] = 0;
 			/* listed without attributes before: the handle now,
 			 * before the attributes (see stream) */
+			hino = 0;
 			if (!fresh && !(x->flags & E_FH) &&
-			    vfs_handle_at(l->key, l->e, l->dfd, c, &fh) == 0 &&
+			    vfs_handle_at(l->key, l->e, l->dfd, c, &fh, &hino) == 0 &&
 			    arena_put(d, fh.data, fh.len, &x->fh_off)) {
 				x->fhlen = (uint8_t)fh.len;
 				x->flags |= E_FH;
@@ -920,7 +933,7 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 			if (!fresh) {
 				x->flags &= (uint8_t)~(E_ST | E_KEEP_ST);
 				if ((x->flags & E_FH) && entry_stat(l, c, &st)) {
-					if (st.st_ino != x->ino) {
+					if (!same_inode(&st, x->ino, hino)) {
 						/* replaced since it was read: the
 						 * listing is stale (the event is on
 						 * its way); this entry goes bare */

@@ -120,6 +120,7 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	if (fstatfs(e->root_fd, &sf) == 0) {
 		e->mem_backed = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
 		e->local_fs = local_fs(sf.f_type);
+		e->fs_type = sf.f_type;
 	}
 	return 0;
 }
@@ -351,8 +352,41 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
 }
 
+/*
+ * The inode number inside a kernel handle, in the layouts of the file
+ * systems whose listings are cached (local_fs); 0 for any other.
+ */
+static uint64_t handle_ino(long fs_type, const struct file_handle *h)
+{
+	uint32_t w[3] = { 0, 0, 0 };
+	uint64_t ino = 0;
+
+	memcpy(w, h->f_handle, h->handle_bytes < sizeof(w) ? h->handle_bytes : sizeof(w));
+	switch ((unsigned long)fs_type) {
+	case TMPFS_MAGIC:        /* shmem_encode_fh: generation, ino low, ino high */
+		return h->handle_type == 1 && h->handle_bytes == 12 ?
+		       w[1] | (uint64_t)w[2] << 32 : 0;
+	case EXT4_SUPER_MAGIC:   /* FILEID_INO32_GEN(_PARENT): ino, generation */
+	case F2FS_SUPER_MAGIC:
+		return (h->handle_type == 1 || h->handle_type == 2) && h->handle_bytes >= 8 ?
+		       w[0] : 0;
+	case XFS_SUPER_MAGIC:    /* the same, or 64-bit inodes (0x81, 0x82) */
+		if ((h->handle_type == 1 || h->handle_type == 2) && h->handle_bytes >= 8)
+			return w[0];
+		if ((h->handle_type == 0x81 || h->handle_type == 0x82) && h->handle_bytes >= 12)
+			memcpy(&ino, h->f_handle, sizeof(ino));
+		return ino;
+	case BTRFS_SUPER_MAGIC:  /* objectid first (0x4d-0x4f) */
+		if (h->handle_type >= 0x4d && h->handle_type <= 0x4f && h->handle_bytes >= 8)
+			memcpy(&ino, h->f_handle, sizeof(ino));
+		return ino;
+	default:
+		return 0;
+	}
+}
+
 int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
-		  int dirfd, const char *name, struct nfsx_fh *fh)
+		  int dirfd, const char *name, struct nfsx_fh *fh, uint64_t *ino)
 {
 	union {
 		struct file_handle h;
@@ -361,6 +395,7 @@ int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 	struct fh_parts p;
 	int mnt, fd, r;
 
+	*ino = 0;
 	if (!privileged) {
 		/* the handle map wants the object's path: open it */
 		fd = open_child(e, dirfd, name);
@@ -375,6 +410,7 @@ int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 		return -errno;
 	if (kernel_parts(e, &u.h, &p) < 0)
 		return -EOVERFLOW;
+	*ino = handle_ino(e->fs_type, &u.h);
 	return fh_encode(key, &p, fh) < 0 ? -EOVERFLOW : 0;
 }
 

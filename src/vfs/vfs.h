@@ -48,6 +48,7 @@ struct vfs_export {
 	/* Changed only through this kernel (ext4, XFS, btrfs, f2fs, tmpfs):
 	 * directory listings may be cached (dir.h). */
 	bool local_fs;
+	long fs_type;       /* statfs f_type of the root */
 	/* preadv2(RWF_NOWAIT) answered EOPNOTSUPP here once (atomic). */
 	bool no_nowait_read;
 	/* root_fd is the export's private view of its mount (posix.c,
@@ -100,10 +101,12 @@ int vfs_handle_of(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
 /*
  * vfs_handle_at - handle of the entry @name of directory @dirfd (not
  * followed if a symlink), without opening it when the server is
- * privileged. Return values: 0 or -errno.
+ * privileged; *@ino gets the inode number the handle names where the
+ * file system's handle layout is known (tmpfs, ext4, f2fs, XFS, btrfs),
+ * else 0. Return values: 0 or -errno.
  */
 int vfs_handle_at(const uint8_t key[FH_KEY_LEN], const struct vfs_export *e,
-		  int dirfd, const char *name, struct nfsx_fh *fh);
+		  int dirfd, const char *name, struct nfsx_fh *fh, uint64_t *ino);
 
 /*
  * vfs_open_handle - the object a decoded handle names, as an O_PATH
