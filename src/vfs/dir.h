@@ -36,10 +36,11 @@
  *   through this kernel alone are cached (vfs_export.local_fs): a network
  *   or FUSE file system changes unreported.
  * - An entry's handle is taken before its attributes, and the attributes'
- *   inode must be the one the directory listed: a rename over the name
- *   between the two leaves the entry without either, rather than with one
- *   file's handle and another's attributes (only two renames in that
- *   window, the second undoing the first, could still pair them).
+ *   inode must be the one the directory listed and the one inside the
+ *   handle (vfs_handle_at reads it for the cached file systems' layouts):
+ *   a rename over the name between the two calls leaves the entry without
+ *   either, rather than with one file's handle and another's attributes,
+ *   also when the inode number was reused at once (ext4).
  * - Bounded: listings are charged to the budget set by vfs_dir_init
  *   (nfsxd --dir-cache-bytes) at the end of each call; least recently
  *   used ones are dropped first, a directory over half the budget is
