@@ -67,7 +67,7 @@ static uint32_t plus_bytes(const struct dir_reply *r, const struct vfs_dirent *d
 {
 	if (!r->a->plus)
 		return 0;
-	return with_attrs(r, d) ? 4 + 84 + 4 + 4 + xdr_pad(d->fh->len) : 4 + 4;
+	return with_attrs(r, d) ? 4 + 84 + 4 + 4 + xdr_pad(d->fhlen) : 4 + 4;
 }
 
 static bool dir_room(void *arg, const struct vfs_dirent *d)
@@ -96,8 +96,8 @@ static void dir_put(void *arg, const struct vfs_dirent *d)
 			nfs3_fattr(r->o, d->st, &ea.u.attributes);
 			ea.attributes_follow = true;
 			eh.handle_follows = true;
-			eh.u.handle.data.data = (uint8_t *)d->fh->data;
-			eh.u.handle.data.len = d->fh->len;
+			eh.u.handle.data.data = (uint8_t *)d->fh;
+			eh.u.handle.data.len = d->fhlen;
 		}
 		xdr_enc_post_op_attr(e, &ea);
 		xdr_enc_post_op_fh3(e, &eh);

@@ -76,7 +76,8 @@ struct vfs_dirent {
 	uint64_t ino;
 	uint64_t cookie;          /* d_off: where the next entry starts */
 	const struct stat *st;    /* NULL: not asked for, or not available */
-	const struct nfsx_fh *fh; /* likewise */
+	const uint8_t *fh;        /* the handle's bytes, with st */
+	uint32_t fhlen;
 };
 
 /* Where the entries go: @room says whether the entry still fits the

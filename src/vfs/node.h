@@ -11,7 +11,7 @@
  *   for the same reason. Here a node keeps the O_PATH descriptor of an
  *   object and, once asked for, a read and a write descriptor opened as
  *   root; the caller's permission is checked on every call instead
- *   (faccessat(2) under the caller's identity, see nfs3_resolve_io), as
+ *   (faccessat(2) under the caller's identity, see export_open_io), as
  *   nfsd checks nfsd_permission() against its cached files.
  * - A hit costs no system call, so an event loop may resolve a handle
  *   without blocking; a miss may read an inode from disk and is left to

@@ -507,11 +507,6 @@ int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
 	return open_child(e, dirfd, c);
 }
 
-int vfs_lookup_entry(const struct vfs_export *e, int dirfd, const char *name)
-{
-	return open_child(e, dirfd, name);
-}
-
 int vfs_stat(int fd, struct stat *st)
 {
 	return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;

@@ -126,13 +126,6 @@ int vfs_check_name(const uint8_t *name, uint32_t len);
 int vfs_lookup(const struct vfs_export *e, int dirfd, const uint8_t *name,
 	       uint32_t len);
 
-/*
- * vfs_lookup_entry - as vfs_lookup for a name read from the directory
- * itself (READDIRPLUS): no name check, and no ".." handling.
- * Return values: fd or -errno.
- */
-int vfs_lookup_entry(const struct vfs_export *e, int dirfd, const char *name);
-
 /* Is @fd the root of @e? */
 bool vfs_is_root(const struct vfs_export *e, int fd);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Directory listing and its cache (src/vfs/dir.c), without a server:
+ * Directory listing and its cache (src/vfs/dir*.c), without a server:
  * a listing in pieces by cookie gives every entry once, from the file
  * system and from the cache alike; a repeated listing comes from the
  * cache with no statx; what changes the directory or an entry is seen by
@@ -27,7 +27,7 @@
 #include "vfs/hmap.h"
 #include "vfs/vfs.h"
 
-#define N 1200   /* more than a worker reads ahead (dir.c, READ_AHEAD) */
+#define N 1200   /* more than a worker reads ahead (dir_internal.h, READ_AHEAD) */
 #define MAXE 4096
 
 static char base[] = "/tmp/nfsx-dir-XXXXXX";
@@ -69,8 +69,10 @@ static void put(void *arg, const struct vfs_dirent *d)
 	g->fh = d->fh != NULL;
 	if (d->st)
 		g->s = *d->st;
-	if (d->fh)
-		g->h = *d->fh;
+	if (d->fh) {
+		g->h.len = d->fhlen;
+		memcpy(g->h.data, d->fh, d->fhlen);
+	}
 	c->in_call++;
 }
 
