@@ -288,13 +288,12 @@ static bool from_cache(struct lister *l, struct dc_dir *d, uint32_t first, bool 
 						*eof = false;
 						return false;
 					}
-					dc_attr_pack(&st, &x->a);
-					x->st_at = l->now;
-					x->flags |= E_ST | (keep_st(&st) ? E_KEEP_ST : 0);
+					dc_attr_store(d, i, &st, keep_st(&st), l->now);
+					d->size = dc_listing_size(d);
 				}
 			}
 			if ((x->flags & (E_ST | E_FH)) == (E_ST | E_FH)) {
-				dc_attr_unpack(x, &st);
+				dc_attr_load(d, i, &st);
 				out.st = &st;
 				out.fhlen = x->fhlen;
 			}

@@ -38,17 +38,24 @@ struct dc_attr {
 	uint32_t mode, nlink, uid, gid;
 };
 
+/*
+ * An entry is 32 bytes and its attributes live apart (dc_dir.attr, only
+ * in a listing that READDIRPLUS read): building a listing writes each
+ * entry into memory not touched before, and with the attributes inline
+ * (128 bytes an entry) a READDIR of 100,000 tmpfs entries spent 2.3 times
+ * as long per entry as one of 12,500, most of it in that first store.
+ */
 struct dc_entry {
 	uint64_t cookie;
 	uint64_t ino;
 	uint32_t name_off;    /* in names */
 	uint32_t fh_off;      /* in names too, when E_FH */
-	uint32_t st_at;       /* coarse monotonic seconds */
+	uint32_t st_at;       /* coarse monotonic seconds, when E_ST */
 	uint16_t namelen;
 	uint8_t fhlen;
 	uint8_t flags;
-	struct dc_attr a;
 };
+_Static_assert(sizeof(struct dc_entry) == 32, "dc_entry: two to a cache line");
 
 #define PENDING_NAMES 32
 #define HINTS 8
@@ -88,7 +95,8 @@ struct dc_dir {
 	struct { uint64_t cookie; uint32_t next; } hint[HINTS];
 	unsigned int nhints;
 	struct dc_entry *ent;
-	uint32_t n, cap;
+	struct dc_attr *attr;       /* acap of them (attributes kept) */
+	uint32_t n, cap, acap;
 	char *names;                /* names and handles */
 	uint32_t names_len, names_cap;
 	uint32_t *ctab, *ntab;      /* cookie and name hash tables: index + 1 */
@@ -127,8 +135,9 @@ size_t dc_listing_size(const struct dc_dir *d);
 void dc_hint_set(struct dc_dir *d, uint64_t cookie, uint32_t next);
 long dc_position(const struct dc_dir *d, uint64_t cookie);
 long dc_by_name(const struct dc_dir *d, const char *name);
-void dc_attr_pack(const struct stat *st, struct dc_attr *a);
-void dc_attr_unpack(const struct dc_entry *x, struct stat *st);
+bool dc_attr_store(struct dc_dir *d, uint32_t i, const struct stat *st, bool keep_st,
+		   uint32_t now);
+void dc_attr_load(const struct dc_dir *d, uint32_t i, struct stat *st);
 bool dc_arena_put(struct dc_dir *d, const void *p, uint32_t len, uint32_t *off);
 bool dc_listing_add(struct dc_dir *d, size_t limit, const struct linux_dirent64 *de,
 		    uint32_t nl, const struct stat *st, const struct nfsx_fh *fh,
