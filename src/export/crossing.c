@@ -354,8 +354,10 @@ static int may_cross(struct rpc_req *req, const struct export_crossing *c,
 	return 0;
 }
 
-int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uint8_t *name,
-		   uint32_t len, struct export_obj *to)
+/* Mount points are the POSIX backend's: crossing them works on its
+ * descriptors (at->obj.fd). Returns a descriptor or -errno. */
+static int lookup_fd(struct rpc_req *req, const struct export_obj *at, const uint8_t *name,
+		     uint32_t len, struct export_obj *to)
 {
 	const struct export_snap *x = at->snap;
 	const struct export_crossing *c;
@@ -364,8 +366,8 @@ int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uin
 
 	*to = *at;
 	if (!x || x->ncross == 0)
-		return vfs_lookup(at->vexp, at->fd, name, len);
-	if (len == 2 && memcmp(name, "..", 2) == 0 && vfs_is_root(at->vexp, at->fd)) {
+		return vfs_lookup(at->vexp, at->obj.fd, name, len);
+	if (len == 2 && memcmp(name, "..", 2) == 0 && vfs_is_root(at->vexp, at->obj.fd)) {
 		unsigned int i;
 
 		/* The root of a crossing: back to the mount point's parent,
@@ -391,9 +393,9 @@ int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uin
 				return fd;
 			}
 		}
-		return vfs_lookup(at->vexp, at->fd, name, len);
+		return vfs_lookup(at->vexp, at->obj.fd, name, len);
 	}
-	fd = vfs_lookup(at->vexp, at->fd, name, len);
+	fd = vfs_lookup(at->vexp, at->obj.fd, name, len);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return fd;
 	c = at_point(x, at->vexp, st.st_dev, st.st_ino);
@@ -411,4 +413,16 @@ int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uin
 	close(fd);
 	fd = fcntl(c->root->root_fd, F_DUPFD_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
+}
+
+int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uint8_t *name,
+		   uint32_t len, struct export_obj *to, struct vfs_obj *out)
+{
+	int fd = lookup_fd(req, at, name, len, to);
+
+	*out = VFS_OBJ_NONE;
+	if (fd < 0)
+		return fd;
+	out->fd = fd;
+	return 0;
 }

@@ -159,9 +159,10 @@ const struct nfsx_export_client *export_match(struct rpc_req *req,
 					    const struct nfsx_export *e);
 
 /*
- * An object a call names, resolved and checked. While fd >= 0 the call
- * holds the exports snapshot that exp, client and vexp point into;
- * export_release() lets it go.
+ * An object a call names, resolved and checked. While obj is one
+ * (vfs_obj_ok) the call holds the exports snapshot that exp, client and
+ * vexp point into; export_release() lets it go. Protocols act on obj
+ * through vexp->ops (vfs/ops.h).
  */
 struct export_obj {
 	const struct nfsx_export *exp;
@@ -169,7 +170,7 @@ struct export_obj {
 	struct vfs_export *vexp;
 	const struct export_snap *snap; /* held while node is */
 	struct vfs_node *node;   /* cached open object, or NULL */
-	int fd;                  /* its O_PATH descriptor, or -1 (not ours to close) */
+	struct vfs_obj obj;      /* the node's object, or none (not ours to release) */
 	struct vfs_cred cred;    /* the caller, squashed */
 	struct stat st;
 	bool have_st;
@@ -189,7 +190,7 @@ struct export_obj {
  * (insecure port on a secure export); -EWOULDBLOCK with o->would_block
  * (on a loop: needs a worker); -EFAULT (the thread could not take the
  * caller's identity); another -errno from opening the object. After 0
- * the caller must export_release(@o); after an error @o->fd is -1 and
+ * the caller must export_release(@o); after an error @o->obj is none and
  * nothing is held.
  */
 int export_resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len, bool mem_only,
@@ -205,6 +206,16 @@ void export_release(struct export_obj *o);
 uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *len);
 
 /*
+ * export_map_read - [@off, @off + @len) of regular file @o in its node's
+ * kept read mapping, when the mapping covers it and every page of it is
+ * in memory (vfs_map_resident); after export_open_io(O_RDONLY). The
+ * data stays valid while the node is held (vfs_node_hold); a truncation
+ * meanwhile makes a read of it fault.
+ * Return values: the data, or NULL: read it the ordinary way.
+ */
+const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len);
+
+/*
  * export_obj_detach - let @o outlive the call that resolved it (a bulk WRITE
  * held across turns of its loop): its hold of the exports snapshot becomes
  * its own instead of the thread's, so the thread's later calls take the
@@ -214,14 +225,14 @@ uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *le
 bool export_obj_detach(struct export_obj *o);
 
 /*
- * export_open_io - a descriptor of the regular file @o for O_RDONLY or
- * O_WRONLY I/O (cached in its node: do not close it), after checking
+ * export_open_io - the regular file @o opened for O_RDONLY or O_WRONLY
+ * I/O, into *@io (cached in its node: not to be released), after checking
  * that the caller may read or write it, with the owner override of
  * Linux's nfsd (NFSD_MAY_OWNER_OVERRIDE: the owner may do I/O whatever
  * the mode, so a file created read-only can still be written).
- * Return values: fd, or -errno.
+ * Return values: 0, or -errno.
  */
-int export_open_io(struct export_obj *o, int acc);
+int export_open_io(struct export_obj *o, int acc, struct vfs_obj *io);
 
 
 /* The caller's identity after the export's squashing rules. */
@@ -229,15 +240,16 @@ void export_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 	       struct vfs_cred *out);
 
 /*
- * export_lookup_in - @name in the directory @at names (at->fd), crossing a
+ * export_lookup_in - @name in the directory @at names (at->obj), crossing a
  * mount point where the exports let the caller (crossing.c): *@to gets
  * @at's place, or the far side's (export, rule and view) when crossed,
- * for the handle and attributes of the result.
- * Return values: an O_PATH descriptor; -EWOULDBLOCK on an event loop
+ * for the handle and attributes of the result, and *@out the object, to
+ * release through to->vexp->ops.
+ * Return values: 0; -EWOULDBLOCK on an event loop
  * when a host name rule must be checked (nothing done yet); -errno.
  */
 int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uint8_t *name,
-		   uint32_t len, struct export_obj *to);
+		   uint32_t len, struct export_obj *to, struct vfs_obj *out);
 
 /* Is @st, an entry of the directory @at names, a mount point a client may
  * cross? (READDIRPLUS then leaves its handle to LOOKUP, as nfsd does.) */

@@ -18,7 +18,7 @@ static int resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len,
 	int r;
 
 	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	o->obj = VFS_OBJ_NONE;
 	if (!fh_decode(export_fh_key, fh, len, &p))
 		return -EBADHANDLE;
 	/* Held from here while o->node is, until export_release(). */
@@ -81,13 +81,13 @@ static int resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len,
 		st = r;
 		goto fail;
 	}
-	o->fd = vfs_node_fd(o->node);
+	o->obj.fd = vfs_node_fd(o->node);
 	export_cred(req, o->client, &o->cred);
 	if (vfs_become(&o->cred) < 0) {
 		export_release(o);
 		return -EFAULT;
 	}
-	if (vfs_stat(o->fd, &o->st) == 0) {
+	if (o->vexp->ops->getattr(o->vexp, &o->obj, &o->st) == 0) {
 		o->have_st = true;
 		/* Removed since it was cached: as gone as a failed open. */
 		if (o->st.st_nlink == 0) {
@@ -123,13 +123,13 @@ void export_release(struct export_obj *o)
 			export_snap_put(o->snap);
 	}
 	o->node = NULL;
-	o->fd = -1;
+	o->obj = VFS_OBJ_NONE;
 	o->detached = false;
 }
 
-int export_open_io(struct export_obj *o, int acc)
+int export_open_io(struct export_obj *o, int acc, struct vfs_obj *io)
 {
-	int fd = vfs_node_io_fd(o->node, acc);
+	int fd = vfs_node_io_fd(o->node, acc), err;
 
 	if (fd < 0) {
 		/* Opened once as root, shared by every caller: the
@@ -144,14 +144,12 @@ int export_open_io(struct export_obj *o, int acc)
 	}
 	/* uid 0 not squashed has CAP_DAC_OVERRIDE: nothing to check. */
 	if (o->cred.uid != 0 &&
-	    faccessat(o->fd, "", (acc & O_ACCMODE) == O_RDONLY ? R_OK : W_OK,
-		      AT_EACCESS | AT_EMPTY_PATH) < 0) {
-		int err = errno;
-
-		if (err != EACCES || !o->have_st || o->st.st_uid != o->cred.uid)
-			return -err;
-	}
-	return fd;
+	    (err = o->vexp->ops->access(o->vexp, &o->obj,
+					(acc & O_ACCMODE) == O_RDONLY ? R_OK : W_OK)) < 0 &&
+	    (err != -EACCES || !o->have_st || o->st.st_uid != o->cred.uid))
+		return err;
+	io->fd = fd;
+	return 0;
 }
 
 uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *len)
@@ -163,3 +161,13 @@ uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *le
 	return o->node ? vfs_node_map(o->node, acc, end, len) : NULL;
 }
 
+
+const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len)
+{
+	size_t mlen;
+	uint8_t *base = export_node_map(o, O_RDONLY, off + len, &mlen);
+
+	if (!base || off + len > mlen || !vfs_map_resident(base + off, len))
+		return NULL;
+	return base + off;
+}

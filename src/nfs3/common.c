@@ -180,19 +180,20 @@ void nfs3_fattr(const struct export_obj *o, const struct stat *st, struct fattr3
 	a->ctime.nseconds = (uint32_t)st->st_ctim.tv_nsec;
 }
 
-void nfs3_post_op(const struct export_obj *o, int fd, struct post_op_attr *pa)
+void nfs3_post_op(const struct export_obj *o, const struct vfs_obj *obj,
+		  struct post_op_attr *pa)
 {
 	struct stat st;
 
-	pa->attributes_follow = fd >= 0 && vfs_stat(fd, &st) == 0;
+	pa->attributes_follow = vfs_obj_ok(obj) && o->vexp->ops->getattr(o->vexp, obj, &st) == 0;
 	if (pa->attributes_follow)
 		nfs3_fattr(o, &st, &pa->u.attributes);
 }
 
-enum nfsstat3 nfs3_handle(const struct export_obj *o, int fd,
+enum nfsstat3 nfs3_handle(const struct export_obj *o, const struct vfs_obj *obj,
 			  struct nfsx_fh *buf, struct nfs_fh3 *out)
 {
-	int r = vfs_handle_of(export_fh_key, o->vexp, fd, buf);
+	int r = o->vexp->ops->handle(export_fh_key, o->vexp, obj, buf);
 
 	if (r < 0)
 		return nfs3_errno(-r);
@@ -215,14 +216,14 @@ void nfs3_pre_op(const struct export_obj *o, struct pre_op_attr *pa)
 	pa->u.attributes.ctime.nseconds = (uint32_t)o->st.st_ctim.tv_nsec;
 }
 
-void nfs3_wcc(const struct export_obj *o, int fd, const struct pre_op_attr *pre,
-	      struct wcc_data *w)
+void nfs3_wcc(const struct export_obj *o, const struct vfs_obj *obj,
+	      const struct pre_op_attr *pre, struct wcc_data *w)
 {
 	/* every change answers with wcc_data: the listing cache learns of
 	 * it here (vfs/dir.h), before the client does */
 	vfs_dir_changed();
 	w->before = *pre;
-	nfs3_post_op(o, fd, &w->after);
+	nfs3_post_op(o, obj, &w->after);
 }
 
 enum nfsstat3 nfs3_writable(const struct export_obj *o)

@@ -144,41 +144,44 @@ void mount3_prune(const struct nfsx_exports *set)
  * Walk @rest, one component at a time, from the export's root (@at),
  * never following a symlink nor climbing out, and crossing mount points
  * as LOOKUP does, so that a client may mount a directory inside an
- * export, as Linux's mountd allows. @at ends as the place of the result.
- * Return values: an O_PATH descriptor of the directory, or -errno.
+ * export, as Linux's mountd allows. @at ends as the place of the result,
+ * *@out the directory (to release through at->vexp->ops).
+ * Return values: 0, or -errno.
  */
-static int walk(struct rpc_req *req, struct export_obj *at, const char *rest)
+static int walk(struct rpc_req *req, struct export_obj *at, const char *rest,
+		struct vfs_obj *out)
 {
-	int fd = dup(at->vexp->root_fd);
+	struct vfs_obj cur;
+	struct stat st;
+	int r = at->vexp->ops->root(at->vexp, &cur);
 
-	if (fd < 0)
-		return -errno;
-	while (fd >= 0 && *rest) {
+	if (r < 0)
+		return r;
+	while (*rest) {
 		const char *slash = strchr(rest, '/');
 		size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
 		struct export_obj to = *at;
-		int next;
+		struct vfs_obj next;
 
-		at->fd = fd;
-		next = n ? export_lookup_in(req, at, (const uint8_t *)rest, (uint32_t)n, &to)
-			 : dup(fd);
-		if (next == -1)
-			next = -errno; /* dup */
-		close(fd);
-		fd = next;
-		*at = to;
+		if (n) {
+			at->obj = cur;
+			r = export_lookup_in(req, at, (const uint8_t *)rest, (uint32_t)n, &to,
+					     &next);
+			at->obj = VFS_OBJ_NONE;
+			at->vexp->ops->release(&cur);
+			if (r < 0)
+				return r;
+			cur = next;
+			*at = to;
+		}
 		rest += n + (slash ? 1 : 0);
 	}
-	at->fd = -1;
-	if (fd >= 0) {
-		struct stat st;
-
-		if (vfs_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			close(fd);
-			return -ENOTDIR;
-		}
+	if (at->vexp->ops->getattr(at->vexp, &cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		at->vexp->ops->release(&cur);
+		return -ENOTDIR;
 	}
-	return fd;
+	*out = cur;
+	return 0;
 }
 
 enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
@@ -190,10 +193,11 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	const struct nfsx_export_client *c;
 	char dir[MNTPATHLEN + 1], host[INET6_ADDRSTRLEN];
 	const char *rest = "";
-	struct export_obj at = { .fd = -1 };
+	struct export_obj at = { .obj = VFS_OBJ_NONE };
+	struct vfs_obj dobj;
 	struct nfsx_fh fh;
 	dirpath3 p;
-	int err, fd;
+	int err;
 
 	if (!xdr_dec_dirpath3(&req->args, &p) || xdr_dec_left(&req->args))
 		return RPC_GARBAGE_ARGS;
@@ -220,15 +224,15 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	at.client = c;
 	at.vexp = export_root_of(x, exp);
 	at.snap = x;
-	fd = walk(req, &at, rest);
-	if (fd < 0) {
-		r.fhs_status = fd == -ENOTDIR ? MNT3ERR_NOTDIR :
-			       fd == -ENAMETOOLONG ? MNT3ERR_NAMETOOLONG :
-			       fd == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
+	err = walk(req, &at, rest, &dobj);
+	if (err < 0) {
+		r.fhs_status = err == -ENOTDIR ? MNT3ERR_NOTDIR :
+			       err == -ENAMETOOLONG ? MNT3ERR_NAMETOOLONG :
+			       err == -EACCES ? MNT3ERR_ACCES : MNT3ERR_NOENT;
 		goto out;
 	}
-	err = vfs_handle_of(export_fh_key, at.vexp, fd, &fh);
-	close(fd);
+	err = at.vexp->ops->handle(export_fh_key, at.vexp, &dobj, &fh);
+	at.vexp->ops->release(&dobj);
 	if (err < 0) {
 		r.fhs_status = MNT3ERR_SERVERFAULT;
 		goto out;

@@ -62,7 +62,7 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct export_reload_stats *st
  * Return values: NFS3_OK, NFS3ERR_BADHANDLE (forged, altered, malformed),
  * NFS3ERR_STALE (unknown export or object gone), NFS3ERR_ACCES (client
  * not allowed), NFS3ERR_PERM (insecure port on a secure export). After
- * NFS3_OK the caller must export_release(@o); after an error @o->fd is -1
+ * NFS3_OK the caller must export_release(@o); after an error @o->obj is none
  * and nothing is held.
  */
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
@@ -83,21 +83,24 @@ struct export_obj;
 void nfs3_fattr(const struct export_obj *o, const struct stat *st,
 		struct fattr3 *a);
 
-/* post_op_attr of @fd (false when it cannot be read: attributes omitted). */
-void nfs3_post_op(const struct export_obj *o, int fd, struct post_op_attr *pa);
+/* post_op_attr of @obj, of @o's export (false when it cannot be read:
+ * attributes omitted). */
+void nfs3_post_op(const struct export_obj *o, const struct vfs_obj *obj,
+		  struct post_op_attr *pa);
 
 /* pre_op_attr of @o (from nfs3_resolve's stat): size, mtime, ctime before a change. */
 void nfs3_pre_op(const struct export_obj *o, struct pre_op_attr *pa);
 
-/* wcc_data of @fd: @pre taken before the change, attributes now after it. */
-void nfs3_wcc(const struct export_obj *o, int fd, const struct pre_op_attr *pre,
+/* wcc_data of @obj: @pre taken before the change, attributes now after it. */
+void nfs3_wcc(const struct export_obj *o, const struct vfs_obj *obj,
+	      const struct pre_op_attr *pre,
 	      struct wcc_data *w);
 
 /* NFS3_OK when the export admits changes for this client, else NFS3ERR_ROFS. */
 enum nfsstat3 nfs3_writable(const struct export_obj *o);
 
-/* Encode a handle for @fd of @o's export into @out, backed by @buf. */
-enum nfsstat3 nfs3_handle(const struct export_obj *o, int fd,
+/* Encode a handle for @obj of @o's export into @out, backed by @buf. */
+enum nfsstat3 nfs3_handle(const struct export_obj *o, const struct vfs_obj *obj,
 			  struct nfsx_fh *buf, struct nfs_fh3 *out);
 
 #endif

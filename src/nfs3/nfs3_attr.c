@@ -8,10 +8,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/statvfs.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
@@ -42,7 +38,8 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 	struct LOOKUP3res r = { 0 };
 	struct nfsx_fh fh;
 	struct export_obj o, to;
-	int fd = -1;
+	struct vfs_obj c;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_LOOKUP3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -53,27 +50,27 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 		goto out;
 	if (!S_ISDIR(o.st.st_mode)) {
 		r.status = NFS3ERR_NOTDIR;
-		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	fd = export_lookup_in(req, &o, a.what.name.data, a.what.name.len, &to);
-	if (fd == -EWOULDBLOCK && req->on_loop) {
+	err = export_lookup_in(req, &o, a.what.name.data, a.what.name.len, &to, &c);
+	if (err == -EWOULDBLOCK && req->on_loop) {
 		export_release(&o);   /* a host name rule: again on a worker */
 		return RPC_WOULD_BLOCK;
 	}
-	if (fd < 0) {
-		r.status = nfs3_errno(-fd);
-		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
+	if (err < 0) {
+		r.status = nfs3_errno(-err);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	r.status = nfs3_handle(&to, fd, &fh, &r.u.resok.object);
+	r.status = nfs3_handle(&to, &c, &fh, &r.u.resok.object);
 	if (r.status == NFS3_OK) {
-		nfs3_post_op(&to, fd, &r.u.resok.obj_attributes);
-		nfs3_post_op(&o, o.fd, &r.u.resok.dir_attributes);
+		nfs3_post_op(&to, &c, &r.u.resok.obj_attributes);
+		nfs3_post_op(&o, &o.obj, &r.u.resok.dir_attributes);
 	} else {
-		nfs3_post_op(&o, o.fd, &r.u.resfail.dir_attributes);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.dir_attributes);
 	}
-	close(fd);
+	to.vexp->ops->release(&c);
 out:
 	export_release(&o);
 	return REPLY(xdr_enc_LOOKUP3res, &r);
@@ -86,7 +83,7 @@ static uint32_t access_bits(const struct export_obj *o, uint32_t want)
 	bool ro = !o->client->opts.rw;
 	uint32_t got = 0;
 
-#define CAN(mode) (faccessat(o->fd, "", (mode), AT_EACCESS | AT_EMPTY_PATH) == 0)
+#define CAN(mode) (o->vexp->ops->access(o->vexp, &o->obj, (mode)) == 0)
 	if ((want & ACCESS3_READ) && CAN(R_OK))
 		got |= ACCESS3_READ;
 	if ((want & ACCESS3_LOOKUP) && dir && CAN(X_OK))
@@ -116,7 +113,7 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 		return RPC_WOULD_BLOCK;
 	if (r.status == NFS3_OK) {
 		r.u.resok.access = access_bits(&o, a.access);
-		nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
+		nfs3_post_op(&o, &o.obj, &r.u.resok.obj_attributes);
 	}
 	export_release(&o);
 	return REPLY(xdr_enc_ACCESS3res, &r);
@@ -137,18 +134,18 @@ enum rpc_accept_stat nfs3_readlink(struct rpc_req *req)
 		goto out;
 	if (!S_ISLNK(o.st.st_mode)) {
 		r.status = NFS3ERR_INVAL;
-		nfs3_post_op(&o, o.fd, &r.u.resfail.symlink_attributes);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.symlink_attributes);
 		goto out;
 	}
-	n = readlinkat(o.fd, "", buf, sizeof(buf));
+	n = o.vexp->ops->readlink(o.vexp, &o.obj, buf, sizeof(buf));
 	if (n < 0) {
-		r.status = nfs3_errno(errno);
-		nfs3_post_op(&o, o.fd, &r.u.resfail.symlink_attributes);
+		r.status = nfs3_errno((int)-n);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.symlink_attributes);
 		goto out;
 	}
 	r.u.resok.data.data = (const uint8_t *)buf;
 	r.u.resok.data.len = (uint32_t)n;
-	nfs3_post_op(&o, o.fd, &r.u.resok.symlink_attributes);
+	nfs3_post_op(&o, &o.obj, &r.u.resok.symlink_attributes);
 out:
 	export_release(&o);
 	return REPLY(xdr_enc_READLINK3res, &r);
@@ -159,16 +156,12 @@ out:
  * server's CPU before the socket does: the reply sends from a mapping of
  * the file (rpc_req_set_ext), so each byte is copied once, into the
  * socket, as iperf3's sender does, instead of twice. The mapping is the
- * object's node's, kept across calls (vfs_node_map), held with the node
- * until the reply is sent; a range it does not cover (the file has grown
- * since) is mapped for this call alone. A mapping per call cost a quarter
- * of the server's time in a 1 MiB sequential read (mmap, a fault per 16
- * pages, mincore looking each page up, munmap).
- * Only where every page of the range is in memory (mincore): a read fault
- * in a tmpfs hole would allocate the page (read(2) uses the zero page),
- * so sparse (and swapped-out) ranges are read normally. lseek(SEEK_HOLE)
- * would say the same but costs time linear in the rest of the file
- * (3.7 ms at 512 MiB from the end).
+ * object's node's, kept across calls (export_map_read), held with the
+ * node until the reply is sent. A mapping per call cost a quarter of the
+ * server's time in a 1 MiB sequential read (mmap, a fault per 16 pages,
+ * mincore looking each page up, munmap); a range the kept mapping does
+ * not cover (the file has grown since it was made) is read the ordinary
+ * way, as is a range not wholly in memory (a hole, swapped out).
  * A truncate between here and the send makes sendmsg() fail with EFAULT
  * (no signal: the kernel takes the fault) and the rest of the data goes
  * out as zeros (rpc_req_ext_lost). The data goes out newer than, never
@@ -182,19 +175,16 @@ static void ext_node_put(void *node, size_t len)
 	vfs_node_put(node);
 }
 
-static uint32_t read_mapped(struct rpc_req *req, struct export_obj *o, int fd,
-			    uint64_t off, uint32_t count)
+static uint32_t read_mapped(struct rpc_req *req, struct export_obj *o, uint64_t off,
+			    uint32_t count)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct post_op_attr pa_, *pa = &pa_;
+	const uint8_t *data;
 	uint8_t *start;
-	unsigned char incore[(NFS3_RTMAX >> 12) + 2];
-	uint64_t size, moff;
-	size_t mlen, npages, i, node_len;
-	uint8_t *map, *node_map = NULL;
+	uint64_t size;
 
 	if (!o->vexp->mem_backed || count < NFS3_MAP_READ_MIN || !o->have_st ||
-	    req->drc_keyed || off > (uint64_t)INT64_MAX)
+	    req->drc_keyed || off > (uint64_t)INT64_MAX || !o->node)
 		return 0;
 	size = (uint64_t)o->st.st_size;
 	if (off >= size)
@@ -203,35 +193,19 @@ static uint32_t read_mapped(struct rpc_req *req, struct export_obj *o, int fd,
 		count = (uint32_t)(size - off);
 	if (count < NFS3_MAP_READ_MIN)
 		return 0;
-	moff = off & ~(page - 1);
-	mlen = (size_t)(off - moff) + count;
 	/* status, post_op_attr, count, eof, length, padding */
 	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + 4 + 88 + 12 + 4) < 0)
 		return 0;
 	start = req->enc.p;
-	npages = (mlen + page - 1) / page;
-	if (npages > sizeof(incore))
+	data = export_map_read(o, off, count);
+	if (!data)
 		return 0;
-	if (o->node)
-		node_map = export_node_map(o, O_RDONLY, off + count, &node_len);
-	if (node_map) {
-		map = node_map + moff;
-	} else {
-		map = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, (off_t)moff);
-		if (map == MAP_FAILED)
-			return 0;
-	}
-	if (mincore(map, mlen, incore) < 0)
-		goto unmap;
-	for (i = 0; i < npages; i++)
-		if (!(incore[i] & 1))
-			goto unmap;
-	nfs3_post_op(o, fd, pa);
+	nfs3_post_op(o, &o->obj, pa);
 	/* Shrunk since the resolve: send only what is still there. */
 	if (pa->attributes_follow && off + count > pa->u.attributes.size) {
 		if (off >= pa->u.attributes.size ||
 		    pa->u.attributes.size - off < NFS3_MAP_READ_MIN)
-			goto unmap;
+			return 0;
 		count = (uint32_t)(pa->u.attributes.size - off);
 	}
 	xdr_enc_u32(&req->enc, NFS3_OK);
@@ -240,23 +214,15 @@ static uint32_t read_mapped(struct rpc_req *req, struct export_obj *o, int fd,
 	xdr_enc_bool(&req->enc, pa->attributes_follow &&
 		     off + count >= pa->u.attributes.size);
 	xdr_enc_u32(&req->enc, count);
-	if (node_map)
-		vfs_node_hold(o->node);
-	if (node_map ? rpc_req_set_ext(req, map + (off - moff), count, ext_node_put, o->node, 0) :
-		       rpc_req_set_ext(req, map + (off - moff), count, rpc_ext_munmap, map, mlen)) {
-		if (node_map)
-			vfs_node_put(o->node);
+	vfs_node_hold(o->node);
+	if (rpc_req_set_ext(req, data, count, ext_node_put, o->node, 0)) {
+		vfs_node_put(o->node);
 		req->enc.p = start;
-		goto unmap;
+		return 0;
 	}
 	memset(req->enc.p, 0, xdr_pad(count) - count);
 	req->enc.p += xdr_pad(count) - count;
 	return count;
-
-unmap:
-	if (!node_map)
-		munmap(map, mlen);
-	return 0;
 }
 
 /*
@@ -274,10 +240,11 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	struct READ3res r = { 0 };
 	struct export_obj o;
 	struct post_op_attr pa;
+	struct vfs_obj io;
 	uint32_t count;
 	uint8_t *data;
 	ssize_t n;
-	int fd;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_READ3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -298,13 +265,13 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 	if (req->on_loop && !o.vexp->mem_backed &&
 	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
 		goto would_block;
-	fd = export_open_io(&o, O_RDONLY);
-	if (fd < 0) {
-		r.status = nfs3_errno(-fd);
+	err = export_open_io(&o, O_RDONLY, &io);
+	if (err < 0) {
+		r.status = nfs3_errno(-err);
 		goto fail_attr;
 	}
 	count = a.count < NFS3_RTMAX ? a.count : NFS3_RTMAX;
-	if (read_mapped(req, &o, fd, a.offset, count)) {
+	if (read_mapped(req, &o, a.offset, count)) {
 		export_release(&o);
 		return RPC_SUCCESS;
 	}
@@ -319,28 +286,22 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 		return RPC_SYSTEM_ERR;
 	}
 	data = req->enc.p + 4 + 88 + 12;
-	if (a.offset > (uint64_t)INT64_MAX) {
-		n = 0;
-	} else if (req->on_loop && !o.vexp->mem_backed) {
-		struct iovec iov = { data, count };
-
-		n = preadv2(fd, &iov, 1, (off_t)a.offset, RWF_NOWAIT);
-		if (n < 0 && errno == EOPNOTSUPP)
-			__atomic_store_n(&o.vexp->no_nowait_read, true, __ATOMIC_RELAXED);
+	if (req->on_loop && !o.vexp->mem_backed) {
+		n = o.vexp->ops->read(o.vexp, &io, data, count, a.offset, VFS_IO_NOWAIT);
 		/* Not all in the page cache (a short count before the end
 		 * of the file) or not supported: a worker reads it. */
-		if ((n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP)) ||
+		if (n == -EAGAIN || n == -EOPNOTSUPP ||
 		    (n >= 0 && (uint32_t)n < count &&
 		     a.offset + (uint64_t)n < (uint64_t)o.st.st_size))
 			goto would_block;
 	} else {
-		n = pread(fd, data, count, (off_t)a.offset);
+		n = o.vexp->ops->read(o.vexp, &io, data, count, a.offset, 0);
 	}
 	if (n < 0) {
-		r.status = nfs3_errno(errno);
+		r.status = nfs3_errno((int)-n);
 		goto fail_attr;
 	}
-	nfs3_post_op(&o, fd, &pa);
+	nfs3_post_op(&o, &io, &pa);
 	if (!pa.attributes_follow) {
 		/* Stat failed after the read: the header is 84 bytes shorter. */
 		memmove(data - 84, data, (size_t)n);
@@ -364,7 +325,7 @@ would_block:
 	return RPC_WOULD_BLOCK;
 
 fail_attr:
-	nfs3_post_op(&o, o.fd, &r.u.resfail.file_attributes);
+	nfs3_post_op(&o, &o.obj, &r.u.resfail.file_attributes);
 fail:
 	export_release(&o);
 	return REPLY(xdr_enc_READ3res, &r);
@@ -375,25 +336,27 @@ enum rpc_accept_stat nfs3_fsstat(struct rpc_req *req)
 	struct FSSTAT3args a;
 	struct FSSTAT3res r = { 0 };
 	struct export_obj o;
-	struct statvfs sv;
+	struct vfs_statfs sv;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_FSSTAT3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.fsroot, &o);
 	if (r.status != NFS3_OK)
 		goto out;
-	if (fstatvfs(o.fd, &sv) < 0) {
-		r.status = nfs3_errno(errno);
-		nfs3_post_op(&o, o.fd, &r.u.resfail.obj_attributes);
+	err = o.vexp->ops->statfs(o.vexp, &o.obj, &sv);
+	if (err < 0) {
+		r.status = nfs3_errno(-err);
+		nfs3_post_op(&o, &o.obj, &r.u.resfail.obj_attributes);
 		goto out;
 	}
-	nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
-	r.u.resok.tbytes = (uint64_t)sv.f_blocks * sv.f_frsize;
-	r.u.resok.fbytes = (uint64_t)sv.f_bfree * sv.f_frsize;
-	r.u.resok.abytes = (uint64_t)sv.f_bavail * sv.f_frsize;
-	r.u.resok.tfiles = sv.f_files;
-	r.u.resok.ffiles = sv.f_ffree;
-	r.u.resok.afiles = sv.f_favail;
+	nfs3_post_op(&o, &o.obj, &r.u.resok.obj_attributes);
+	r.u.resok.tbytes = sv.blocks * sv.bsize;
+	r.u.resok.fbytes = sv.bfree * sv.bsize;
+	r.u.resok.abytes = sv.bavail * sv.bsize;
+	r.u.resok.tfiles = sv.files;
+	r.u.resok.ffiles = sv.ffree;
+	r.u.resok.afiles = sv.favail;
 	r.u.resok.invarsec = 0;
 out:
 	export_release(&o);
@@ -412,7 +375,7 @@ enum rpc_accept_stat nfs3_fsinfo(struct rpc_req *req)
 	if (r.status == NFS3_OK) {
 		struct FSINFO3resok *k = &r.u.resok;
 
-		nfs3_post_op(&o, o.fd, &k->obj_attributes);
+		nfs3_post_op(&o, &o.obj, &k->obj_attributes);
 		k->rtmax = k->rtpref = NFS3_RTMAX;
 		k->rtmult = 4096;
 		k->wtmax = k->wtpref = NFS3_WTMAX;
@@ -438,10 +401,11 @@ enum rpc_accept_stat nfs3_pathconf(struct rpc_req *req)
 		return RPC_GARBAGE_ARGS;
 	r.status = nfs3_resolve(req, &a.object, &o);
 	if (r.status == NFS3_OK) {
-		long lm = fpathconf(o.fd, _PC_LINK_MAX);
+		struct vfs_statfs sv;
 
-		nfs3_post_op(&o, o.fd, &r.u.resok.obj_attributes);
-		r.u.resok.linkmax = lm > 0 && lm < UINT32_MAX ? (uint32_t)lm : 65000;
+		nfs3_post_op(&o, &o.obj, &r.u.resok.obj_attributes);
+		r.u.resok.linkmax = o.vexp->ops->statfs(o.vexp, &o.obj, &sv) == 0 &&
+				    sv.link_max ? sv.link_max : 65000;
 		r.u.resok.name_max = NAME_MAX;
 		r.u.resok.no_trunc = true;
 		r.u.resok.chown_restricted = true;

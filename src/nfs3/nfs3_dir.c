@@ -40,8 +40,8 @@ static enum rpc_accept_stat dir_fail(struct rpc_req *req, enum nfsstat3 st,
 {
 	struct post_op_attr pa = { .attributes_follow = false };
 
-	if (o && o->fd >= 0)
-		nfs3_post_op(o, o->fd, &pa);
+	if (o && vfs_obj_ok(&o->obj))
+		nfs3_post_op(o, &o->obj, &pa);
 	return xdr_enc_u32(&req->enc, st) && xdr_enc_post_op_attr(&req->enc, &pa)
 	       ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 }
@@ -172,8 +172,8 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	if (r.used > a->maxcount) {
 		st = NFS3ERR_TOOSMALL;
 	} else {
-		err = vfs_readdir(export_fh_key, o.vexp, o.fd,
-				  &o.st, a->cookie, &sink, &eof);
+		err = o.vexp->ops->readdir(export_fh_key, o.vexp, &o.obj, &o.st, a->cookie,
+					   &sink, &eof);
 		if (err == -EWOULDBLOCK) {
 			export_release(&o);
 			return RPC_WOULD_BLOCK;

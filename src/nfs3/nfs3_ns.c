@@ -4,16 +4,15 @@
  * REMOVE, RMDIR, RENAME, LINK (RFC 1813 3.3.9-3.3.15).
  *
  * DESIGN
- * - The parent directories are the O_PATH descriptors nfs3_resolve()
- *   gives, with the caller's (squashed) identity already in effect on
- *   this thread: the *at(2) calls below run as the caller, so the
- *   kernel decides permissions (write and search on the directory, the
+ * - The parent directories are the objects nfs3_resolve() gives, with
+ *   the caller's (squashed) identity already in effect on this thread:
+ *   the backend's operations (vfs/ops.h) run as the caller, so the file
+ *   system decides permissions (write and search on the directory, the
  *   sticky bit, protected_hardlinks, CAP_MKNOD for devices, which
  *   setfsuid to a non-root uid drops).
  * - Names are used as one component (vfs_check_name) and never
- *   followed: unlinkat/renameat act on the directory entries, the new
- *   object is opened O_PATH|O_NOFOLLOW, and LINK links the inode behind
- *   the file's own descriptor.
+ *   followed: the backend acts on directory entries, and LINK links the
+ *   file's own object.
  * - Order of checks, as Linux's nfsd (fs/nfsd/vfs.c): the handle, then
  *   "is a directory" (NOTDIR), then the export's write permission
  *   (ROFS), then the name, then the operation. Every reply carries the
@@ -24,15 +23,8 @@
  *   nfsd_symlink, nfsd_link: "err = nfserr_exist; if (isdotent(...))"),
  *   REMOVE/RMDIR -> NFS3ERR_ACCES (nfsd_unlink: nfserr_acces),
  *   RENAME -> NFS3ERR_PERM (nfsd_rename: nfserr_perm), for either name.
- * - The process umask is not applied to the mode a client gives (nfsd
- *   runs with umask 0). The umask is process-wide state shared by every
- *   thread, so it is not changed here; instead, when the new object
- *   lacks permission bits that were asked for and that the umask alone
- *   explains, they are restored with chmod(2) through /proc/self/fd
- *   (the object is owned by the caller, so the caller may). A parent
- *   with a default ACL makes the kernel skip the umask; bits the ACL
- *   withheld are restored only when they are also in the umask (rare:
- *   nfsx's default umask is the one nfsxd was started with).
+ * - The mode a client gives is applied as asked (nfsd runs with umask 0;
+ *   the backend restores what a process umask takes away).
  * - sattr3 uid/gid at creation are applied only when the caller acts as
  *   root after squashing and silently ignored otherwise, as nfsd's
  *   nfsd_create_setattr() does (some clients send their own gid).
@@ -41,13 +33,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
@@ -100,41 +89,7 @@ static enum nfsstat3 dirop_begin(struct rpc_req *req, const struct diropargs3 *d
 /* The directory's wcc_data after the call (nothing when unresolved). */
 static void dirop_wcc(const struct dirop *op, struct wcc_data *w)
 {
-	nfs3_wcc(&op->d, op->d.fd, &op->pre, w);
-}
-
-/* /proc/self/fd/N: the inode behind an O_PATH descriptor, for calls
- * that have no AT_EMPTY_PATH form (chmod, utimensat, linkat as non-root). */
-static void fd_path(char *buf, size_t len, int fd)
-{
-	snprintf(buf, len, "/proc/self/fd/%d", fd);
-}
-
-/* The process umask, read once from /proc (umask(2) would change it). */
-static mode_t process_umask(void)
-{
-	static atomic_int cached = -1;
-	int v = atomic_load(&cached);
-	char line[128];
-	FILE *f;
-
-	if (v >= 0)
-		return (mode_t)v;
-	v = 022; /* conservative guess if /proc says nothing */
-	f = fopen("/proc/self/status", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			unsigned int u;
-
-			if (sscanf(line, "Umask: %o", &u) == 1) {
-				v = (int)(u & 0777);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	atomic_store(&cached, v);
-	return (mode_t)v;
+	nfs3_wcc(&op->d, &op->d.obj, &op->pre, w);
 }
 
 static struct timespec nfs_time(enum time_how how, const struct nfstime3 *t)
@@ -160,49 +115,44 @@ static enum nfsstat3 created(struct rpc_req *req, struct dirop *op, mode_t type,
 			     const struct sattr3 *sa, struct nfsx_fh *fhbuf,
 			     struct post_op_fh3 *ofh, struct post_op_attr *oattr)
 {
+	const struct vfs_export *e = op->d.vexp;
+	struct vfs_sattr set = { 0 };
 	enum nfsstat3 status = NFS3_OK;
 	struct vfs_cred cred;
+	struct vfs_obj c;
 	struct stat st;
-	char p[64];
-	int fd;
+	int err;
 
 	ofh->handle_follows = false;
 	oattr->attributes_follow = false;
-	fd = openat(op->d.fd, op->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (e->ops->lookup(e, &op->d.obj, op->name, &c) < 0)
 		return NFS3_OK; /* made, then gone: no handle to give */
-	if (vfs_stat(fd, &st) < 0 || (st.st_mode & S_IFMT) != type)
+	if (e->ops->getattr(e, &c, &st) < 0 || (st.st_mode & S_IFMT) != type)
 		goto out; /* replaced meanwhile: leave it alone */
-	fd_path(p, sizeof(p), fd);
-	if (type != S_IFLNK && sa->mode.set_it) {
-		mode_t want = sa->mode.u.mode & 0777;
-		mode_t missing = want & ~st.st_mode;
-
-		if (missing && (missing & ~process_umask()) == 0 &&
-		    chmod(p, (st.st_mode & 07000) | want) < 0)
-			status = nfs3_errno(errno);
-	}
 	export_cred(req, op->d.client, &cred);
-	if (status == NFS3_OK && cred.uid == 0 && (sa->uid.set_it || sa->gid.set_it) &&
-	    fchownat(fd, "", sa->uid.set_it ? sa->uid.u.uid : (uid_t)-1,
-		     sa->gid.set_it ? sa->gid.u.gid : (gid_t)-1,
-		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		status = nfs3_errno(errno);
-	if (status == NFS3_OK && type != S_IFLNK &&
-	    (sa->atime.set_it != DONT_CHANGE || sa->mtime.set_it != DONT_CHANGE)) {
-		struct timespec ts[2] = {
-			nfs_time(sa->atime.set_it, &sa->atime.u.atime),
-			nfs_time(sa->mtime.set_it, &sa->mtime.u.mtime),
-		};
-
-		if (utimensat(AT_FDCWD, p, ts, 0) < 0)
-			status = nfs3_errno(errno);
+	if (cred.uid == 0 && sa->uid.set_it) {
+		set.mask |= VFS_SET_UID;
+		set.uid = sa->uid.u.uid;
 	}
+	if (cred.uid == 0 && sa->gid.set_it) {
+		set.mask |= VFS_SET_GID;
+		set.gid = sa->gid.u.gid;
+	}
+	if (type != S_IFLNK && sa->atime.set_it != DONT_CHANGE) {
+		set.mask |= VFS_SET_ATIME;
+		set.atime = nfs_time(sa->atime.set_it, &sa->atime.u.atime);
+	}
+	if (type != S_IFLNK && sa->mtime.set_it != DONT_CHANGE) {
+		set.mask |= VFS_SET_MTIME;
+		set.mtime = nfs_time(sa->mtime.set_it, &sa->mtime.u.mtime);
+	}
+	if (set.mask && (err = e->ops->setattr(e, &c, &st, &set, &op->d.cred)) < 0)
+		status = nfs3_errno(-err);
 out:
-	if (nfs3_handle(&op->d, fd, fhbuf, &ofh->u.handle) == NFS3_OK)
+	if (nfs3_handle(&op->d, &c, fhbuf, &ofh->u.handle) == NFS3_OK)
 		ofh->handle_follows = true;
-	nfs3_post_op(&op->d, fd, oattr);
-	close(fd);
+	nfs3_post_op(&op->d, &c, oattr);
+	e->ops->release(&c);
 	return status;
 }
 
@@ -219,13 +169,16 @@ enum rpc_accept_stat nfs3_mkdir(struct rpc_req *req)
 	struct MKDIR3res r = { 0 };
 	struct nfsx_fh fh;
 	struct dirop op;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_MKDIR3args, &a))
 		return RPC_GARBAGE_ARGS;
 	r.status = dirop_begin(req, &a.where, NFS3ERR_EXIST, &op);
 	if (r.status == NFS3_OK) {
-		if (mkdirat(op.d.fd, op.name, create_mode(&a.attributes)) < 0)
-			r.status = nfs3_errno(errno);
+		err = op.d.vexp->ops->mkdir(op.d.vexp, &op.d.obj, op.name,
+					    create_mode(&a.attributes));
+		if (err < 0)
+			r.status = nfs3_errno(-err);
 		else
 			r.status = created(req, &op, S_IFDIR, &a.attributes, &fh,
 					   &r.u.resok.obj, &r.u.resok.obj_attributes);
@@ -244,6 +197,7 @@ enum rpc_accept_stat nfs3_symlink(struct rpc_req *req)
 	char target[PATH_MAX];
 	struct nfsx_fh fh;
 	struct dirop op;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_SYMLINK3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -263,8 +217,9 @@ enum rpc_accept_stat nfs3_symlink(struct rpc_req *req)
 	}
 	memcpy(target, t->data, t->len);
 	target[t->len] = 0;
-	if (symlinkat(target, op.d.fd, op.name) < 0)
-		r.status = nfs3_errno(errno);
+	err = op.d.vexp->ops->symlink(op.d.vexp, &op.d.obj, op.name, target);
+	if (err < 0)
+		r.status = nfs3_errno(-err);
 	else
 		r.status = created(req, &op, S_IFLNK, &a.symlink.symlink_attributes, &fh,
 				   &r.u.resok.obj, &r.u.resok.obj_attributes);
@@ -283,6 +238,7 @@ enum rpc_accept_stat nfs3_mknod(struct rpc_req *req)
 	struct dirop op;
 	mode_t type = 0;
 	dev_t dev = 0;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_MKNOD3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -315,8 +271,9 @@ enum rpc_accept_stat nfs3_mknod(struct rpc_req *req)
 	}
 	/* Devices need CAP_MKNOD, which a non-root fsuid does not have:
 	 * EPERM -> NFS3ERR_PERM, as with nfsd. */
-	if (mknodat(op.d.fd, op.name, type | create_mode(sa), dev) < 0)
-		r.status = nfs3_errno(errno);
+	err = op.d.vexp->ops->mknod(op.d.vexp, &op.d.obj, op.name, type | create_mode(sa), dev);
+	if (err < 0)
+		r.status = nfs3_errno(-err);
 	else
 		r.status = created(req, &op, type, sa, &fh, &r.u.resok.obj,
 				   &r.u.resok.obj_attributes);
@@ -327,28 +284,23 @@ out:
 }
 
 /*
- * REMOVE and RMDIR: unlinkat(2) on the name. REMOVE of a directory gets
- * EISDIR from the kernel -> NFS3ERR_ISDIR (nfsd calls vfs_unlink for
+ * REMOVE and RMDIR: the backend's remove of the name. REMOVE of a
+ * directory gets EISDIR from the kernel -> NFS3ERR_ISDIR (nfsd calls vfs_unlink for
  * REMOVE whatever the type and answers the same); RMDIR of a
  * non-directory ENOTDIR -> NFS3ERR_NOTDIR; RMDIR of a non-empty one
  * ENOTEMPTY (or EEXIST on some file systems) -> NFS3ERR_NOTEMPTY.
  */
 static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 *da,
-				   int flags, struct wcc_data *ok, struct wcc_data *fail)
+				   bool dir, struct wcc_data *ok, struct wcc_data *fail)
 {
 	enum nfsstat3 st;
 	struct dirop op;
+	int err;
 
 	st = dirop_begin(req, da, NFS3ERR_ACCES, &op);
-	/* A cached descriptor would keep a removed file's blocks. */
-	if (st == NFS3_OK)
-		vfs_node_forget_name(op.d.vexp, op.d.fd, op.name);
-	if (st == NFS3_OK && unlinkat(op.d.fd, op.name, flags) < 0) {
-		int e = errno;
-
-		st = (flags & AT_REMOVEDIR) && e == EEXIST ? NFS3ERR_NOTEMPTY
-							   : nfs3_errno(e);
-	}
+	if (st == NFS3_OK &&
+	    (err = op.d.vexp->ops->remove(op.d.vexp, &op.d.obj, op.name, dir)) < 0)
+		st = nfs3_errno(-err);
 	dirop_wcc(&op, st == NFS3_OK ? ok : fail);
 	export_release(&op.d);
 	return st;
@@ -361,7 +313,7 @@ enum rpc_accept_stat nfs3_remove(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_REMOVE3args, &a))
 		return RPC_GARBAGE_ARGS;
-	r.status = remove_common(req, &a.object, 0, &r.u.resok.dir_wcc,
+	r.status = remove_common(req, &a.object, false, &r.u.resok.dir_wcc,
 				 &r.u.resfail.dir_wcc);
 	return REPLY(xdr_enc_REMOVE3res, &r);
 }
@@ -373,7 +325,7 @@ enum rpc_accept_stat nfs3_rmdir(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_RMDIR3args, &a))
 		return RPC_GARBAGE_ARGS;
-	r.status = remove_common(req, &a.object, AT_REMOVEDIR, &r.u.resok.dir_wcc,
+	r.status = remove_common(req, &a.object, true, &r.u.resok.dir_wcc,
 				 &r.u.resfail.dir_wcc);
 	return REPLY(xdr_enc_RMDIR3res, &r);
 }
@@ -381,7 +333,7 @@ enum rpc_accept_stat nfs3_rmdir(struct rpc_req *req)
 /*
  * RENAME: both directories resolved (each handle with its own export's
  * client rules), both must be in the same export (else XDEV, as nfsd),
- * then renameat(2), which replaces a target of a compatible type
+ * then the backend's rename (renameat(2)), which replaces a target of a compatible type
  * atomically (EISDIR, ENOTDIR, ENOTEMPTY otherwise) and never follows
  * either name.
  */
@@ -392,13 +344,14 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 	struct dirop from, to = { 0 };
 	struct wcc_data *fw, *tw;
 	enum nfsstat3 st;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_RENAME3args, &a))
 		return RPC_GARBAGE_ARGS;
 	/* Released at out: whether or not it is resolved (node NULL). */
-	to.d.fd = -1;
+	to.d.obj = VFS_OBJ_NONE;
 	r.status = dirop_begin(req, &a.from, NFS3ERR_PERM, &from);
-	if (from.d.fd < 0)
+	if (!vfs_obj_ok(&from.d.obj))
 		goto out;
 	/* Both directories are resolved whatever the checks of the first
 	 * said, so that both wcc_data can be given. */
@@ -411,11 +364,9 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 		r.status = NFS3ERR_XDEV;
 		goto out;
 	}
-	vfs_node_forget_name(to.d.vexp, to.d.fd, to.name);   /* a replaced target */
-	if (renameat(from.d.fd, from.name, to.d.fd, to.name) < 0)
-		r.status = nfs3_errno(errno == EEXIST ? ENOTEMPTY : errno);
-	else
-		vfs_renamed(from.d.vexp, from.d.fd, from.name, to.d.fd, to.name);
+	err = from.d.vexp->ops->rename(from.d.vexp, &from.d.obj, from.name, &to.d.obj, to.name);
+	if (err < 0)
+		r.status = nfs3_errno(-err);
 out:
 	fw = r.status == NFS3_OK ? &r.u.resok.fromdir_wcc : &r.u.resfail.fromdir_wcc;
 	tw = r.status == NFS3_OK ? &r.u.resok.todir_wcc : &r.u.resfail.todir_wcc;
@@ -427,14 +378,10 @@ out:
 }
 
 /*
- * LINK: linkat(2) of the file's inode into the directory. Not
- * linkat(fd, "", ..., AT_EMPTY_PATH): that needs CAP_DAC_READ_SEARCH,
- * which a non-root fsuid does not have (ENOENT on Linux < 6.10). The
- * magic link /proc/self/fd/N with AT_SYMLINK_FOLLOW names the same
- * inode (a symlink is linked itself, not its target) and the kernel
- * checks the caller's rights, including fs.protected_hardlinks (which
- * nfsd, calling vfs_link directly, does not). A directory: EPERM ->
- * NFS3ERR_PERM. File and directory in different exports: XDEV.
+ * LINK: the file's inode linked into the directory by the backend, as
+ * the caller (posix_ops.c says how, and why not AT_EMPTY_PATH). A
+ * directory: EPERM -> NFS3ERR_PERM. File and directory in different
+ * exports: XDEV.
  */
 enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 {
@@ -442,12 +389,12 @@ enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 	struct LINK3res r = { 0 };
 	struct export_obj f;
 	struct dirop op = { 0 };
-	char p[64];
+	int err;
 
 	if (!ARGS_OK(xdr_dec_LINK3args, &a))
 		return RPC_GARBAGE_ARGS;
 	/* Released at out: whether or not it is resolved (node NULL). */
-	op.d.fd = -1;
+	op.d.obj = VFS_OBJ_NONE;
 	r.status = nfs3_resolve(req, &a.file, &f);
 	if (r.status != NFS3_OK)
 		goto out;
@@ -458,15 +405,15 @@ enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 		r.status = NFS3ERR_XDEV;
 		goto out;
 	}
-	fd_path(p, sizeof(p), f.fd);
-	if (linkat(AT_FDCWD, p, op.d.fd, op.name, AT_SYMLINK_FOLLOW) < 0)
-		r.status = nfs3_errno(errno);
+	err = op.d.vexp->ops->link(op.d.vexp, &f.obj, &op.d.obj, op.name);
+	if (err < 0)
+		r.status = nfs3_errno(-err);
 out:
 	if (r.status == NFS3_OK) {
-		nfs3_post_op(&f, f.fd, &r.u.resok.file_attributes);
+		nfs3_post_op(&f, &f.obj, &r.u.resok.file_attributes);
 		dirop_wcc(&op, &r.u.resok.linkdir_wcc);
 	} else {
-		nfs3_post_op(&f, f.fd, &r.u.resfail.file_attributes);
+		nfs3_post_op(&f, &f.obj, &r.u.resfail.file_attributes);
 		dirop_wcc(&op, &r.u.resfail.linkdir_wcc);
 	}
 	export_release(&op.d);

@@ -3,14 +3,11 @@
  * NFSv3 procedures that change a file: WRITE, COMMIT, SETATTR, CREATE.
  *
  * DESIGN
- * - As everywhere in nfs3/, the object is an O_PATH descriptor and the
- *   worker thread already acts as the (squashed) caller, so the kernel's
- *   permission checks decide. O_PATH descriptors cannot be written,
- *   fchmod()ed or futimens()ed: data goes through a descriptor reopened
- *   through /proc/self/fd (vfs_reopen), mode and times through the
- *   /proc/self/fd/N path (the magic link names the object itself, even a
- *   symlink, without following anything further), ownership through
- *   fchownat(AT_EMPTY_PATH).
+ * - As everywhere in nfs3/, the object comes from nfs3_resolve and the
+ *   worker thread already acts as the (squashed) caller, so the
+ *   backend's permission checks decide; data goes through the object
+ *   opened for I/O (export_open_io), attributes through the backend's
+ *   setattr (vfs/ops.h).
  * - Owner override, as Linux's nfsd (NFSD_MAY_OWNER_OVERRIDE): the owner
  *   of a file may write and truncate it even when its mode forbids it. A
  *   client that creates a file 0444 (tar, cp -p) then writes it through
@@ -36,36 +33,6 @@
 #include "nfs3/write_head.h"
 #include "util/log.h"
 
-
-static void proc_path(char *buf, size_t len, int fd)
-{
-	snprintf(buf, len, "/proc/self/fd/%d", fd);
-}
-
-/*
- * reopen_write - the regular file @fd (of owner @owner) reopened O_WRONLY
- * as the caller @c, with the owner override described above. For
- * truncation, which may name a file just created and not in the node
- * cache; WRITE and COMMIT use the cache (export_open_io).
- * Return values: fd to close, or -errno.
- */
-static int reopen_write(const struct vfs_cred *c, int fd, uid_t owner)
-{
-	int wfd = vfs_reopen(fd, O_WRONLY);
-
-	if (wfd != -EACCES || c->uid != owner)
-		return wfd;
-	if (vfs_become(NULL) < 0)
-		return -EACCES;
-	wfd = vfs_reopen(fd, O_WRONLY);
-	if (vfs_become(c) < 0) {
-		/* Never go on as root. */
-		if (wfd >= 0)
-			close(wfd);
-		return -EPERM;
-	}
-	return wfd;
-}
 
 /* ISDIR for a directory, INVAL for anything else that is not a regular file. */
 static enum nfsstat3 not_regular(const struct stat *st)
@@ -105,10 +72,11 @@ static enum nfsstat3 data_change_begin(const struct export_obj *o, struct pre_op
  * pwrite's. Encodes the reply; @o stays held.
  */
 static enum rpc_accept_stat write_reply(struct rpc_req *req, const struct export_obj *o,
-					int fd, const struct pre_op_attr *pre,
+					const struct vfs_obj *io, const struct pre_op_attr *pre,
 					enum stable_how stable, uint32_t done, int err)
 {
 	struct WRITE3res r = { 0 };
+	int e;
 
 	if (err && done == 0) {
 		r.status = nfs3_errno(err);
@@ -116,18 +84,19 @@ static enum rpc_accept_stat write_reply(struct rpc_req *req, const struct export
 	}
 	r.u.resok.committed = UNSTABLE;
 	if (stable == DATA_SYNC || stable == FILE_SYNC) {
-		if ((stable == DATA_SYNC ? fdatasync(fd) : fsync(fd)) < 0) {
-			r.status = nfs3_errno(errno);
+		e = o->vexp->ops->commit(o->vexp, io, stable == DATA_SYNC);
+		if (e < 0) {
+			r.status = nfs3_errno(-e);
 			goto fail;
 		}
 		r.u.resok.committed = stable;
 	}
 	r.u.resok.count = done;
 	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
-	nfs3_wcc(o, fd, pre, &r.u.resok.file_wcc);
+	nfs3_wcc(o, io, pre, &r.u.resok.file_wcc);
 	return REPLY(xdr_enc_WRITE3res, &r);
 fail:
-	nfs3_wcc(o, fd, pre, &r.u.resfail.file_wcc);
+	nfs3_wcc(o, io, pre, &r.u.resfail.file_wcc);
 	return REPLY(xdr_enc_WRITE3res, &r);
 }
 
@@ -138,9 +107,10 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 	struct pre_op_attr pre = { 0 };
 	struct export_obj o;
 	enum rpc_accept_stat st;
+	struct vfs_obj io = VFS_OBJ_NONE;
 	const uint8_t *p;
 	uint32_t count, done = 0;
-	int fd = -1, err = 0;
+	int e, err = 0;
 
 	if (!ARGS_OK(xdr_dec_WRITE3args, &a) || a.count > a.data.len)
 		return RPC_GARBAGE_ARGS;
@@ -160,29 +130,29 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		r.status = NFS3ERR_FBIG;
 		goto fail;
 	}
-	fd = export_open_io(&o, O_WRONLY);
-	if (fd < 0) {
-		r.status = nfs3_errno(-fd);
+	e = export_open_io(&o, O_WRONLY, &io);
+	if (e < 0) {
+		r.status = nfs3_errno(-e);
 		goto fail;
 	}
 	p = a.data.data;
 	while (done < count) {
-		ssize_t n = pwrite(fd, p + done, count - done,
-				   (off_t)(a.offset + done));
+		ssize_t n = o.vexp->ops->write(o.vexp, &io, p + done, count - done,
+					       a.offset + done);
 
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n <= 0) {
-			err = n < 0 ? errno : ENOSPC;
+			err = n < 0 ? (int)-n : ENOSPC;
 			break;
 		}
 		done += (uint32_t)n;
 	}
-	st = write_reply(req, &o, fd, &pre, a.stable, done, err);
+	st = write_reply(req, &o, &io, &pre, a.stable, done, err);
 	export_release(&o);
 	return st;
 fail:
-	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
+	nfs3_wcc(&o, vfs_obj_ok(&io) ? &io : &o.obj, &pre, &r.u.resfail.file_wcc);
 out:
 	export_release(&o);
 	return REPLY(xdr_enc_WRITE3res, &r);
@@ -199,6 +169,7 @@ out:
  */
 struct write_bulk {
 	struct export_obj o;
+	struct vfs_obj io;
 	struct pre_op_attr pre;
 	enum stable_how stable;
 };
@@ -267,21 +238,22 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		return false;
 	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
 		goto release;
-	fd = export_open_io(&w->o, O_WRONLY);
-	if (fd < 0 || !export_obj_detach(&w->o))
+	if (export_open_io(&w->o, O_WRONLY, &w->io) < 0 || !w->o.vexp->ops->splice_fd ||
+	    (fd = w->o.vexp->ops->splice_fd(w->o.vexp, &w->io)) < 0 ||
+	    !export_obj_detach(&w->o))
 		goto release;
 	w->stable = h.stable;
 	b->fd = fd;
 	b->priv = w;
 	b->enter = write_bulk_enter;
 	while (b->done < avail) {
-		ssize_t n = pwrite(fd, d->p + b->done, avail - b->done,
-				   (off_t)(off + b->done));
+		ssize_t n = w->o.vexp->ops->write(w->o.vexp, &w->io, d->p + b->done,
+						  avail - b->done, off + b->done);
 
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n <= 0) {
-			b->err = n < 0 ? errno : ENOSPC;
+			b->err = n < 0 ? (int)-n : ENOSPC;
 			break;
 		}
 		b->done += (uint32_t)n;
@@ -306,7 +278,7 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 	if (!b->aborted && write_bulk_enter(b) < 0)
 		st = RPC_SYSTEM_ERR; /* never go on as someone else */
 	else if (!b->aborted)
-		st = write_reply(req, &w->o, b->fd, &w->pre, w->stable, b->done, b->err);
+		st = write_reply(req, &w->o, &w->io, &w->pre, w->stable, b->done, b->err);
 	export_release(&w->o);
 	return st;
 }
@@ -326,7 +298,8 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 	struct COMMIT3res r = { 0 };
 	struct pre_op_attr pre = { 0 };
 	struct export_obj o;
-	int fd = -1;
+	struct vfs_obj io = VFS_OBJ_NONE;
+	int err;
 
 	if (!ARGS_OK(xdr_dec_COMMIT3args, &a))
 		return RPC_GARBAGE_ARGS;
@@ -340,20 +313,21 @@ enum rpc_accept_stat nfs3_commit(struct rpc_req *req)
 		r.status = NFS3ERR_INVAL;
 		goto fail;
 	}
-	fd = export_open_io(&o, O_WRONLY);
-	if (fd < 0) {
-		r.status = nfs3_errno(-fd);
+	err = export_open_io(&o, O_WRONLY, &io);
+	if (err < 0) {
+		r.status = nfs3_errno(-err);
 		goto fail;
 	}
-	if (fsync(fd) < 0) {
-		r.status = nfs3_errno(errno);
+	err = o.vexp->ops->commit(o.vexp, &io, false);
+	if (err < 0) {
+		r.status = nfs3_errno(-err);
 		goto fail;
 	}
 	memcpy(r.u.resok.verf.val, nfs3->write_verf, sizeof(r.u.resok.verf.val));
-	nfs3_wcc(&o, fd, &pre, &r.u.resok.file_wcc);
+	nfs3_wcc(&o, &io, &pre, &r.u.resok.file_wcc);
 	goto out;
 fail:
-	nfs3_wcc(&o, fd >= 0 ? fd : o.fd, &pre, &r.u.resfail.file_wcc);
+	nfs3_wcc(&o, vfs_obj_ok(&io) ? &io : &o.obj, &pre, &r.u.resfail.file_wcc);
 out:
 	export_release(&o);
 	return REPLY(xdr_enc_COMMIT3res, &r);
@@ -368,73 +342,54 @@ static bool sattr_empty(const struct sattr3 *s)
 	       s->mtime.set_it == DONT_CHANGE;
 }
 
-static void set_ts(struct timespec *ts, enum time_how how, const struct nfstime3 *t)
+static struct timespec nfs_ts(enum time_how how, const struct nfstime3 *t)
 {
-	switch (how) {
-	case SET_TO_SERVER_TIME:
-		ts->tv_sec = 0;
-		ts->tv_nsec = UTIME_NOW;
-		break;
-	case SET_TO_CLIENT_TIME:
-		ts->tv_sec = (time_t)t->seconds;
-		ts->tv_nsec = t->nseconds;
-		break;
-	default:
-		ts->tv_sec = 0;
-		ts->tv_nsec = UTIME_OMIT;
-		break;
+	struct timespec ts = { 0, UTIME_NOW };
+
+	if (how == SET_TO_CLIENT_TIME) {
+		ts.tv_sec = (time_t)t->seconds;
+		ts.tv_nsec = t->nseconds;
 	}
+	return ts;
 }
 
 /*
- * apply_sattr - make the object @fd (of @o, whose stat is @st) have the
- * attributes @s asks for, as the caller. Order as in Linux's nfsd: size
- * first, then owner, mode, times (a chown clears set-id bits, and the
- * mode asked must win; a truncation changes mtime, and the times asked
- * must win). Not atomic: a failure part-way leaves the earlier changes.
- * Return values: NFS3_OK or the error.
+ * apply_sattr - make the object @obj of @o, whose stat is @st, have the
+ * attributes @s asks for, as the caller (the backend's setattr: Linux
+ * nfsd's order, not atomic). Return values: NFS3_OK or the error.
  */
-static enum nfsstat3 apply_sattr(struct rpc_req *req, const struct export_obj *o,
-				 int fd, const struct stat *st, const struct sattr3 *s)
+static enum nfsstat3 apply_sattr(const struct export_obj *o, const struct vfs_obj *obj,
+				 const struct stat *st, const struct sattr3 *s)
 {
-	char path[64];
+	struct vfs_sattr sa = { 0 };
+	int err;
 
-	proc_path(path, sizeof(path), fd);
 	if (s->size.set_it) {
-		int wfd, r = 0;
-
-		if (!S_ISREG(st->st_mode))
-			return not_regular(st);
-		if (s->size.u.size > (uint64_t)INT64_MAX)
-			return NFS3ERR_FBIG;
-		wfd = reopen_write(&o->cred, fd, st->st_uid);
-		if (wfd < 0)
-			return nfs3_errno(-wfd);
-		/* Linux skips a truncation to the current size (no mtime change). */
-		if ((uint64_t)st->st_size != s->size.u.size)
-			r = ftruncate(wfd, (off_t)s->size.u.size) < 0 ? errno : 0;
-		close(wfd);
-		if (r)
-			return nfs3_errno(r);
+		sa.mask |= VFS_SET_SIZE;
+		sa.size = s->size.u.size;
 	}
-	if (s->uid.set_it || s->gid.set_it) {
-		uid_t uid = s->uid.set_it ? (uid_t)s->uid.u.uid : (uid_t)-1;
-		gid_t gid = s->gid.set_it ? (gid_t)s->gid.u.gid : (gid_t)-1;
-
-		if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-			return nfs3_errno(errno);
+	if (s->uid.set_it) {
+		sa.mask |= VFS_SET_UID;
+		sa.uid = (uid_t)s->uid.u.uid;
 	}
-	if (s->mode.set_it && chmod(path, (mode_t)(s->mode.u.mode & 07777)) < 0)
-		return nfs3_errno(errno);
-	if (s->atime.set_it != DONT_CHANGE || s->mtime.set_it != DONT_CHANGE) {
-		struct timespec ts[2];
-
-		set_ts(&ts[0], s->atime.set_it, &s->atime.u.atime);
-		set_ts(&ts[1], s->mtime.set_it, &s->mtime.u.mtime);
-		if (utimensat(AT_FDCWD, path, ts, 0) < 0)
-			return nfs3_errno(errno);
+	if (s->gid.set_it) {
+		sa.mask |= VFS_SET_GID;
+		sa.gid = (gid_t)s->gid.u.gid;
 	}
-	return NFS3_OK;
+	if (s->mode.set_it) {
+		sa.mask |= VFS_SET_MODE;
+		sa.mode = (mode_t)(s->mode.u.mode & 07777);
+	}
+	if (s->atime.set_it != DONT_CHANGE) {
+		sa.mask |= VFS_SET_ATIME;
+		sa.atime = nfs_ts(s->atime.set_it, &s->atime.u.atime);
+	}
+	if (s->mtime.set_it != DONT_CHANGE) {
+		sa.mask |= VFS_SET_MTIME;
+		sa.mtime = nfs_ts(s->mtime.set_it, &s->mtime.u.mtime);
+	}
+	err = o->vexp->ops->setattr(o->vexp, obj, st, &sa, &o->cred);
+	return err < 0 ? nfs3_errno(-err) : NFS3_OK;
 }
 
 /*
@@ -472,10 +427,10 @@ enum rpc_accept_stat nfs3_setattr(struct rpc_req *req)
 		goto wcc;
 	}
 	if (!sattr_empty(&a.new_attributes))
-		r.status = apply_sattr(req, &o, o.fd, &o.st, &a.new_attributes);
+		r.status = apply_sattr(&o, &o.obj, &o.st, &a.new_attributes);
 wcc:
 	/* resok and resfail hold the same wcc_data. */
-	nfs3_wcc(&o, o.fd, &pre, &r.u.resok.obj_wcc);
+	nfs3_wcc(&o, &o.obj, &pre, &r.u.resok.obj_wcc);
 out:
 	export_release(&o);
 	return REPLY(xdr_enc_SETATTR3res, &r);
@@ -510,9 +465,8 @@ static void verf_times(const createverf3 *v, time_t *mtime, time_t *atime)
  * applies its umask and, for EXCLUSIVE, sets the mode afterwards); the
  * process umask is undone by a chmod when it took bits away. The final
  * component is never followed: a symlink there exists, so it is EXIST.
- * The file is created with O_CREAT|O_EXCL after a lookup, so the kind of
- * create is decided without a race that would truncate or reuse another
- * file.
+ * The file is created exclusively after a lookup, so the kind of create
+ * is decided without a race that would truncate or reuse another file.
  */
 enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 {
@@ -525,8 +479,10 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 	struct export_obj o;
 	struct stat st;
 	char name[NAME_MAX + 1];
+	struct vfs_obj c = VFS_OBJ_NONE;
+	const struct vfs_ops *ops;
 	mode_t mode = 0;
-	int fd = -1, e, tries;
+	int e, tries;
 	bool created = false;
 
 	if (!ARGS_OK(xdr_dec_CREATE3args, &a))
@@ -534,6 +490,7 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 	r.status = nfs3_resolve(req, &a.where.dir, &o);
 	if (r.status != NFS3_OK)
 		goto out;
+	ops = o.vexp->ops;
 	nfs3_pre_op(&o, &pre);
 	r.status = nfs3_writable(&o);
 	if (r.status != NFS3_OK)
@@ -560,30 +517,29 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 	}
 
 	/* Look, then create exclusively; a file appearing in between is looked at again. */
-	for (tries = 0; tries < 3 && fd < 0; tries++) {
-		fd = openat(o.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
+	for (tries = 0; tries < 3 && !vfs_obj_ok(&c); tries++) {
+		e = ops->lookup(o.vexp, &o.obj, name, &c);
+		if (e == 0)
 			break;
-		if (errno != ENOENT) {
-			r.status = nfs3_errno(errno);
+		if (e != -ENOENT) {
+			r.status = nfs3_errno(-e);
 			goto fail;
 		}
-		fd = openat(o.fd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW |
-			    O_CLOEXEC, mode);
-		if (fd >= 0) {
+		e = ops->create(o.vexp, &o.obj, name, mode, &c);
+		if (e == 0) {
 			created = true;
 			break;
 		}
-		if (errno != EEXIST || a.how.mode == GUARDED) {
-			r.status = nfs3_errno(errno);
+		if (e != -EEXIST || a.how.mode == GUARDED) {
+			r.status = nfs3_errno(-e);
 			goto fail;
 		}
 	}
-	if (fd < 0) {
+	if (!vfs_obj_ok(&c)) {
 		r.status = NFS3ERR_EXIST;
 		goto fail;
 	}
-	if (vfs_stat(fd, &st) < 0) {
+	if (ops->getattr(o.vexp, &c, &st) < 0) {
 		r.status = NFS3ERR_IO;
 		goto fail;
 	}
@@ -600,7 +556,7 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 			/* Only the size applies to an existing file (Linux). */
 			memset(&rest, 0, sizeof(rest));
 			rest.size = attrs->size;
-			r.status = apply_sattr(req, &o, fd, &st, &rest);
+			r.status = apply_sattr(&o, &c, &st, &rest);
 			break;
 		case EXCLUSIVE:
 			verf_times(&a.how.u.verf, &vm, &va);
@@ -613,38 +569,37 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 			break;
 		}
 	} else if (a.how.mode == EXCLUSIVE) {
-		struct timespec ts[2] = { { 0, 0 }, { 0, 0 } };
-		char path[64];
+		struct vfs_sattr sa = { .mask = VFS_SET_ATIME | VFS_SET_MTIME };
 
-		verf_times(&a.how.u.verf, &ts[1].tv_sec, &ts[0].tv_sec);
-		proc_path(path, sizeof(path), fd);
-		if (utimensat(AT_FDCWD, path, ts, 0) < 0)
-			r.status = nfs3_errno(errno);
+		verf_times(&a.how.u.verf, &sa.mtime.tv_sec, &sa.atime.tv_sec);
+		e = ops->setattr(o.vexp, &c, &st, &sa, &o.cred);
+		if (e < 0)
+			r.status = nfs3_errno(-e);
 	} else {
 		/* The mode went in with the create; the rest like SETATTR. */
 		rest = *attrs;
 		rest.mode.set_it = (st.st_mode & 07777) != mode;
 		rest.mode.u.mode = mode;
 		if (!sattr_empty(&rest))
-			r.status = apply_sattr(req, &o, fd, &st, &rest);
+			r.status = apply_sattr(&o, &c, &st, &rest);
 	}
 	if (r.status != NFS3_OK)
 		goto fail;
 
-	r.status = nfs3_handle(&o, fd, &fh, &r.u.resok.obj.u.handle);
+	r.status = nfs3_handle(&o, &c, &fh, &r.u.resok.obj.u.handle);
 	if (r.status != NFS3_OK)
 		goto fail;
 	r.u.resok.obj.handle_follows = true;
-	nfs3_post_op(&o, fd, &r.u.resok.obj_attributes);
-	nfs3_wcc(&o, o.fd, &pre, &r.u.resok.dir_wcc);
+	nfs3_post_op(&o, &c, &r.u.resok.obj_attributes);
+	nfs3_wcc(&o, &o.obj, &pre, &r.u.resok.dir_wcc);
 	goto out;
 fail:
 	/* A file created here whose attributes could not be set stays: as in
 	 * Linux, the client learns the error and may remove it. */
-	nfs3_wcc(&o, o.fd, &pre, &r.u.resfail.dir_wcc);
+	nfs3_wcc(&o, &o.obj, &pre, &r.u.resfail.dir_wcc);
 out:
-	if (fd >= 0)
-		close(fd);
+	if (vfs_obj_ok(&c))
+		o.vexp->ops->release(&c);
 	export_release(&o);
 	return REPLY(xdr_enc_CREATE3res, &r);
 }

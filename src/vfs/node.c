@@ -431,6 +431,27 @@ static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end, bool *retr
 	return NULL;
 }
 
+bool vfs_map_resident(const uint8_t *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(page - 1), end = (uintptr_t)p + len;
+	unsigned char v[256];
+
+	while (a < end) {
+		size_t n = (end - a + page - 1) / page, i;
+
+		if (n > sizeof(v))
+			n = sizeof(v);
+		if (mincore((void *)a, n * page, v) < 0)
+			return false;
+		for (i = 0; i < n; i++)
+			if (!(v[i] & 1))
+				return false;
+		a += n * page;
+	}
+	return true;
+}
+
 uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len)
 {
 	int i = acc_index(acc);

@@ -107,6 +107,14 @@ uint8_t *vfs_node_map(struct vfs_node *n, int acc, uint64_t end, size_t *len);
  */
 int vfs_node_map_populate(struct vfs_node *n, uint64_t off, size_t len);
 
+/*
+ * vfs_map_resident - is every page of [@p, @p + @len), in a mapping
+ * vfs_node_map gave, in memory (mincore)? A read fault in a tmpfs hole
+ * would allocate the page (read(2) uses the zero page), so sparse and
+ * swapped-out ranges are read the ordinary way.
+ */
+bool vfs_map_resident(const uint8_t *p, size_t len);
+
 /* Another reference to @n, held by a caller that already holds one. */
 void vfs_node_hold(struct vfs_node *n);
 

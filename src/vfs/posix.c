@@ -86,6 +86,7 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 
 	memset(e, 0, sizeof(*e));
 	e->id = id;
+	e->ops = &vfs_ops_posix;
 	if (strlen(path) >= sizeof(e->path))
 		return -ENAMETOOLONG;
 	strcpy(e->path, path);

@@ -32,9 +32,11 @@
 #include <sys/stat.h>
 
 #include "vfs/fh.h"
+#include "vfs/ops.h"
 
 struct vfs_export {
 	uint32_t id;
+	const struct vfs_ops *ops;   /* what protocols call (ops.h) */
 	char path[4096];
 	char canon[4096];  /* realpath of path: what /proc/self/fd links show */
 	int root_fd;      /* O_PATH | O_DIRECTORY */
