@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "export/exports.h"
+#include "export/pseudo.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
 #include "vfs/node.h"
@@ -74,6 +75,7 @@ struct export_snap {
 	unsigned int n;
 	struct export_crossing *cross;    /* crossing.c */
 	unsigned int ncross, cap;
+	struct export_pseudo pseudo;      /* NFSv4's name space (pseudo.h) */
 	/* common.c's bookkeeping */
 	atomic_int_least64_t released;  /* see export_snap_put() */
 	unsigned int slot;

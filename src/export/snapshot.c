@@ -66,6 +66,7 @@ static void snap_free(struct export_snap *x)
 	unsigned int i, slot = x->slot;
 
 	export_crossings_free(x);
+	export_pseudo_free(&x->pseudo);
 	for (i = 0; i < x->n; i++)
 		root_put(x->roots[i]);
 	free(x->roots);
@@ -227,6 +228,13 @@ int export_replace(struct nfsx_exports *ex, struct export_reload_stats *st,
 		else
 			st->added++;
 	}
+	if (export_pseudo_build(ex, &x->pseudo) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (x->pseudo.unreachable)
+		log_warn("%u export(s) outside the fsid=0 export %s: not reachable over NFSv4",
+			 x->pseudo.unreachable, x->pseudo.root_exp->path);
 	e = NULL;
 	while (old && (e = exports_next(old->set, e)))
 		if (!exports_find_path(ex, e->path))
@@ -255,6 +263,7 @@ int export_replace(struct nfsx_exports *ex, struct export_reload_stats *st,
 	free(gone);
 	return 0;
 fail:
+	export_pseudo_free(&x->pseudo);
 	for (i = 0; i < x->n; i++)
 		root_put(x->roots[i]);
 	free(x->roots);
