@@ -13,11 +13,18 @@
 #define ARGOP_MIN_WIRE 4u
 #define RESOP_MIN_WIRE 8u
 
-/* The last operation of each minor version; 4.2 adds its own here. */
-#define NFS4_LAST_OP_V40 OP_RELEASE_LOCKOWNER
-#define NFS4_LAST_OP_V41 OP_RECLAIM_COMPLETE
-#define NFS4_LAST_CB_OP_V40 OP_CB_RECALL
-#define NFS4_LAST_CB_OP_V41 OP_CB_NOTIFY_DEVICEID
+/*
+ * The last operation of each minor version (the extended attribute
+ * operations of RFC 8276 extend 4.2); a new minor version adds its own.
+ */
+static const uint32_t last_op[] = {
+	OP_RELEASE_LOCKOWNER, OP_RECLAIM_COMPLETE, OP_REMOVEXATTR,
+};
+static const uint32_t last_cb_op[] = {
+	OP_CB_RECALL, OP_CB_NOTIFY_DEVICEID, OP_CB_OFFLOAD,
+};
+
+#define NMINOR (sizeof(last_op) / sizeof(last_op[0]))
 
 static bool dec_args_head(struct xdr_dec *d, struct nfs4_args_head *h,
 			  bool cb)
@@ -83,18 +90,20 @@ size_t nfs4_compound_res_head_size(uint32_t tag_len)
 	return 4 + 4 + ((size_t)tag_len + 3u) / 4u * 4u + 4;
 }
 
+/* Minor versions past the last one known here have its operations. */
+static uint32_t minor_index(uint32_t minorversion)
+{
+	return minorversion < NMINOR ? minorversion : NMINOR - 1;
+}
+
 bool nfs4_op_known(uint32_t op, uint32_t minorversion)
 {
-	uint32_t last = minorversion ? NFS4_LAST_OP_V41 : NFS4_LAST_OP_V40;
-
-	return op >= OP_ACCESS && op <= last;
+	return op >= OP_ACCESS && op <= last_op[minor_index(minorversion)];
 }
 
 bool nfs4_cb_op_known(uint32_t op, uint32_t minorversion)
 {
-	uint32_t last = minorversion ? NFS4_LAST_CB_OP_V41 : NFS4_LAST_CB_OP_V40;
-
-	return op >= OP_CB_GETATTR && op <= last;
+	return op >= OP_CB_GETATTR && op <= last_cb_op[minor_index(minorversion)];
 }
 
 /*

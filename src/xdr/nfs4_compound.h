@@ -114,17 +114,20 @@ size_t nfs4_compound_res_head_size(uint32_t tag_len);
 
 /*
  * nfs4_op_known - whether @op is an operation of minor version
- * @minorversion: 3..39 in every minor version, 40..58 from 4.1 on.
- * OP_ILLEGAL is not (its only meaning is to be answered as illegal).
- * The 4.0 operations stay known in 4.1: RFC 8881 makes them "MUST NOT
- * implement", answered with NFS4ERR_NOTSUPP, not with OP_ILLEGAL.
+ * @minorversion: 3..39 in 4.0, 3..58 in 4.1, 3..75 in 4.2 (with the
+ * extended attribute operations of RFC 8276); a later minor version
+ * than those is taken as 4.2 (the server refuses minor versions it does
+ * not serve before it decodes any operation). OP_ILLEGAL is not known
+ * (its only meaning is to be answered as illegal). The 4.0 operations
+ * stay known in 4.1: RFC 8881 makes them "MUST NOT implement", answered
+ * with NFS4ERR_NOTSUPP, not with OP_ILLEGAL.
  * Return values: true when known.
  */
 bool nfs4_op_known(uint32_t op, uint32_t minorversion);
 
 /*
- * nfs4_cb_op_known - the same for callback operations: 3..4 in every
- * minor version, 5..14 from 4.1 on; OP_CB_ILLEGAL is not known.
+ * nfs4_cb_op_known - the same for callback operations: 3..4 in 4.0,
+ * 3..14 in 4.1, 3..15 in 4.2; OP_CB_ILLEGAL is not known.
  * Return values: true when known.
  */
 bool nfs4_cb_op_known(uint32_t op, uint32_t minorversion);

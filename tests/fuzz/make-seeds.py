@@ -281,8 +281,8 @@ print(f"wrote {len(nseeds)} seeds to {nout}")
 # fuzz_nfs4.c: 0 COMPOUND4args, 1 nfs_argop4, 2 COMPOUND4res,
 # 3 nfs_resop4, 4 CB_COMPOUND4args, 5 nfs_cb_argop4, 6 CB_COMPOUND4res,
 # 7 nfs_cb_resop4, 8 fs_locations4, 9 nfsacl41, 10 COMPOUND op by op,
-# 11 CB_COMPOUND op by op); the rest is that type's encoding as RFC 7531
-# and RFC 5662 lay it out.
+# 11 CB_COMPOUND op by op); the rest is that type's encoding as RFC 7531,
+# RFC 5662, RFC 7863 and RFC 8276 lay it out.
 v4out = os.path.join(os.path.dirname(out), "nfs4")
 
 
@@ -392,6 +392,21 @@ v4seeds = {
     "op-by-op-badxdr": (10, compound([PUTFH, u32(22, 129) + b"\0" * 132])),
     "cb-op-by-op": (11, cb_compound([CB_SEQUENCE, CB_RECALL, CB_RECALL_ANY])),
     "cb-op-by-op-illegal-v40": (11, cb_compound([CB_RECALL, CB_RECALL_SLOT], minor=0)),
+    # NFSv4.2 (RFC 7863) and extended attributes (RFC 8276)
+    "argop-copy": (1, u32(60) + STATEID + STATEID + u64(0, 4096, 65536) + u32(0, 1, 2)
+                   + u32(1) + opaque(b"server1") + u32(3) + opaque(b"tcp")
+                   + opaque(b"127.0.0.1.8.1")),
+    "argop-setxattr": (1, u32(73, 1) + opaque(b"user.color") + opaque(b"blue")),
+    "argop-write-same": (1, u32(70) + STATEID + u32(1) + u64(0, 512, 8, 0) + u32(0)
+                         + u64(0) + opaque(b"\0" * 16)),
+    "resop-read-plus": (3, u32(68, 0, 0, 2, 0) + u64(4096) + opaque(b"hello") + u32(1)
+                        + u64(8192, 65536)),
+    "resop-copy": (3, u32(60, 0, 1) + STATEID + u64(65536) + u32(2) + b"verifier" + u32(1, 0)),
+    "resop-listxattrs": (3, u32(74, 0) + u64(3) + u32(2) + opaque(b"user.a")
+                         + opaque(b"user.bb") + u32(1)),
+    "cb-argop-offload": (5, u32(15) + fh4() + STATEID + u32(10094) + u64(1234)),
+    "op-by-op-v42": (10, compound([SEQUENCE, PUTFH, u32(69) + STATEID + u64(0) + u32(1),
+                                   u32(72) + opaque(b"user.color")], minor=2)),
 }
 os.makedirs(v4out, exist_ok=True)
 for name, (idx, body) in v4seeds.items():

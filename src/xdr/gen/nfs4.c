@@ -144,6 +144,15 @@ static bool xdr__valid_nfsstat4(int32_t x)
 	case NFS4ERR_REJECT_DELEG:
 	case NFS4ERR_RETURNCONFLICT:
 	case NFS4ERR_DELEG_REVOKED:
+	case NFS4ERR_PARTNER_NOTSUPP:
+	case NFS4ERR_PARTNER_NO_AUTH:
+	case NFS4ERR_UNION_NOTSUPP:
+	case NFS4ERR_OFFLOAD_DENIED:
+	case NFS4ERR_WRONG_LFS:
+	case NFS4ERR_BADLABEL:
+	case NFS4ERR_OFFLOAD_NO_REQS:
+	case NFS4ERR_NOXATTR:
+	case NFS4ERR_XATTR2BIG:
 		return true;
 	default:
 		return false;
@@ -365,11 +374,97 @@ bool xdr_enc_ssv_subkey4(struct xdr_enc *e, const enum ssv_subkey4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+static bool xdr__valid_netloc_type4(int32_t x)
+{
+	switch (x) {
+	case NL4_NAME:
+	case NL4_URL:
+	case NL4_NETADDR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool xdr_dec_netloc_type4(struct xdr_dec *d, enum netloc_type4 *v)
+{
+	int32_t x;
+
+	if (!xdr_dec_i32(d, &x) || !xdr__valid_netloc_type4(x))
+		return false;
+	*v = (enum netloc_type4)x;
+	return true;
+}
+
+bool xdr_enc_netloc_type4(struct xdr_enc *e, const enum netloc_type4 *v)
+{
+	return xdr__valid_netloc_type4((int32_t)*v) &&
+	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+static bool xdr__valid_change_attr_type4(int32_t x)
+{
+	switch (x) {
+	case NFS4_CHANGE_TYPE_IS_MONOTONIC_INCR:
+	case NFS4_CHANGE_TYPE_IS_VERSION_COUNTER:
+	case NFS4_CHANGE_TYPE_IS_VERSION_COUNTER_NOPNFS:
+	case NFS4_CHANGE_TYPE_IS_TIME_METADATA:
+	case NFS4_CHANGE_TYPE_IS_UNDEFINED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool xdr_dec_change_attr_type4(struct xdr_dec *d, enum change_attr_type4 *v)
+{
+	int32_t x;
+
+	if (!xdr_dec_i32(d, &x) || !xdr__valid_change_attr_type4(x))
+		return false;
+	*v = (enum change_attr_type4)x;
+	return true;
+}
+
+bool xdr_enc_change_attr_type4(struct xdr_enc *e, const enum change_attr_type4 *v)
+{
+	return xdr__valid_change_attr_type4((int32_t)*v) &&
+	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+static bool xdr__valid_data_content4(int32_t x)
+{
+	switch (x) {
+	case NFS4_CONTENT_DATA:
+	case NFS4_CONTENT_HOLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool xdr_dec_data_content4(struct xdr_dec *d, enum data_content4 *v)
+{
+	int32_t x;
+
+	if (!xdr_dec_i32(d, &x) || !xdr__valid_data_content4(x))
+		return false;
+	*v = (enum data_content4)x;
+	return true;
+}
+
+bool xdr_enc_data_content4(struct xdr_enc *e, const enum data_content4 *v)
+{
+	return xdr__valid_data_content4((int32_t)*v) &&
+	       xdr_enc_i32(e, (int32_t)*v);
+}
+
 static bool xdr__valid_filelayout_hint_care4(int32_t x)
 {
 	switch (x) {
 	case NFLH4_CARE_DENSE:
 	case NFLH4_CARE_COMMIT_THRU_MDS:
+	case NFL42_CARE_IO_ADVISE_THRU_MDS:
 	case NFLH4_CARE_STRIPE_UNIT_SIZE:
 	case NFLH4_CARE_STRIPE_COUNT:
 		return true;
@@ -767,6 +862,70 @@ bool xdr_enc_secinfo_style4(struct xdr_enc *e, const enum secinfo_style4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+static bool xdr__valid_IO_ADVISE_type4(int32_t x)
+{
+	switch (x) {
+	case IO_ADVISE4_NORMAL:
+	case IO_ADVISE4_SEQUENTIAL:
+	case IO_ADVISE4_SEQUENTIAL_BACKWARDS:
+	case IO_ADVISE4_RANDOM:
+	case IO_ADVISE4_WILLNEED:
+	case IO_ADVISE4_WILLNEED_OPPORTUNISTIC:
+	case IO_ADVISE4_DONTNEED:
+	case IO_ADVISE4_NOREUSE:
+	case IO_ADVISE4_READ:
+	case IO_ADVISE4_WRITE:
+	case IO_ADVISE4_INIT_PROXIMITY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool xdr_dec_IO_ADVISE_type4(struct xdr_dec *d, enum IO_ADVISE_type4 *v)
+{
+	int32_t x;
+
+	if (!xdr_dec_i32(d, &x) || !xdr__valid_IO_ADVISE_type4(x))
+		return false;
+	*v = (enum IO_ADVISE_type4)x;
+	return true;
+}
+
+bool xdr_enc_IO_ADVISE_type4(struct xdr_enc *e, const enum IO_ADVISE_type4 *v)
+{
+	return xdr__valid_IO_ADVISE_type4((int32_t)*v) &&
+	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+static bool xdr__valid_setxattr_option4(int32_t x)
+{
+	switch (x) {
+	case SETXATTR4_EITHER:
+	case SETXATTR4_CREATE:
+	case SETXATTR4_REPLACE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool xdr_dec_setxattr_option4(struct xdr_dec *d, enum setxattr_option4 *v)
+{
+	int32_t x;
+
+	if (!xdr_dec_i32(d, &x) || !xdr__valid_setxattr_option4(x))
+		return false;
+	*v = (enum setxattr_option4)x;
+	return true;
+}
+
+bool xdr_enc_setxattr_option4(struct xdr_enc *e, const enum setxattr_option4 *v)
+{
+	return xdr__valid_setxattr_option4((int32_t)*v) &&
+	       xdr_enc_i32(e, (int32_t)*v);
+}
+
 static bool xdr__valid_nfs_opnum4(int32_t x)
 {
 	switch (x) {
@@ -826,6 +985,23 @@ static bool xdr__valid_nfs_opnum4(int32_t x)
 	case OP_WANT_DELEGATION:
 	case OP_DESTROY_CLIENTID:
 	case OP_RECLAIM_COMPLETE:
+	case OP_ALLOCATE:
+	case OP_COPY:
+	case OP_COPY_NOTIFY:
+	case OP_DEALLOCATE:
+	case OP_IO_ADVISE:
+	case OP_LAYOUTERROR:
+	case OP_LAYOUTSTATS:
+	case OP_OFFLOAD_CANCEL:
+	case OP_OFFLOAD_STATUS:
+	case OP_READ_PLUS:
+	case OP_SEEK:
+	case OP_WRITE_SAME:
+	case OP_CLONE:
+	case OP_GETXATTR:
+	case OP_SETXATTR:
+	case OP_LISTXATTRS:
+	case OP_REMOVEXATTR:
 	case OP_ILLEGAL:
 		return true;
 	default:
@@ -950,6 +1126,7 @@ static bool xdr__valid_nfs_cb_opnum4(int32_t x)
 	case OP_CB_WANTS_CANCELLED:
 	case OP_CB_NOTIFY_LOCK:
 	case OP_CB_NOTIFY_DEVICEID:
+	case OP_CB_OFFLOAD:
 	case OP_CB_ILLEGAL:
 		return true;
 	default:
@@ -3174,6 +3351,374 @@ bool xdr_dec_fattr4_fs_locations_info(struct xdr_dec *d, fattr4_fs_locations_inf
 bool xdr_enc_fattr4_fs_locations_info(struct xdr_enc *e, const fattr4_fs_locations_info *v)
 {
 	return xdr_enc_fs_locations_info4(e, v);
+}
+
+bool xdr_dec_policy4(struct xdr_dec *d, policy4 *v)
+{
+	return xdr_dec_u32(d, v);
+}
+
+bool xdr_enc_policy4(struct xdr_enc *e, const policy4 *v)
+{
+	return xdr_enc_u32(e, *v);
+}
+
+bool xdr_dec_secret4(struct xdr_dec *d, secret4 *v)
+{
+	return xdr_dec_bytes(d, v, UINT32_MAX);
+}
+
+bool xdr_enc_secret4(struct xdr_enc *e, const secret4 *v)
+{
+	return xdr_enc_bytes(e, v->data, v->len, UINT32_MAX);
+}
+
+bool xdr_dec_netloc4(struct xdr_dec *d, struct netloc4 *v)
+{
+	if (!xdr_dec_netloc_type4(d, &v->nl_type))
+		return false;
+	switch (v->nl_type) {
+	case NL4_NAME:
+		if (!xdr_dec_utf8str_cis(d, &v->u.nl_name))
+			return false;
+		break;
+	case NL4_URL:
+		if (!xdr_dec_utf8str_cis(d, &v->u.nl_url))
+			return false;
+		break;
+	case NL4_NETADDR:
+		if (!xdr_dec_netaddr4(d, &v->u.nl_addr))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+bool xdr_enc_netloc4(struct xdr_enc *e, const struct netloc4 *v)
+{
+	if (!xdr_enc_netloc_type4(e, &v->nl_type))
+		return false;
+	switch (v->nl_type) {
+	case NL4_NAME:
+		if (!xdr_enc_utf8str_cis(e, &v->u.nl_name))
+			return false;
+		break;
+	case NL4_URL:
+		if (!xdr_enc_utf8str_cis(e, &v->u.nl_url))
+			return false;
+		break;
+	case NL4_NETADDR:
+		if (!xdr_enc_netaddr4(e, &v->u.nl_addr))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+bool xdr_dec_labelformat_spec4(struct xdr_dec *d, struct labelformat_spec4 *v)
+{
+	if (!xdr_dec_policy4(d, &v->lfs_lfs))
+		return false;
+	if (!xdr_dec_policy4(d, &v->lfs_pi))
+		return false;
+	return true;
+}
+
+bool xdr_enc_labelformat_spec4(struct xdr_enc *e, const struct labelformat_spec4 *v)
+{
+	if (!xdr_enc_policy4(e, &v->lfs_lfs))
+		return false;
+	if (!xdr_enc_policy4(e, &v->lfs_pi))
+		return false;
+	return true;
+}
+
+bool xdr_dec_sec_label4(struct xdr_dec *d, struct sec_label4 *v)
+{
+	if (!xdr_dec_labelformat_spec4(d, &v->slai_lfs))
+		return false;
+	if (!xdr_dec_bytes(d, &v->slai_data, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_enc_sec_label4(struct xdr_enc *e, const struct sec_label4 *v)
+{
+	if (!xdr_enc_labelformat_spec4(e, &v->slai_lfs))
+		return false;
+	if (!xdr_enc_bytes(e, v->slai_data.data, v->slai_data.len, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_dec_copy_from_auth_priv(struct xdr_dec *d, struct copy_from_auth_priv *v)
+{
+	if (!xdr_dec_secret4(d, &v->cfap_shared_secret))
+		return false;
+	if (!xdr_dec_netloc4(d, &v->cfap_destination))
+		return false;
+	if (!xdr_dec_utf8str_mixed(d, &v->cfap_username))
+		return false;
+	return true;
+}
+
+bool xdr_enc_copy_from_auth_priv(struct xdr_enc *e, const struct copy_from_auth_priv *v)
+{
+	if (!xdr_enc_secret4(e, &v->cfap_shared_secret))
+		return false;
+	if (!xdr_enc_netloc4(e, &v->cfap_destination))
+		return false;
+	if (!xdr_enc_utf8str_mixed(e, &v->cfap_username))
+		return false;
+	return true;
+}
+
+bool xdr_dec_copy_to_auth_priv(struct xdr_dec *d, struct copy_to_auth_priv *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_secret4(d, &v->ctap_shared_secret))
+		return false;
+	if (!xdr_dec_u32(d, &v->ctap_source.len) ||
+	    !xdr_dec_count_ok(d, v->ctap_source.len, UINT32_MAX, 8))
+		return false;
+	v->ctap_source.val = NULL;
+	if (v->ctap_source.len) {
+		v->ctap_source.val = xdr_arena_array(d->arena, v->ctap_source.len, sizeof(*v->ctap_source.val));
+		if (!v->ctap_source.val)
+			return false;
+	}
+	for (i = 0; i < v->ctap_source.len; i++)
+		if (!xdr_dec_netloc4(d, &v->ctap_source.val[i]))
+			return false;
+	if (!xdr_dec_utf8str_mixed(d, &v->ctap_username))
+		return false;
+	return true;
+}
+
+bool xdr_enc_copy_to_auth_priv(struct xdr_enc *e, const struct copy_to_auth_priv *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_secret4(e, &v->ctap_shared_secret))
+		return false;
+	if (!xdr_enc_u32(e, v->ctap_source.len))
+		return false;
+	for (i = 0; i < v->ctap_source.len; i++)
+		if (!xdr_enc_netloc4(e, &v->ctap_source.val[i]))
+			return false;
+	if (!xdr_enc_utf8str_mixed(e, &v->ctap_username))
+		return false;
+	return true;
+}
+
+bool xdr_dec_copy_confirm_auth_priv(struct xdr_dec *d, struct copy_confirm_auth_priv *v)
+{
+	if (!xdr_dec_bytes(d, &v->ccap_shared_secret_mic, UINT32_MAX))
+		return false;
+	if (!xdr_dec_utf8str_mixed(d, &v->ccap_username))
+		return false;
+	return true;
+}
+
+bool xdr_enc_copy_confirm_auth_priv(struct xdr_enc *e, const struct copy_confirm_auth_priv *v)
+{
+	if (!xdr_enc_bytes(e, v->ccap_shared_secret_mic.data, v->ccap_shared_secret_mic.len, UINT32_MAX))
+		return false;
+	if (!xdr_enc_utf8str_mixed(e, &v->ccap_username))
+		return false;
+	return true;
+}
+
+bool xdr_dec_app_data_block4(struct xdr_dec *d, struct app_data_block4 *v)
+{
+	if (!xdr_dec_offset4(d, &v->adb_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->adb_block_size))
+		return false;
+	if (!xdr_dec_length4(d, &v->adb_block_count))
+		return false;
+	if (!xdr_dec_length4(d, &v->adb_reloff_blocknum))
+		return false;
+	if (!xdr_dec_count4(d, &v->adb_block_num))
+		return false;
+	if (!xdr_dec_length4(d, &v->adb_reloff_pattern))
+		return false;
+	if (!xdr_dec_bytes(d, &v->adb_pattern, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_enc_app_data_block4(struct xdr_enc *e, const struct app_data_block4 *v)
+{
+	if (!xdr_enc_offset4(e, &v->adb_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->adb_block_size))
+		return false;
+	if (!xdr_enc_length4(e, &v->adb_block_count))
+		return false;
+	if (!xdr_enc_length4(e, &v->adb_reloff_blocknum))
+		return false;
+	if (!xdr_enc_count4(e, &v->adb_block_num))
+		return false;
+	if (!xdr_enc_length4(e, &v->adb_reloff_pattern))
+		return false;
+	if (!xdr_enc_bytes(e, v->adb_pattern.data, v->adb_pattern.len, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_dec_data4(struct xdr_dec *d, struct data4 *v)
+{
+	if (!xdr_dec_offset4(d, &v->d_offset))
+		return false;
+	if (!xdr_dec_bytes(d, &v->d_data, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_enc_data4(struct xdr_enc *e, const struct data4 *v)
+{
+	if (!xdr_enc_offset4(e, &v->d_offset))
+		return false;
+	if (!xdr_enc_bytes(e, v->d_data.data, v->d_data.len, UINT32_MAX))
+		return false;
+	return true;
+}
+
+bool xdr_dec_data_info4(struct xdr_dec *d, struct data_info4 *v)
+{
+	if (!xdr_dec_offset4(d, &v->di_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->di_length))
+		return false;
+	return true;
+}
+
+bool xdr_enc_data_info4(struct xdr_enc *e, const struct data_info4 *v)
+{
+	if (!xdr_enc_offset4(e, &v->di_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->di_length))
+		return false;
+	return true;
+}
+
+bool xdr_dec_write_response4(struct xdr_dec *d, struct write_response4 *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_u32(d, &v->wr_callback_id.len) ||
+	    !xdr_dec_count_ok(d, v->wr_callback_id.len, 1, 16))
+		return false;
+	v->wr_callback_id.val = NULL;
+	if (v->wr_callback_id.len) {
+		v->wr_callback_id.val = xdr_arena_array(d->arena, v->wr_callback_id.len, sizeof(*v->wr_callback_id.val));
+		if (!v->wr_callback_id.val)
+			return false;
+	}
+	for (i = 0; i < v->wr_callback_id.len; i++)
+		if (!xdr_dec_stateid4(d, &v->wr_callback_id.val[i]))
+			return false;
+	if (!xdr_dec_length4(d, &v->wr_count))
+		return false;
+	if (!xdr_dec_stable_how4(d, &v->wr_committed))
+		return false;
+	if (!xdr_dec_verifier4(d, &v->wr_writeverf))
+		return false;
+	return true;
+}
+
+bool xdr_enc_write_response4(struct xdr_enc *e, const struct write_response4 *v)
+{
+	uint32_t i;
+
+	if (v->wr_callback_id.len > 1 || !xdr_enc_u32(e, v->wr_callback_id.len))
+		return false;
+	for (i = 0; i < v->wr_callback_id.len; i++)
+		if (!xdr_enc_stateid4(e, &v->wr_callback_id.val[i]))
+			return false;
+	if (!xdr_enc_length4(e, &v->wr_count))
+		return false;
+	if (!xdr_enc_stable_how4(e, &v->wr_committed))
+		return false;
+	if (!xdr_enc_verifier4(e, &v->wr_writeverf))
+		return false;
+	return true;
+}
+
+bool xdr_dec_fattr4_space_freed(struct xdr_dec *d, fattr4_space_freed *v)
+{
+	return xdr_dec_u64(d, v);
+}
+
+bool xdr_enc_fattr4_space_freed(struct xdr_enc *e, const fattr4_space_freed *v)
+{
+	return xdr_enc_u64(e, *v);
+}
+
+bool xdr_dec_fattr4_change_attr_type(struct xdr_dec *d, fattr4_change_attr_type *v)
+{
+	return xdr_dec_change_attr_type4(d, v);
+}
+
+bool xdr_enc_fattr4_change_attr_type(struct xdr_enc *e, const fattr4_change_attr_type *v)
+{
+	return xdr_enc_change_attr_type4(e, v);
+}
+
+bool xdr_dec_fattr4_sec_label(struct xdr_dec *d, fattr4_sec_label *v)
+{
+	return xdr_dec_sec_label4(d, v);
+}
+
+bool xdr_enc_fattr4_sec_label(struct xdr_enc *e, const fattr4_sec_label *v)
+{
+	return xdr_enc_sec_label4(e, v);
+}
+
+bool xdr_dec_fattr4_clone_blksize(struct xdr_dec *d, fattr4_clone_blksize *v)
+{
+	return xdr_dec_u32(d, v);
+}
+
+bool xdr_enc_fattr4_clone_blksize(struct xdr_enc *e, const fattr4_clone_blksize *v)
+{
+	return xdr_enc_u32(e, *v);
+}
+
+bool xdr_dec_xattrkey4(struct xdr_dec *d, xattrkey4 *v)
+{
+	return xdr_dec_component4(d, v);
+}
+
+bool xdr_enc_xattrkey4(struct xdr_enc *e, const xattrkey4 *v)
+{
+	return xdr_enc_component4(e, v);
+}
+
+bool xdr_dec_xattrvalue4(struct xdr_dec *d, xattrvalue4 *v)
+{
+	return xdr_dec_bytes(d, v, UINT32_MAX);
+}
+
+bool xdr_enc_xattrvalue4(struct xdr_enc *e, const xattrvalue4 *v)
+{
+	return xdr_enc_bytes(e, v->data, v->len, UINT32_MAX);
+}
+
+bool xdr_dec_fattr4_xattr_support(struct xdr_dec *d, fattr4_xattr_support *v)
+{
+	return xdr_dec_bool(d, v);
+}
+
+bool xdr_enc_fattr4_xattr_support(struct xdr_enc *e, const fattr4_xattr_support *v)
+{
+	return xdr_enc_bool(e, *v);
 }
 
 bool xdr_dec_nfl_util4(struct xdr_dec *d, nfl_util4 *v)
@@ -7524,6 +8069,1098 @@ bool xdr_enc_RECLAIM_COMPLETE4res(struct xdr_enc *e, const struct RECLAIM_COMPLE
 	return xdr_enc_nfsstat4(e, &v->rcr_status);
 }
 
+bool xdr_dec_ALLOCATE4args(struct xdr_dec *d, struct ALLOCATE4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->aa_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->aa_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->aa_length))
+		return false;
+	return true;
+}
+
+bool xdr_enc_ALLOCATE4args(struct xdr_enc *e, const struct ALLOCATE4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->aa_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->aa_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->aa_length))
+		return false;
+	return true;
+}
+
+bool xdr_dec_ALLOCATE4res(struct xdr_dec *d, struct ALLOCATE4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->ar_status);
+}
+
+bool xdr_enc_ALLOCATE4res(struct xdr_enc *e, const struct ALLOCATE4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->ar_status);
+}
+
+bool xdr_dec_COPY4args(struct xdr_dec *d, struct COPY4args *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_stateid4(d, &v->ca_src_stateid))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->ca_dst_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->ca_src_offset))
+		return false;
+	if (!xdr_dec_offset4(d, &v->ca_dst_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->ca_count))
+		return false;
+	if (!xdr_dec_bool(d, &v->ca_consecutive))
+		return false;
+	if (!xdr_dec_bool(d, &v->ca_synchronous))
+		return false;
+	if (!xdr_dec_u32(d, &v->ca_source_server.len) ||
+	    !xdr_dec_count_ok(d, v->ca_source_server.len, UINT32_MAX, 8))
+		return false;
+	v->ca_source_server.val = NULL;
+	if (v->ca_source_server.len) {
+		v->ca_source_server.val = xdr_arena_array(d->arena, v->ca_source_server.len, sizeof(*v->ca_source_server.val));
+		if (!v->ca_source_server.val)
+			return false;
+	}
+	for (i = 0; i < v->ca_source_server.len; i++)
+		if (!xdr_dec_netloc4(d, &v->ca_source_server.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_enc_COPY4args(struct xdr_enc *e, const struct COPY4args *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_stateid4(e, &v->ca_src_stateid))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->ca_dst_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->ca_src_offset))
+		return false;
+	if (!xdr_enc_offset4(e, &v->ca_dst_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->ca_count))
+		return false;
+	if (!xdr_enc_bool(e, v->ca_consecutive))
+		return false;
+	if (!xdr_enc_bool(e, v->ca_synchronous))
+		return false;
+	if (!xdr_enc_u32(e, v->ca_source_server.len))
+		return false;
+	for (i = 0; i < v->ca_source_server.len; i++)
+		if (!xdr_enc_netloc4(e, &v->ca_source_server.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_dec_copy_requirements4(struct xdr_dec *d, struct copy_requirements4 *v)
+{
+	if (!xdr_dec_bool(d, &v->cr_consecutive))
+		return false;
+	if (!xdr_dec_bool(d, &v->cr_synchronous))
+		return false;
+	return true;
+}
+
+bool xdr_enc_copy_requirements4(struct xdr_enc *e, const struct copy_requirements4 *v)
+{
+	if (!xdr_enc_bool(e, v->cr_consecutive))
+		return false;
+	if (!xdr_enc_bool(e, v->cr_synchronous))
+		return false;
+	return true;
+}
+
+bool xdr_dec_COPY4resok(struct xdr_dec *d, struct COPY4resok *v)
+{
+	if (!xdr_dec_write_response4(d, &v->cr_response))
+		return false;
+	if (!xdr_dec_copy_requirements4(d, &v->cr_requirements))
+		return false;
+	return true;
+}
+
+bool xdr_enc_COPY4resok(struct xdr_enc *e, const struct COPY4resok *v)
+{
+	if (!xdr_enc_write_response4(e, &v->cr_response))
+		return false;
+	if (!xdr_enc_copy_requirements4(e, &v->cr_requirements))
+		return false;
+	return true;
+}
+
+bool xdr_dec_COPY4res(struct xdr_dec *d, struct COPY4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->cr_status))
+		return false;
+	switch (v->cr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_COPY4resok(d, &v->u.cr_resok4))
+			return false;
+		break;
+	case NFS4ERR_OFFLOAD_NO_REQS:
+		if (!xdr_dec_copy_requirements4(d, &v->u.cr_requirements))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_COPY4res(struct xdr_enc *e, const struct COPY4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->cr_status))
+		return false;
+	switch (v->cr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_COPY4resok(e, &v->u.cr_resok4))
+			return false;
+		break;
+	case NFS4ERR_OFFLOAD_NO_REQS:
+		if (!xdr_enc_copy_requirements4(e, &v->u.cr_requirements))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_COPY_NOTIFY4args(struct xdr_dec *d, struct COPY_NOTIFY4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->cna_src_stateid))
+		return false;
+	if (!xdr_dec_netloc4(d, &v->cna_destination_server))
+		return false;
+	return true;
+}
+
+bool xdr_enc_COPY_NOTIFY4args(struct xdr_enc *e, const struct COPY_NOTIFY4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->cna_src_stateid))
+		return false;
+	if (!xdr_enc_netloc4(e, &v->cna_destination_server))
+		return false;
+	return true;
+}
+
+bool xdr_dec_COPY_NOTIFY4resok(struct xdr_dec *d, struct COPY_NOTIFY4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_nfstime4(d, &v->cnr_lease_time))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->cnr_stateid))
+		return false;
+	if (!xdr_dec_u32(d, &v->cnr_source_server.len) ||
+	    !xdr_dec_count_ok(d, v->cnr_source_server.len, UINT32_MAX, 8))
+		return false;
+	v->cnr_source_server.val = NULL;
+	if (v->cnr_source_server.len) {
+		v->cnr_source_server.val = xdr_arena_array(d->arena, v->cnr_source_server.len, sizeof(*v->cnr_source_server.val));
+		if (!v->cnr_source_server.val)
+			return false;
+	}
+	for (i = 0; i < v->cnr_source_server.len; i++)
+		if (!xdr_dec_netloc4(d, &v->cnr_source_server.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_enc_COPY_NOTIFY4resok(struct xdr_enc *e, const struct COPY_NOTIFY4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_nfstime4(e, &v->cnr_lease_time))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->cnr_stateid))
+		return false;
+	if (!xdr_enc_u32(e, v->cnr_source_server.len))
+		return false;
+	for (i = 0; i < v->cnr_source_server.len; i++)
+		if (!xdr_enc_netloc4(e, &v->cnr_source_server.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_dec_COPY_NOTIFY4res(struct xdr_dec *d, struct COPY_NOTIFY4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->cnr_status))
+		return false;
+	switch (v->cnr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_COPY_NOTIFY4resok(d, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_COPY_NOTIFY4res(struct xdr_enc *e, const struct COPY_NOTIFY4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->cnr_status))
+		return false;
+	switch (v->cnr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_COPY_NOTIFY4resok(e, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_DEALLOCATE4args(struct xdr_dec *d, struct DEALLOCATE4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->da_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->da_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->da_length))
+		return false;
+	return true;
+}
+
+bool xdr_enc_DEALLOCATE4args(struct xdr_enc *e, const struct DEALLOCATE4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->da_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->da_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->da_length))
+		return false;
+	return true;
+}
+
+bool xdr_dec_DEALLOCATE4res(struct xdr_dec *d, struct DEALLOCATE4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->dr_status);
+}
+
+bool xdr_enc_DEALLOCATE4res(struct xdr_enc *e, const struct DEALLOCATE4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->dr_status);
+}
+
+bool xdr_dec_IO_ADVISE4args(struct xdr_dec *d, struct IO_ADVISE4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->iaa_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->iaa_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->iaa_count))
+		return false;
+	if (!xdr_dec_bitmap4(d, &v->iaa_hints))
+		return false;
+	return true;
+}
+
+bool xdr_enc_IO_ADVISE4args(struct xdr_enc *e, const struct IO_ADVISE4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->iaa_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->iaa_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->iaa_count))
+		return false;
+	if (!xdr_enc_bitmap4(e, &v->iaa_hints))
+		return false;
+	return true;
+}
+
+bool xdr_dec_IO_ADVISE4resok(struct xdr_dec *d, struct IO_ADVISE4resok *v)
+{
+	return xdr_dec_bitmap4(d, &v->ior_hints);
+}
+
+bool xdr_enc_IO_ADVISE4resok(struct xdr_enc *e, const struct IO_ADVISE4resok *v)
+{
+	return xdr_enc_bitmap4(e, &v->ior_hints);
+}
+
+bool xdr_dec_IO_ADVISE4res(struct xdr_dec *d, struct IO_ADVISE4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->ior_status))
+		return false;
+	switch (v->ior_status) {
+	case NFS4_OK:
+		if (!xdr_dec_IO_ADVISE4resok(d, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_IO_ADVISE4res(struct xdr_enc *e, const struct IO_ADVISE4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->ior_status))
+		return false;
+	switch (v->ior_status) {
+	case NFS4_OK:
+		if (!xdr_enc_IO_ADVISE4resok(e, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_device_error4(struct xdr_dec *d, struct device_error4 *v)
+{
+	if (!xdr_dec_deviceid4(d, &v->de_deviceid))
+		return false;
+	if (!xdr_dec_nfsstat4(d, &v->de_status))
+		return false;
+	if (!xdr_dec_nfs_opnum4(d, &v->de_opnum))
+		return false;
+	return true;
+}
+
+bool xdr_enc_device_error4(struct xdr_enc *e, const struct device_error4 *v)
+{
+	if (!xdr_enc_deviceid4(e, &v->de_deviceid))
+		return false;
+	if (!xdr_enc_nfsstat4(e, &v->de_status))
+		return false;
+	if (!xdr_enc_nfs_opnum4(e, &v->de_opnum))
+		return false;
+	return true;
+}
+
+bool xdr_dec_LAYOUTERROR4args(struct xdr_dec *d, struct LAYOUTERROR4args *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_offset4(d, &v->lea_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->lea_length))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->lea_stateid))
+		return false;
+	if (!xdr_dec_u32(d, &v->lea_errors.len) ||
+	    !xdr_dec_count_ok(d, v->lea_errors.len, UINT32_MAX, 24))
+		return false;
+	v->lea_errors.val = NULL;
+	if (v->lea_errors.len) {
+		v->lea_errors.val = xdr_arena_array(d->arena, v->lea_errors.len, sizeof(*v->lea_errors.val));
+		if (!v->lea_errors.val)
+			return false;
+	}
+	for (i = 0; i < v->lea_errors.len; i++)
+		if (!xdr_dec_device_error4(d, &v->lea_errors.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_enc_LAYOUTERROR4args(struct xdr_enc *e, const struct LAYOUTERROR4args *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_offset4(e, &v->lea_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->lea_length))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->lea_stateid))
+		return false;
+	if (!xdr_enc_u32(e, v->lea_errors.len))
+		return false;
+	for (i = 0; i < v->lea_errors.len; i++)
+		if (!xdr_enc_device_error4(e, &v->lea_errors.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_dec_LAYOUTERROR4res(struct xdr_dec *d, struct LAYOUTERROR4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->ler_status);
+}
+
+bool xdr_enc_LAYOUTERROR4res(struct xdr_enc *e, const struct LAYOUTERROR4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->ler_status);
+}
+
+bool xdr_dec_io_info4(struct xdr_dec *d, struct io_info4 *v)
+{
+	if (!xdr_dec_u64(d, &v->ii_count))
+		return false;
+	if (!xdr_dec_u64(d, &v->ii_bytes))
+		return false;
+	return true;
+}
+
+bool xdr_enc_io_info4(struct xdr_enc *e, const struct io_info4 *v)
+{
+	if (!xdr_enc_u64(e, v->ii_count))
+		return false;
+	if (!xdr_enc_u64(e, v->ii_bytes))
+		return false;
+	return true;
+}
+
+bool xdr_dec_LAYOUTSTATS4args(struct xdr_dec *d, struct LAYOUTSTATS4args *v)
+{
+	if (!xdr_dec_offset4(d, &v->lsa_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->lsa_length))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->lsa_stateid))
+		return false;
+	if (!xdr_dec_io_info4(d, &v->lsa_read))
+		return false;
+	if (!xdr_dec_io_info4(d, &v->lsa_write))
+		return false;
+	if (!xdr_dec_deviceid4(d, &v->lsa_deviceid))
+		return false;
+	if (!xdr_dec_layoutupdate4(d, &v->lsa_layoutupdate))
+		return false;
+	return true;
+}
+
+bool xdr_enc_LAYOUTSTATS4args(struct xdr_enc *e, const struct LAYOUTSTATS4args *v)
+{
+	if (!xdr_enc_offset4(e, &v->lsa_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->lsa_length))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->lsa_stateid))
+		return false;
+	if (!xdr_enc_io_info4(e, &v->lsa_read))
+		return false;
+	if (!xdr_enc_io_info4(e, &v->lsa_write))
+		return false;
+	if (!xdr_enc_deviceid4(e, &v->lsa_deviceid))
+		return false;
+	if (!xdr_enc_layoutupdate4(e, &v->lsa_layoutupdate))
+		return false;
+	return true;
+}
+
+bool xdr_dec_LAYOUTSTATS4res(struct xdr_dec *d, struct LAYOUTSTATS4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->lsr_status);
+}
+
+bool xdr_enc_LAYOUTSTATS4res(struct xdr_enc *e, const struct LAYOUTSTATS4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->lsr_status);
+}
+
+bool xdr_dec_OFFLOAD_CANCEL4args(struct xdr_dec *d, struct OFFLOAD_CANCEL4args *v)
+{
+	return xdr_dec_stateid4(d, &v->oca_stateid);
+}
+
+bool xdr_enc_OFFLOAD_CANCEL4args(struct xdr_enc *e, const struct OFFLOAD_CANCEL4args *v)
+{
+	return xdr_enc_stateid4(e, &v->oca_stateid);
+}
+
+bool xdr_dec_OFFLOAD_CANCEL4res(struct xdr_dec *d, struct OFFLOAD_CANCEL4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->ocr_status);
+}
+
+bool xdr_enc_OFFLOAD_CANCEL4res(struct xdr_enc *e, const struct OFFLOAD_CANCEL4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->ocr_status);
+}
+
+bool xdr_dec_OFFLOAD_STATUS4args(struct xdr_dec *d, struct OFFLOAD_STATUS4args *v)
+{
+	return xdr_dec_stateid4(d, &v->osa_stateid);
+}
+
+bool xdr_enc_OFFLOAD_STATUS4args(struct xdr_enc *e, const struct OFFLOAD_STATUS4args *v)
+{
+	return xdr_enc_stateid4(e, &v->osa_stateid);
+}
+
+bool xdr_dec_OFFLOAD_STATUS4resok(struct xdr_dec *d, struct OFFLOAD_STATUS4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_length4(d, &v->osr_count))
+		return false;
+	if (!xdr_dec_u32(d, &v->osr_complete.len) ||
+	    !xdr_dec_count_ok(d, v->osr_complete.len, 1, 4))
+		return false;
+	v->osr_complete.val = NULL;
+	if (v->osr_complete.len) {
+		v->osr_complete.val = xdr_arena_array(d->arena, v->osr_complete.len, sizeof(*v->osr_complete.val));
+		if (!v->osr_complete.val)
+			return false;
+	}
+	for (i = 0; i < v->osr_complete.len; i++)
+		if (!xdr_dec_nfsstat4(d, &v->osr_complete.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_enc_OFFLOAD_STATUS4resok(struct xdr_enc *e, const struct OFFLOAD_STATUS4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_length4(e, &v->osr_count))
+		return false;
+	if (v->osr_complete.len > 1 || !xdr_enc_u32(e, v->osr_complete.len))
+		return false;
+	for (i = 0; i < v->osr_complete.len; i++)
+		if (!xdr_enc_nfsstat4(e, &v->osr_complete.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_dec_OFFLOAD_STATUS4res(struct xdr_dec *d, struct OFFLOAD_STATUS4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->osr_status))
+		return false;
+	switch (v->osr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_OFFLOAD_STATUS4resok(d, &v->u.osr_resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_OFFLOAD_STATUS4res(struct xdr_enc *e, const struct OFFLOAD_STATUS4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->osr_status))
+		return false;
+	switch (v->osr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_OFFLOAD_STATUS4resok(e, &v->u.osr_resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_READ_PLUS4args(struct xdr_dec *d, struct READ_PLUS4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->rpa_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->rpa_offset))
+		return false;
+	if (!xdr_dec_count4(d, &v->rpa_count))
+		return false;
+	return true;
+}
+
+bool xdr_enc_READ_PLUS4args(struct xdr_enc *e, const struct READ_PLUS4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->rpa_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->rpa_offset))
+		return false;
+	if (!xdr_enc_count4(e, &v->rpa_count))
+		return false;
+	return true;
+}
+
+bool xdr_dec_read_plus_content(struct xdr_dec *d, struct read_plus_content *v)
+{
+	if (!xdr_dec_data_content4(d, &v->rpc_content))
+		return false;
+	switch (v->rpc_content) {
+	case NFS4_CONTENT_DATA:
+		if (!xdr_dec_data4(d, &v->u.rpc_data))
+			return false;
+		break;
+	case NFS4_CONTENT_HOLE:
+		if (!xdr_dec_data_info4(d, &v->u.rpc_hole))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_read_plus_content(struct xdr_enc *e, const struct read_plus_content *v)
+{
+	if (!xdr_enc_data_content4(e, &v->rpc_content))
+		return false;
+	switch (v->rpc_content) {
+	case NFS4_CONTENT_DATA:
+		if (!xdr_enc_data4(e, &v->u.rpc_data))
+			return false;
+		break;
+	case NFS4_CONTENT_HOLE:
+		if (!xdr_enc_data_info4(e, &v->u.rpc_hole))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_read_plus_res4(struct xdr_dec *d, struct read_plus_res4 *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_bool(d, &v->rpr_eof))
+		return false;
+	if (!xdr_dec_u32(d, &v->rpr_contents.len) ||
+	    !xdr_dec_count_ok(d, v->rpr_contents.len, UINT32_MAX, 4))
+		return false;
+	v->rpr_contents.val = NULL;
+	if (v->rpr_contents.len) {
+		v->rpr_contents.val = xdr_arena_array(d->arena, v->rpr_contents.len, sizeof(*v->rpr_contents.val));
+		if (!v->rpr_contents.val)
+			return false;
+	}
+	for (i = 0; i < v->rpr_contents.len; i++)
+		if (!xdr_dec_read_plus_content(d, &v->rpr_contents.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_enc_read_plus_res4(struct xdr_enc *e, const struct read_plus_res4 *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_bool(e, v->rpr_eof))
+		return false;
+	if (!xdr_enc_u32(e, v->rpr_contents.len))
+		return false;
+	for (i = 0; i < v->rpr_contents.len; i++)
+		if (!xdr_enc_read_plus_content(e, &v->rpr_contents.val[i]))
+			return false;
+	return true;
+}
+
+bool xdr_dec_READ_PLUS4res(struct xdr_dec *d, struct READ_PLUS4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->rp_status))
+		return false;
+	switch (v->rp_status) {
+	case NFS4_OK:
+		if (!xdr_dec_read_plus_res4(d, &v->u.rp_resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_READ_PLUS4res(struct xdr_enc *e, const struct READ_PLUS4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->rp_status))
+		return false;
+	switch (v->rp_status) {
+	case NFS4_OK:
+		if (!xdr_enc_read_plus_res4(e, &v->u.rp_resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_SEEK4args(struct xdr_dec *d, struct SEEK4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->sa_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->sa_offset))
+		return false;
+	if (!xdr_dec_data_content4(d, &v->sa_what))
+		return false;
+	return true;
+}
+
+bool xdr_enc_SEEK4args(struct xdr_enc *e, const struct SEEK4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->sa_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->sa_offset))
+		return false;
+	if (!xdr_enc_data_content4(e, &v->sa_what))
+		return false;
+	return true;
+}
+
+bool xdr_dec_seek_res4(struct xdr_dec *d, struct seek_res4 *v)
+{
+	if (!xdr_dec_bool(d, &v->sr_eof))
+		return false;
+	if (!xdr_dec_offset4(d, &v->sr_offset))
+		return false;
+	return true;
+}
+
+bool xdr_enc_seek_res4(struct xdr_enc *e, const struct seek_res4 *v)
+{
+	if (!xdr_enc_bool(e, v->sr_eof))
+		return false;
+	if (!xdr_enc_offset4(e, &v->sr_offset))
+		return false;
+	return true;
+}
+
+bool xdr_dec_SEEK4res(struct xdr_dec *d, struct SEEK4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->sa_status))
+		return false;
+	switch (v->sa_status) {
+	case NFS4_OK:
+		if (!xdr_dec_seek_res4(d, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_SEEK4res(struct xdr_enc *e, const struct SEEK4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->sa_status))
+		return false;
+	switch (v->sa_status) {
+	case NFS4_OK:
+		if (!xdr_enc_seek_res4(e, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_WRITE_SAME4args(struct xdr_dec *d, struct WRITE_SAME4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->wsa_stateid))
+		return false;
+	if (!xdr_dec_stable_how4(d, &v->wsa_stable))
+		return false;
+	if (!xdr_dec_app_data_block4(d, &v->wsa_adb))
+		return false;
+	return true;
+}
+
+bool xdr_enc_WRITE_SAME4args(struct xdr_enc *e, const struct WRITE_SAME4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->wsa_stateid))
+		return false;
+	if (!xdr_enc_stable_how4(e, &v->wsa_stable))
+		return false;
+	if (!xdr_enc_app_data_block4(e, &v->wsa_adb))
+		return false;
+	return true;
+}
+
+bool xdr_dec_WRITE_SAME4res(struct xdr_dec *d, struct WRITE_SAME4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->wsr_status))
+		return false;
+	switch (v->wsr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_write_response4(d, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_WRITE_SAME4res(struct xdr_enc *e, const struct WRITE_SAME4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->wsr_status))
+		return false;
+	switch (v->wsr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_write_response4(e, &v->u.resok4))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_CLONE4args(struct xdr_dec *d, struct CLONE4args *v)
+{
+	if (!xdr_dec_stateid4(d, &v->cl_src_stateid))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->cl_dst_stateid))
+		return false;
+	if (!xdr_dec_offset4(d, &v->cl_src_offset))
+		return false;
+	if (!xdr_dec_offset4(d, &v->cl_dst_offset))
+		return false;
+	if (!xdr_dec_length4(d, &v->cl_count))
+		return false;
+	return true;
+}
+
+bool xdr_enc_CLONE4args(struct xdr_enc *e, const struct CLONE4args *v)
+{
+	if (!xdr_enc_stateid4(e, &v->cl_src_stateid))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->cl_dst_stateid))
+		return false;
+	if (!xdr_enc_offset4(e, &v->cl_src_offset))
+		return false;
+	if (!xdr_enc_offset4(e, &v->cl_dst_offset))
+		return false;
+	if (!xdr_enc_length4(e, &v->cl_count))
+		return false;
+	return true;
+}
+
+bool xdr_dec_CLONE4res(struct xdr_dec *d, struct CLONE4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->cl_status);
+}
+
+bool xdr_enc_CLONE4res(struct xdr_enc *e, const struct CLONE4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->cl_status);
+}
+
+bool xdr_dec_GETXATTR4args(struct xdr_dec *d, struct GETXATTR4args *v)
+{
+	return xdr_dec_xattrkey4(d, &v->gxa_name);
+}
+
+bool xdr_enc_GETXATTR4args(struct xdr_enc *e, const struct GETXATTR4args *v)
+{
+	return xdr_enc_xattrkey4(e, &v->gxa_name);
+}
+
+bool xdr_dec_GETXATTR4res(struct xdr_dec *d, struct GETXATTR4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->gxr_status))
+		return false;
+	switch (v->gxr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_xattrvalue4(d, &v->u.gxr_value))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_GETXATTR4res(struct xdr_enc *e, const struct GETXATTR4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->gxr_status))
+		return false;
+	switch (v->gxr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_xattrvalue4(e, &v->u.gxr_value))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_SETXATTR4args(struct xdr_dec *d, struct SETXATTR4args *v)
+{
+	if (!xdr_dec_setxattr_option4(d, &v->sxa_option))
+		return false;
+	if (!xdr_dec_xattrkey4(d, &v->sxa_key))
+		return false;
+	if (!xdr_dec_xattrvalue4(d, &v->sxa_value))
+		return false;
+	return true;
+}
+
+bool xdr_enc_SETXATTR4args(struct xdr_enc *e, const struct SETXATTR4args *v)
+{
+	if (!xdr_enc_setxattr_option4(e, &v->sxa_option))
+		return false;
+	if (!xdr_enc_xattrkey4(e, &v->sxa_key))
+		return false;
+	if (!xdr_enc_xattrvalue4(e, &v->sxa_value))
+		return false;
+	return true;
+}
+
+bool xdr_dec_SETXATTR4res(struct xdr_dec *d, struct SETXATTR4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->sxr_status))
+		return false;
+	switch (v->sxr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_change_info4(d, &v->u.sxr_info))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_SETXATTR4res(struct xdr_enc *e, const struct SETXATTR4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->sxr_status))
+		return false;
+	switch (v->sxr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_change_info4(e, &v->u.sxr_info))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_LISTXATTRS4args(struct xdr_dec *d, struct LISTXATTRS4args *v)
+{
+	if (!xdr_dec_nfs_cookie4(d, &v->lxa_cookie))
+		return false;
+	if (!xdr_dec_count4(d, &v->lxa_maxcount))
+		return false;
+	return true;
+}
+
+bool xdr_enc_LISTXATTRS4args(struct xdr_enc *e, const struct LISTXATTRS4args *v)
+{
+	if (!xdr_enc_nfs_cookie4(e, &v->lxa_cookie))
+		return false;
+	if (!xdr_enc_count4(e, &v->lxa_maxcount))
+		return false;
+	return true;
+}
+
+bool xdr_dec_LISTXATTRS4resok(struct xdr_dec *d, struct LISTXATTRS4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_dec_nfs_cookie4(d, &v->lxr_cookie))
+		return false;
+	if (!xdr_dec_u32(d, &v->lxr_names.len) ||
+	    !xdr_dec_count_ok(d, v->lxr_names.len, UINT32_MAX, 4))
+		return false;
+	v->lxr_names.val = NULL;
+	if (v->lxr_names.len) {
+		v->lxr_names.val = xdr_arena_array(d->arena, v->lxr_names.len, sizeof(*v->lxr_names.val));
+		if (!v->lxr_names.val)
+			return false;
+	}
+	for (i = 0; i < v->lxr_names.len; i++)
+		if (!xdr_dec_xattrkey4(d, &v->lxr_names.val[i]))
+			return false;
+	if (!xdr_dec_bool(d, &v->lxr_eof))
+		return false;
+	return true;
+}
+
+bool xdr_enc_LISTXATTRS4resok(struct xdr_enc *e, const struct LISTXATTRS4resok *v)
+{
+	uint32_t i;
+
+	if (!xdr_enc_nfs_cookie4(e, &v->lxr_cookie))
+		return false;
+	if (!xdr_enc_u32(e, v->lxr_names.len))
+		return false;
+	for (i = 0; i < v->lxr_names.len; i++)
+		if (!xdr_enc_xattrkey4(e, &v->lxr_names.val[i]))
+			return false;
+	if (!xdr_enc_bool(e, v->lxr_eof))
+		return false;
+	return true;
+}
+
+bool xdr_dec_LISTXATTRS4res(struct xdr_dec *d, struct LISTXATTRS4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->lxr_status))
+		return false;
+	switch (v->lxr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_LISTXATTRS4resok(d, &v->u.lxr_value))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_LISTXATTRS4res(struct xdr_enc *e, const struct LISTXATTRS4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->lxr_status))
+		return false;
+	switch (v->lxr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_LISTXATTRS4resok(e, &v->u.lxr_value))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_REMOVEXATTR4args(struct xdr_dec *d, struct REMOVEXATTR4args *v)
+{
+	return xdr_dec_xattrkey4(d, &v->rxa_name);
+}
+
+bool xdr_enc_REMOVEXATTR4args(struct xdr_enc *e, const struct REMOVEXATTR4args *v)
+{
+	return xdr_enc_xattrkey4(e, &v->rxa_name);
+}
+
+bool xdr_dec_REMOVEXATTR4res(struct xdr_dec *d, struct REMOVEXATTR4res *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->rxr_status))
+		return false;
+	switch (v->rxr_status) {
+	case NFS4_OK:
+		if (!xdr_dec_change_info4(d, &v->u.rxr_info))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_REMOVEXATTR4res(struct xdr_enc *e, const struct REMOVEXATTR4res *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->rxr_status))
+		return false;
+	switch (v->rxr_status) {
+	case NFS4_OK:
+		if (!xdr_enc_change_info4(e, &v->u.rxr_info))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 bool xdr_dec_nfs_argop4(struct xdr_dec *d, struct nfs_argop4 *v)
 {
 	if (!xdr_dec_nfs_opnum4(d, &v->argop))
@@ -7737,6 +9374,74 @@ bool xdr_dec_nfs_argop4(struct xdr_dec *d, struct nfs_argop4 *v)
 		break;
 	case OP_RECLAIM_COMPLETE:
 		if (!xdr_dec_RECLAIM_COMPLETE4args(d, &v->u.opreclaim_complete))
+			return false;
+		break;
+	case OP_ALLOCATE:
+		if (!xdr_dec_ALLOCATE4args(d, &v->u.opallocate))
+			return false;
+		break;
+	case OP_COPY:
+		if (!xdr_dec_COPY4args(d, &v->u.opcopy))
+			return false;
+		break;
+	case OP_COPY_NOTIFY:
+		if (!xdr_dec_COPY_NOTIFY4args(d, &v->u.opcopy_notify))
+			return false;
+		break;
+	case OP_DEALLOCATE:
+		if (!xdr_dec_DEALLOCATE4args(d, &v->u.opdeallocate))
+			return false;
+		break;
+	case OP_IO_ADVISE:
+		if (!xdr_dec_IO_ADVISE4args(d, &v->u.opio_advise))
+			return false;
+		break;
+	case OP_LAYOUTERROR:
+		if (!xdr_dec_LAYOUTERROR4args(d, &v->u.oplayouterror))
+			return false;
+		break;
+	case OP_LAYOUTSTATS:
+		if (!xdr_dec_LAYOUTSTATS4args(d, &v->u.oplayoutstats))
+			return false;
+		break;
+	case OP_OFFLOAD_CANCEL:
+		if (!xdr_dec_OFFLOAD_CANCEL4args(d, &v->u.opoffload_cancel))
+			return false;
+		break;
+	case OP_OFFLOAD_STATUS:
+		if (!xdr_dec_OFFLOAD_STATUS4args(d, &v->u.opoffload_status))
+			return false;
+		break;
+	case OP_READ_PLUS:
+		if (!xdr_dec_READ_PLUS4args(d, &v->u.opread_plus))
+			return false;
+		break;
+	case OP_SEEK:
+		if (!xdr_dec_SEEK4args(d, &v->u.opseek))
+			return false;
+		break;
+	case OP_WRITE_SAME:
+		if (!xdr_dec_WRITE_SAME4args(d, &v->u.opwrite_same))
+			return false;
+		break;
+	case OP_CLONE:
+		if (!xdr_dec_CLONE4args(d, &v->u.opclone))
+			return false;
+		break;
+	case OP_GETXATTR:
+		if (!xdr_dec_GETXATTR4args(d, &v->u.opgetxattr))
+			return false;
+		break;
+	case OP_SETXATTR:
+		if (!xdr_dec_SETXATTR4args(d, &v->u.opsetxattr))
+			return false;
+		break;
+	case OP_LISTXATTRS:
+		if (!xdr_dec_LISTXATTRS4args(d, &v->u.oplistxattrs))
+			return false;
+		break;
+	case OP_REMOVEXATTR:
+		if (!xdr_dec_REMOVEXATTR4args(d, &v->u.opremovexattr))
 			return false;
 		break;
 	case OP_ILLEGAL:
@@ -7960,6 +9665,74 @@ bool xdr_enc_nfs_argop4(struct xdr_enc *e, const struct nfs_argop4 *v)
 		break;
 	case OP_RECLAIM_COMPLETE:
 		if (!xdr_enc_RECLAIM_COMPLETE4args(e, &v->u.opreclaim_complete))
+			return false;
+		break;
+	case OP_ALLOCATE:
+		if (!xdr_enc_ALLOCATE4args(e, &v->u.opallocate))
+			return false;
+		break;
+	case OP_COPY:
+		if (!xdr_enc_COPY4args(e, &v->u.opcopy))
+			return false;
+		break;
+	case OP_COPY_NOTIFY:
+		if (!xdr_enc_COPY_NOTIFY4args(e, &v->u.opcopy_notify))
+			return false;
+		break;
+	case OP_DEALLOCATE:
+		if (!xdr_enc_DEALLOCATE4args(e, &v->u.opdeallocate))
+			return false;
+		break;
+	case OP_IO_ADVISE:
+		if (!xdr_enc_IO_ADVISE4args(e, &v->u.opio_advise))
+			return false;
+		break;
+	case OP_LAYOUTERROR:
+		if (!xdr_enc_LAYOUTERROR4args(e, &v->u.oplayouterror))
+			return false;
+		break;
+	case OP_LAYOUTSTATS:
+		if (!xdr_enc_LAYOUTSTATS4args(e, &v->u.oplayoutstats))
+			return false;
+		break;
+	case OP_OFFLOAD_CANCEL:
+		if (!xdr_enc_OFFLOAD_CANCEL4args(e, &v->u.opoffload_cancel))
+			return false;
+		break;
+	case OP_OFFLOAD_STATUS:
+		if (!xdr_enc_OFFLOAD_STATUS4args(e, &v->u.opoffload_status))
+			return false;
+		break;
+	case OP_READ_PLUS:
+		if (!xdr_enc_READ_PLUS4args(e, &v->u.opread_plus))
+			return false;
+		break;
+	case OP_SEEK:
+		if (!xdr_enc_SEEK4args(e, &v->u.opseek))
+			return false;
+		break;
+	case OP_WRITE_SAME:
+		if (!xdr_enc_WRITE_SAME4args(e, &v->u.opwrite_same))
+			return false;
+		break;
+	case OP_CLONE:
+		if (!xdr_enc_CLONE4args(e, &v->u.opclone))
+			return false;
+		break;
+	case OP_GETXATTR:
+		if (!xdr_enc_GETXATTR4args(e, &v->u.opgetxattr))
+			return false;
+		break;
+	case OP_SETXATTR:
+		if (!xdr_enc_SETXATTR4args(e, &v->u.opsetxattr))
+			return false;
+		break;
+	case OP_LISTXATTRS:
+		if (!xdr_enc_LISTXATTRS4args(e, &v->u.oplistxattrs))
+			return false;
+		break;
+	case OP_REMOVEXATTR:
+		if (!xdr_enc_REMOVEXATTR4args(e, &v->u.opremovexattr))
 			return false;
 		break;
 	case OP_ILLEGAL:
@@ -8199,6 +9972,74 @@ bool xdr_dec_nfs_resop4(struct xdr_dec *d, struct nfs_resop4 *v)
 		if (!xdr_dec_RECLAIM_COMPLETE4res(d, &v->u.opreclaim_complete))
 			return false;
 		break;
+	case OP_ALLOCATE:
+		if (!xdr_dec_ALLOCATE4res(d, &v->u.opallocate))
+			return false;
+		break;
+	case OP_COPY:
+		if (!xdr_dec_COPY4res(d, &v->u.opcopy))
+			return false;
+		break;
+	case OP_COPY_NOTIFY:
+		if (!xdr_dec_COPY_NOTIFY4res(d, &v->u.opcopy_notify))
+			return false;
+		break;
+	case OP_DEALLOCATE:
+		if (!xdr_dec_DEALLOCATE4res(d, &v->u.opdeallocate))
+			return false;
+		break;
+	case OP_IO_ADVISE:
+		if (!xdr_dec_IO_ADVISE4res(d, &v->u.opio_advise))
+			return false;
+		break;
+	case OP_LAYOUTERROR:
+		if (!xdr_dec_LAYOUTERROR4res(d, &v->u.oplayouterror))
+			return false;
+		break;
+	case OP_LAYOUTSTATS:
+		if (!xdr_dec_LAYOUTSTATS4res(d, &v->u.oplayoutstats))
+			return false;
+		break;
+	case OP_OFFLOAD_CANCEL:
+		if (!xdr_dec_OFFLOAD_CANCEL4res(d, &v->u.opoffload_cancel))
+			return false;
+		break;
+	case OP_OFFLOAD_STATUS:
+		if (!xdr_dec_OFFLOAD_STATUS4res(d, &v->u.opoffload_status))
+			return false;
+		break;
+	case OP_READ_PLUS:
+		if (!xdr_dec_READ_PLUS4res(d, &v->u.opread_plus))
+			return false;
+		break;
+	case OP_SEEK:
+		if (!xdr_dec_SEEK4res(d, &v->u.opseek))
+			return false;
+		break;
+	case OP_WRITE_SAME:
+		if (!xdr_dec_WRITE_SAME4res(d, &v->u.opwrite_same))
+			return false;
+		break;
+	case OP_CLONE:
+		if (!xdr_dec_CLONE4res(d, &v->u.opclone))
+			return false;
+		break;
+	case OP_GETXATTR:
+		if (!xdr_dec_GETXATTR4res(d, &v->u.opgetxattr))
+			return false;
+		break;
+	case OP_SETXATTR:
+		if (!xdr_dec_SETXATTR4res(d, &v->u.opsetxattr))
+			return false;
+		break;
+	case OP_LISTXATTRS:
+		if (!xdr_dec_LISTXATTRS4res(d, &v->u.oplistxattrs))
+			return false;
+		break;
+	case OP_REMOVEXATTR:
+		if (!xdr_dec_REMOVEXATTR4res(d, &v->u.opremovexattr))
+			return false;
+		break;
 	case OP_ILLEGAL:
 		if (!xdr_dec_ILLEGAL4res(d, &v->u.opillegal))
 			return false;
@@ -8436,6 +10277,74 @@ bool xdr_enc_nfs_resop4(struct xdr_enc *e, const struct nfs_resop4 *v)
 		break;
 	case OP_RECLAIM_COMPLETE:
 		if (!xdr_enc_RECLAIM_COMPLETE4res(e, &v->u.opreclaim_complete))
+			return false;
+		break;
+	case OP_ALLOCATE:
+		if (!xdr_enc_ALLOCATE4res(e, &v->u.opallocate))
+			return false;
+		break;
+	case OP_COPY:
+		if (!xdr_enc_COPY4res(e, &v->u.opcopy))
+			return false;
+		break;
+	case OP_COPY_NOTIFY:
+		if (!xdr_enc_COPY_NOTIFY4res(e, &v->u.opcopy_notify))
+			return false;
+		break;
+	case OP_DEALLOCATE:
+		if (!xdr_enc_DEALLOCATE4res(e, &v->u.opdeallocate))
+			return false;
+		break;
+	case OP_IO_ADVISE:
+		if (!xdr_enc_IO_ADVISE4res(e, &v->u.opio_advise))
+			return false;
+		break;
+	case OP_LAYOUTERROR:
+		if (!xdr_enc_LAYOUTERROR4res(e, &v->u.oplayouterror))
+			return false;
+		break;
+	case OP_LAYOUTSTATS:
+		if (!xdr_enc_LAYOUTSTATS4res(e, &v->u.oplayoutstats))
+			return false;
+		break;
+	case OP_OFFLOAD_CANCEL:
+		if (!xdr_enc_OFFLOAD_CANCEL4res(e, &v->u.opoffload_cancel))
+			return false;
+		break;
+	case OP_OFFLOAD_STATUS:
+		if (!xdr_enc_OFFLOAD_STATUS4res(e, &v->u.opoffload_status))
+			return false;
+		break;
+	case OP_READ_PLUS:
+		if (!xdr_enc_READ_PLUS4res(e, &v->u.opread_plus))
+			return false;
+		break;
+	case OP_SEEK:
+		if (!xdr_enc_SEEK4res(e, &v->u.opseek))
+			return false;
+		break;
+	case OP_WRITE_SAME:
+		if (!xdr_enc_WRITE_SAME4res(e, &v->u.opwrite_same))
+			return false;
+		break;
+	case OP_CLONE:
+		if (!xdr_enc_CLONE4res(e, &v->u.opclone))
+			return false;
+		break;
+	case OP_GETXATTR:
+		if (!xdr_enc_GETXATTR4res(e, &v->u.opgetxattr))
+			return false;
+		break;
+	case OP_SETXATTR:
+		if (!xdr_enc_SETXATTR4res(e, &v->u.opsetxattr))
+			return false;
+		break;
+	case OP_LISTXATTRS:
+		if (!xdr_enc_LISTXATTRS4res(e, &v->u.oplistxattrs))
+			return false;
+		break;
+	case OP_REMOVEXATTR:
+		if (!xdr_enc_REMOVEXATTR4res(e, &v->u.opremovexattr))
 			return false;
 		break;
 	case OP_ILLEGAL:
@@ -9377,6 +11286,72 @@ bool xdr_enc_CB_NOTIFY_DEVICEID4res(struct xdr_enc *e, const struct CB_NOTIFY_DE
 	return xdr_enc_nfsstat4(e, &v->cndr_status);
 }
 
+bool xdr_dec_offload_info4(struct xdr_dec *d, struct offload_info4 *v)
+{
+	if (!xdr_dec_nfsstat4(d, &v->coa_status))
+		return false;
+	switch (v->coa_status) {
+	case NFS4_OK:
+		if (!xdr_dec_write_response4(d, &v->u.coa_resok4))
+			return false;
+		break;
+	default:
+		if (!xdr_dec_length4(d, &v->u.coa_bytes_copied))
+			return false;
+		break;
+	}
+	return true;
+}
+
+bool xdr_enc_offload_info4(struct xdr_enc *e, const struct offload_info4 *v)
+{
+	if (!xdr_enc_nfsstat4(e, &v->coa_status))
+		return false;
+	switch (v->coa_status) {
+	case NFS4_OK:
+		if (!xdr_enc_write_response4(e, &v->u.coa_resok4))
+			return false;
+		break;
+	default:
+		if (!xdr_enc_length4(e, &v->u.coa_bytes_copied))
+			return false;
+		break;
+	}
+	return true;
+}
+
+bool xdr_dec_CB_OFFLOAD4args(struct xdr_dec *d, struct CB_OFFLOAD4args *v)
+{
+	if (!xdr_dec_nfs_fh4(d, &v->coa_fh))
+		return false;
+	if (!xdr_dec_stateid4(d, &v->coa_stateid))
+		return false;
+	if (!xdr_dec_offload_info4(d, &v->coa_offload_info))
+		return false;
+	return true;
+}
+
+bool xdr_enc_CB_OFFLOAD4args(struct xdr_enc *e, const struct CB_OFFLOAD4args *v)
+{
+	if (!xdr_enc_nfs_fh4(e, &v->coa_fh))
+		return false;
+	if (!xdr_enc_stateid4(e, &v->coa_stateid))
+		return false;
+	if (!xdr_enc_offload_info4(e, &v->coa_offload_info))
+		return false;
+	return true;
+}
+
+bool xdr_dec_CB_OFFLOAD4res(struct xdr_dec *d, struct CB_OFFLOAD4res *v)
+{
+	return xdr_dec_nfsstat4(d, &v->cor_status);
+}
+
+bool xdr_enc_CB_OFFLOAD4res(struct xdr_enc *e, const struct CB_OFFLOAD4res *v)
+{
+	return xdr_enc_nfsstat4(e, &v->cor_status);
+}
+
 bool xdr_dec_nfs_cb_argop4(struct xdr_dec *d, struct nfs_cb_argop4 *v)
 {
 	if (!xdr_dec_u32(d, &v->argop))
@@ -9428,6 +11403,10 @@ bool xdr_dec_nfs_cb_argop4(struct xdr_dec *d, struct nfs_cb_argop4 *v)
 		break;
 	case OP_CB_NOTIFY_DEVICEID:
 		if (!xdr_dec_CB_NOTIFY_DEVICEID4args(d, &v->u.opcbnotify_deviceid))
+			return false;
+		break;
+	case OP_CB_OFFLOAD:
+		if (!xdr_dec_CB_OFFLOAD4args(d, &v->u.opcboffload))
 			return false;
 		break;
 	case OP_CB_ILLEGAL:
@@ -9491,6 +11470,10 @@ bool xdr_enc_nfs_cb_argop4(struct xdr_enc *e, const struct nfs_cb_argop4 *v)
 		if (!xdr_enc_CB_NOTIFY_DEVICEID4args(e, &v->u.opcbnotify_deviceid))
 			return false;
 		break;
+	case OP_CB_OFFLOAD:
+		if (!xdr_enc_CB_OFFLOAD4args(e, &v->u.opcboffload))
+			return false;
+		break;
 	case OP_CB_ILLEGAL:
 		break;
 	default:
@@ -9550,6 +11533,10 @@ bool xdr_dec_nfs_cb_resop4(struct xdr_dec *d, struct nfs_cb_resop4 *v)
 		break;
 	case OP_CB_NOTIFY_DEVICEID:
 		if (!xdr_dec_CB_NOTIFY_DEVICEID4res(d, &v->u.opcbnotify_deviceid))
+			return false;
+		break;
+	case OP_CB_OFFLOAD:
+		if (!xdr_dec_CB_OFFLOAD4res(d, &v->u.opcboffload))
 			return false;
 		break;
 	case OP_CB_ILLEGAL:
@@ -9613,6 +11600,10 @@ bool xdr_enc_nfs_cb_resop4(struct xdr_enc *e, const struct nfs_cb_resop4 *v)
 		break;
 	case OP_CB_NOTIFY_DEVICEID:
 		if (!xdr_enc_CB_NOTIFY_DEVICEID4res(e, &v->u.opcbnotify_deviceid))
+			return false;
+		break;
+	case OP_CB_OFFLOAD:
+		if (!xdr_enc_CB_OFFLOAD4res(e, &v->u.opcboffload))
 			return false;
 		break;
 	case OP_CB_ILLEGAL:

@@ -167,6 +167,11 @@
 #define FATTR4_RETENTION_HOLD 73
 #define FATTR4_MODE_SET_MASKED 74
 #define FATTR4_FS_CHARSET_CAP 76
+#define FATTR4_CLONE_BLKSIZE 77
+#define FATTR4_SPACE_FREED 78
+#define FATTR4_CHANGE_ATTR_TYPE 79
+#define FATTR4_SEC_LABEL 80
+#define FATTR4_XATTR_SUPPORT 82
 #define FSLI4BX_GFLAGS 0
 #define FSLI4BX_TFLAGS 1
 #define FSLI4BX_CLSIMUL 2
@@ -189,6 +194,7 @@
 #define NFL4_UFLG_MASK 0x0000003F
 #define NFL4_UFLG_DENSE 0x00000001
 #define NFL4_UFLG_COMMIT_THRU_MDS 0x00000002
+#define NFL42_UFLG_IO_ADVISE_THRU_MDS 0x00000004
 #define NFL4_UFLG_STRIPE_UNIT_SIZE_MASK 0xFFFFFFC0
 #define ACCESS4_READ 0x00000001
 #define ACCESS4_LOOKUP 0x00000002
@@ -196,6 +202,9 @@
 #define ACCESS4_EXTEND 0x00000008
 #define ACCESS4_DELETE 0x00000010
 #define ACCESS4_EXECUTE 0x00000020
+#define ACCESS4_XAREAD 0x00000040
+#define ACCESS4_XAWRITE 0x00000080
+#define ACCESS4_XALIST 0x00000100
 #define OPEN4_SHARE_ACCESS_READ 0x00000001
 #define OPEN4_SHARE_ACCESS_WRITE 0x00000002
 #define OPEN4_SHARE_ACCESS_BOTH 0x00000003
@@ -381,6 +390,15 @@ enum nfsstat4 {
 	NFS4ERR_REJECT_DELEG = 10085,
 	NFS4ERR_RETURNCONFLICT = 10086,
 	NFS4ERR_DELEG_REVOKED = 10087,
+	NFS4ERR_PARTNER_NOTSUPP = 10088,
+	NFS4ERR_PARTNER_NO_AUTH = 10089,
+	NFS4ERR_UNION_NOTSUPP = 10090,
+	NFS4ERR_OFFLOAD_DENIED = 10091,
+	NFS4ERR_WRONG_LFS = 10092,
+	NFS4ERR_BADLABEL = 10093,
+	NFS4ERR_OFFLOAD_NO_REQS = 10094,
+	NFS4ERR_NOXATTR = 10095,
+	NFS4ERR_XATTR2BIG = 10096,
 };
 
 enum time_how4 {
@@ -428,9 +446,29 @@ enum ssv_subkey4 {
 	SSV4_SUBKEY_SEAL_T2I = 4,
 };
 
+enum netloc_type4 {
+	NL4_NAME = 1,
+	NL4_URL = 2,
+	NL4_NETADDR = 3,
+};
+
+enum change_attr_type4 {
+	NFS4_CHANGE_TYPE_IS_MONOTONIC_INCR = 0,
+	NFS4_CHANGE_TYPE_IS_VERSION_COUNTER = 1,
+	NFS4_CHANGE_TYPE_IS_VERSION_COUNTER_NOPNFS = 2,
+	NFS4_CHANGE_TYPE_IS_TIME_METADATA = 3,
+	NFS4_CHANGE_TYPE_IS_UNDEFINED = 4,
+};
+
+enum data_content4 {
+	NFS4_CONTENT_DATA = 0,
+	NFS4_CONTENT_HOLE = 1,
+};
+
 enum filelayout_hint_care4 {
 	NFLH4_CARE_DENSE = NFL4_UFLG_DENSE,
 	NFLH4_CARE_COMMIT_THRU_MDS = NFL4_UFLG_COMMIT_THRU_MDS,
+	NFL42_CARE_IO_ADVISE_THRU_MDS = NFL42_UFLG_IO_ADVISE_THRU_MDS,
 	NFLH4_CARE_STRIPE_UNIT_SIZE = 0x00000040,
 	NFLH4_CARE_STRIPE_COUNT = 0x00000080,
 };
@@ -522,6 +560,26 @@ enum secinfo_style4 {
 	SECINFO_STYLE4_PARENT = 1,
 };
 
+enum IO_ADVISE_type4 {
+	IO_ADVISE4_NORMAL = 0,
+	IO_ADVISE4_SEQUENTIAL = 1,
+	IO_ADVISE4_SEQUENTIAL_BACKWARDS = 2,
+	IO_ADVISE4_RANDOM = 3,
+	IO_ADVISE4_WILLNEED = 4,
+	IO_ADVISE4_WILLNEED_OPPORTUNISTIC = 5,
+	IO_ADVISE4_DONTNEED = 6,
+	IO_ADVISE4_NOREUSE = 7,
+	IO_ADVISE4_READ = 8,
+	IO_ADVISE4_WRITE = 9,
+	IO_ADVISE4_INIT_PROXIMITY = 10,
+};
+
+enum setxattr_option4 {
+	SETXATTR4_EITHER = 0,
+	SETXATTR4_CREATE = 1,
+	SETXATTR4_REPLACE = 2,
+};
+
 enum nfs_opnum4 {
 	OP_ACCESS = 3,
 	OP_CLOSE = 4,
@@ -579,6 +637,23 @@ enum nfs_opnum4 {
 	OP_WANT_DELEGATION = 56,
 	OP_DESTROY_CLIENTID = 57,
 	OP_RECLAIM_COMPLETE = 58,
+	OP_ALLOCATE = 59,
+	OP_COPY = 60,
+	OP_COPY_NOTIFY = 61,
+	OP_DEALLOCATE = 62,
+	OP_IO_ADVISE = 63,
+	OP_LAYOUTERROR = 64,
+	OP_LAYOUTSTATS = 65,
+	OP_OFFLOAD_CANCEL = 66,
+	OP_OFFLOAD_STATUS = 67,
+	OP_READ_PLUS = 68,
+	OP_SEEK = 69,
+	OP_WRITE_SAME = 70,
+	OP_CLONE = 71,
+	OP_GETXATTR = 72,
+	OP_SETXATTR = 73,
+	OP_LISTXATTRS = 74,
+	OP_REMOVEXATTR = 75,
 	OP_ILLEGAL = 10044,
 };
 
@@ -615,6 +690,7 @@ enum nfs_cb_opnum4 {
 	OP_CB_WANTS_CANCELLED = 12,
 	OP_CB_NOTIFY_LOCK = 13,
 	OP_CB_NOTIFY_DEVICEID = 14,
+	OP_CB_OFFLOAD = 15,
 	OP_CB_ILLEGAL = 10044,
 };
 
@@ -960,6 +1036,79 @@ struct fs_locations_info4 {
 };
 
 typedef struct fs_locations_info4 fattr4_fs_locations_info;
+typedef uint32_t policy4;
+typedef struct xdr_bytes secret4;
+
+struct netloc4 {
+	enum netloc_type4 nl_type;
+	union {
+		utf8str_cis nl_name;
+		utf8str_cis nl_url;
+		struct netaddr4 nl_addr;
+	} u;
+};
+
+struct labelformat_spec4 {
+	policy4 lfs_lfs;
+	policy4 lfs_pi;
+};
+
+struct sec_label4 {
+	struct labelformat_spec4 slai_lfs;
+	struct xdr_bytes slai_data;
+};
+
+struct copy_from_auth_priv {
+	secret4 cfap_shared_secret;
+	struct netloc4 cfap_destination;
+	utf8str_mixed cfap_username;
+};
+
+struct copy_to_auth_priv {
+	secret4 ctap_shared_secret;
+	struct { uint32_t len; struct netloc4 *val; } ctap_source;
+	utf8str_mixed ctap_username;
+};
+
+struct copy_confirm_auth_priv {
+	struct xdr_bytes ccap_shared_secret_mic;
+	utf8str_mixed ccap_username;
+};
+
+struct app_data_block4 {
+	offset4 adb_offset;
+	length4 adb_block_size;
+	length4 adb_block_count;
+	length4 adb_reloff_blocknum;
+	count4 adb_block_num;
+	length4 adb_reloff_pattern;
+	struct xdr_bytes adb_pattern;
+};
+
+struct data4 {
+	offset4 d_offset;
+	struct xdr_bytes d_data;
+};
+
+struct data_info4 {
+	offset4 di_offset;
+	length4 di_length;
+};
+
+struct write_response4 {
+	struct { uint32_t len; struct stateid4 *val; } wr_callback_id;
+	length4 wr_count;
+	enum stable_how4 wr_committed;
+	verifier4 wr_writeverf;
+};
+
+typedef uint64_t fattr4_space_freed;
+typedef enum change_attr_type4 fattr4_change_attr_type;
+typedef struct sec_label4 fattr4_sec_label;
+typedef uint32_t fattr4_clone_blksize;
+typedef component4 xattrkey4;
+typedef struct xdr_bytes xattrvalue4;
+typedef bool fattr4_xattr_support;
 typedef uint32_t nfl_util4;
 
 struct nfsv4_1_file_layouthint4 {
@@ -2010,6 +2159,273 @@ struct RECLAIM_COMPLETE4res {
 	enum nfsstat4 rcr_status;
 };
 
+struct ALLOCATE4args {
+	struct stateid4 aa_stateid;
+	offset4 aa_offset;
+	length4 aa_length;
+};
+
+struct ALLOCATE4res {
+	enum nfsstat4 ar_status;
+};
+
+struct COPY4args {
+	struct stateid4 ca_src_stateid;
+	struct stateid4 ca_dst_stateid;
+	offset4 ca_src_offset;
+	offset4 ca_dst_offset;
+	length4 ca_count;
+	bool ca_consecutive;
+	bool ca_synchronous;
+	struct { uint32_t len; struct netloc4 *val; } ca_source_server;
+};
+
+struct copy_requirements4 {
+	bool cr_consecutive;
+	bool cr_synchronous;
+};
+
+struct COPY4resok {
+	struct write_response4 cr_response;
+	struct copy_requirements4 cr_requirements;
+};
+
+struct COPY4res {
+	enum nfsstat4 cr_status;
+	union {
+		struct COPY4resok cr_resok4;
+		struct copy_requirements4 cr_requirements;
+	} u;
+};
+
+struct COPY_NOTIFY4args {
+	struct stateid4 cna_src_stateid;
+	struct netloc4 cna_destination_server;
+};
+
+struct COPY_NOTIFY4resok {
+	struct nfstime4 cnr_lease_time;
+	struct stateid4 cnr_stateid;
+	struct { uint32_t len; struct netloc4 *val; } cnr_source_server;
+};
+
+struct COPY_NOTIFY4res {
+	enum nfsstat4 cnr_status;
+	union {
+		struct COPY_NOTIFY4resok resok4;
+	} u;
+};
+
+struct DEALLOCATE4args {
+	struct stateid4 da_stateid;
+	offset4 da_offset;
+	length4 da_length;
+};
+
+struct DEALLOCATE4res {
+	enum nfsstat4 dr_status;
+};
+
+struct IO_ADVISE4args {
+	struct stateid4 iaa_stateid;
+	offset4 iaa_offset;
+	length4 iaa_count;
+	bitmap4 iaa_hints;
+};
+
+struct IO_ADVISE4resok {
+	bitmap4 ior_hints;
+};
+
+struct IO_ADVISE4res {
+	enum nfsstat4 ior_status;
+	union {
+		struct IO_ADVISE4resok resok4;
+	} u;
+};
+
+struct device_error4 {
+	deviceid4 de_deviceid;
+	enum nfsstat4 de_status;
+	enum nfs_opnum4 de_opnum;
+};
+
+struct LAYOUTERROR4args {
+	offset4 lea_offset;
+	length4 lea_length;
+	struct stateid4 lea_stateid;
+	struct { uint32_t len; struct device_error4 *val; } lea_errors;
+};
+
+struct LAYOUTERROR4res {
+	enum nfsstat4 ler_status;
+};
+
+struct io_info4 {
+	uint64_t ii_count;
+	uint64_t ii_bytes;
+};
+
+struct LAYOUTSTATS4args {
+	offset4 lsa_offset;
+	length4 lsa_length;
+	struct stateid4 lsa_stateid;
+	struct io_info4 lsa_read;
+	struct io_info4 lsa_write;
+	deviceid4 lsa_deviceid;
+	struct layoutupdate4 lsa_layoutupdate;
+};
+
+struct LAYOUTSTATS4res {
+	enum nfsstat4 lsr_status;
+};
+
+struct OFFLOAD_CANCEL4args {
+	struct stateid4 oca_stateid;
+};
+
+struct OFFLOAD_CANCEL4res {
+	enum nfsstat4 ocr_status;
+};
+
+struct OFFLOAD_STATUS4args {
+	struct stateid4 osa_stateid;
+};
+
+struct OFFLOAD_STATUS4resok {
+	length4 osr_count;
+	struct { uint32_t len; enum nfsstat4 *val; } osr_complete;
+};
+
+struct OFFLOAD_STATUS4res {
+	enum nfsstat4 osr_status;
+	union {
+		struct OFFLOAD_STATUS4resok osr_resok4;
+	} u;
+};
+
+struct READ_PLUS4args {
+	struct stateid4 rpa_stateid;
+	offset4 rpa_offset;
+	count4 rpa_count;
+};
+
+struct read_plus_content {
+	enum data_content4 rpc_content;
+	union {
+		struct data4 rpc_data;
+		struct data_info4 rpc_hole;
+	} u;
+};
+
+struct read_plus_res4 {
+	bool rpr_eof;
+	struct { uint32_t len; struct read_plus_content *val; } rpr_contents;
+};
+
+struct READ_PLUS4res {
+	enum nfsstat4 rp_status;
+	union {
+		struct read_plus_res4 rp_resok4;
+	} u;
+};
+
+struct SEEK4args {
+	struct stateid4 sa_stateid;
+	offset4 sa_offset;
+	enum data_content4 sa_what;
+};
+
+struct seek_res4 {
+	bool sr_eof;
+	offset4 sr_offset;
+};
+
+struct SEEK4res {
+	enum nfsstat4 sa_status;
+	union {
+		struct seek_res4 resok4;
+	} u;
+};
+
+struct WRITE_SAME4args {
+	struct stateid4 wsa_stateid;
+	enum stable_how4 wsa_stable;
+	struct app_data_block4 wsa_adb;
+};
+
+struct WRITE_SAME4res {
+	enum nfsstat4 wsr_status;
+	union {
+		struct write_response4 resok4;
+	} u;
+};
+
+struct CLONE4args {
+	struct stateid4 cl_src_stateid;
+	struct stateid4 cl_dst_stateid;
+	offset4 cl_src_offset;
+	offset4 cl_dst_offset;
+	length4 cl_count;
+};
+
+struct CLONE4res {
+	enum nfsstat4 cl_status;
+};
+
+struct GETXATTR4args {
+	xattrkey4 gxa_name;
+};
+
+struct GETXATTR4res {
+	enum nfsstat4 gxr_status;
+	union {
+		xattrvalue4 gxr_value;
+	} u;
+};
+
+struct SETXATTR4args {
+	enum setxattr_option4 sxa_option;
+	xattrkey4 sxa_key;
+	xattrvalue4 sxa_value;
+};
+
+struct SETXATTR4res {
+	enum nfsstat4 sxr_status;
+	union {
+		struct change_info4 sxr_info;
+	} u;
+};
+
+struct LISTXATTRS4args {
+	nfs_cookie4 lxa_cookie;
+	count4 lxa_maxcount;
+};
+
+struct LISTXATTRS4resok {
+	nfs_cookie4 lxr_cookie;
+	struct { uint32_t len; xattrkey4 *val; } lxr_names;
+	bool lxr_eof;
+};
+
+struct LISTXATTRS4res {
+	enum nfsstat4 lxr_status;
+	union {
+		struct LISTXATTRS4resok lxr_value;
+	} u;
+};
+
+struct REMOVEXATTR4args {
+	xattrkey4 rxa_name;
+};
+
+struct REMOVEXATTR4res {
+	enum nfsstat4 rxr_status;
+	union {
+		struct change_info4 rxr_info;
+	} u;
+};
+
 struct nfs_argop4 {
 	enum nfs_opnum4 argop;
 	union {
@@ -2062,6 +2478,23 @@ struct nfs_argop4 {
 		struct WANT_DELEGATION4args opwant_delegation;
 		struct DESTROY_CLIENTID4args opdestroy_clientid;
 		struct RECLAIM_COMPLETE4args opreclaim_complete;
+		struct ALLOCATE4args opallocate;
+		struct COPY4args opcopy;
+		struct COPY_NOTIFY4args opcopy_notify;
+		struct DEALLOCATE4args opdeallocate;
+		struct IO_ADVISE4args opio_advise;
+		struct LAYOUTERROR4args oplayouterror;
+		struct LAYOUTSTATS4args oplayoutstats;
+		struct OFFLOAD_CANCEL4args opoffload_cancel;
+		struct OFFLOAD_STATUS4args opoffload_status;
+		struct READ_PLUS4args opread_plus;
+		struct SEEK4args opseek;
+		struct WRITE_SAME4args opwrite_same;
+		struct CLONE4args opclone;
+		struct GETXATTR4args opgetxattr;
+		struct SETXATTR4args opsetxattr;
+		struct LISTXATTRS4args oplistxattrs;
+		struct REMOVEXATTR4args opremovexattr;
 	} u;
 };
 
@@ -2124,6 +2557,23 @@ struct nfs_resop4 {
 		struct WANT_DELEGATION4res opwant_delegation;
 		struct DESTROY_CLIENTID4res opdestroy_clientid;
 		struct RECLAIM_COMPLETE4res opreclaim_complete;
+		struct ALLOCATE4res opallocate;
+		struct COPY4res opcopy;
+		struct COPY_NOTIFY4res opcopy_notify;
+		struct DEALLOCATE4res opdeallocate;
+		struct IO_ADVISE4res opio_advise;
+		struct LAYOUTERROR4res oplayouterror;
+		struct LAYOUTSTATS4res oplayoutstats;
+		struct OFFLOAD_CANCEL4res opoffload_cancel;
+		struct OFFLOAD_STATUS4res opoffload_status;
+		struct READ_PLUS4res opread_plus;
+		struct SEEK4res opseek;
+		struct WRITE_SAME4res opwrite_same;
+		struct CLONE4res opclone;
+		struct GETXATTR4res opgetxattr;
+		struct SETXATTR4res opsetxattr;
+		struct LISTXATTRS4res oplistxattrs;
+		struct REMOVEXATTR4res opremovexattr;
 		struct ILLEGAL4res opillegal;
 	} u;
 };
@@ -2353,6 +2803,24 @@ struct CB_NOTIFY_DEVICEID4res {
 	enum nfsstat4 cndr_status;
 };
 
+struct offload_info4 {
+	enum nfsstat4 coa_status;
+	union {
+		struct write_response4 coa_resok4;
+		length4 coa_bytes_copied;
+	} u;
+};
+
+struct CB_OFFLOAD4args {
+	nfs_fh4 coa_fh;
+	struct stateid4 coa_stateid;
+	struct offload_info4 coa_offload_info;
+};
+
+struct CB_OFFLOAD4res {
+	enum nfsstat4 cor_status;
+};
+
 struct nfs_cb_argop4 {
 	uint32_t argop;
 	union {
@@ -2368,6 +2836,7 @@ struct nfs_cb_argop4 {
 		struct CB_WANTS_CANCELLED4args opcbwants_cancelled;
 		struct CB_NOTIFY_LOCK4args opcbnotify_lock;
 		struct CB_NOTIFY_DEVICEID4args opcbnotify_deviceid;
+		struct CB_OFFLOAD4args opcboffload;
 	} u;
 };
 
@@ -2386,6 +2855,7 @@ struct nfs_cb_resop4 {
 		struct CB_WANTS_CANCELLED4res opcbwants_cancelled;
 		struct CB_NOTIFY_LOCK4res opcbnotify_lock;
 		struct CB_NOTIFY_DEVICEID4res opcbnotify_deviceid;
+		struct CB_OFFLOAD4res opcboffload;
 		struct CB_ILLEGAL4res opcbillegal;
 	} u;
 };
@@ -2421,6 +2891,12 @@ bool xdr_dec_nfs_lock_type4(struct xdr_dec *d, enum nfs_lock_type4 *v);
 bool xdr_enc_nfs_lock_type4(struct xdr_enc *e, const enum nfs_lock_type4 *v);
 bool xdr_dec_ssv_subkey4(struct xdr_dec *d, enum ssv_subkey4 *v);
 bool xdr_enc_ssv_subkey4(struct xdr_enc *e, const enum ssv_subkey4 *v);
+bool xdr_dec_netloc_type4(struct xdr_dec *d, enum netloc_type4 *v);
+bool xdr_enc_netloc_type4(struct xdr_enc *e, const enum netloc_type4 *v);
+bool xdr_dec_change_attr_type4(struct xdr_dec *d, enum change_attr_type4 *v);
+bool xdr_enc_change_attr_type4(struct xdr_enc *e, const enum change_attr_type4 *v);
+bool xdr_dec_data_content4(struct xdr_dec *d, enum data_content4 *v);
+bool xdr_enc_data_content4(struct xdr_enc *e, const enum data_content4 *v);
 bool xdr_dec_filelayout_hint_care4(struct xdr_dec *d, enum filelayout_hint_care4 *v);
 bool xdr_enc_filelayout_hint_care4(struct xdr_enc *e, const enum filelayout_hint_care4 *v);
 bool xdr_dec_createmode4(struct xdr_dec *d, enum createmode4 *v);
@@ -2449,6 +2925,10 @@ bool xdr_dec_gddrnf4_status(struct xdr_dec *d, enum gddrnf4_status *v);
 bool xdr_enc_gddrnf4_status(struct xdr_enc *e, const enum gddrnf4_status *v);
 bool xdr_dec_secinfo_style4(struct xdr_dec *d, enum secinfo_style4 *v);
 bool xdr_enc_secinfo_style4(struct xdr_enc *e, const enum secinfo_style4 *v);
+bool xdr_dec_IO_ADVISE_type4(struct xdr_dec *d, enum IO_ADVISE_type4 *v);
+bool xdr_enc_IO_ADVISE_type4(struct xdr_enc *e, const enum IO_ADVISE_type4 *v);
+bool xdr_dec_setxattr_option4(struct xdr_dec *d, enum setxattr_option4 *v);
+bool xdr_enc_setxattr_option4(struct xdr_enc *e, const enum setxattr_option4 *v);
 bool xdr_dec_nfs_opnum4(struct xdr_dec *d, enum nfs_opnum4 *v);
 bool xdr_enc_nfs_opnum4(struct xdr_enc *e, const enum nfs_opnum4 *v);
 bool xdr_dec_layoutrecall_type4(struct xdr_dec *d, enum layoutrecall_type4 *v);
@@ -2769,6 +3249,44 @@ bool xdr_dec_fs_locations_info4(struct xdr_dec *d, struct fs_locations_info4 *v)
 bool xdr_enc_fs_locations_info4(struct xdr_enc *e, const struct fs_locations_info4 *v);
 bool xdr_dec_fattr4_fs_locations_info(struct xdr_dec *d, fattr4_fs_locations_info *v);
 bool xdr_enc_fattr4_fs_locations_info(struct xdr_enc *e, const fattr4_fs_locations_info *v);
+bool xdr_dec_policy4(struct xdr_dec *d, policy4 *v);
+bool xdr_enc_policy4(struct xdr_enc *e, const policy4 *v);
+bool xdr_dec_secret4(struct xdr_dec *d, secret4 *v);
+bool xdr_enc_secret4(struct xdr_enc *e, const secret4 *v);
+bool xdr_dec_netloc4(struct xdr_dec *d, struct netloc4 *v);
+bool xdr_enc_netloc4(struct xdr_enc *e, const struct netloc4 *v);
+bool xdr_dec_labelformat_spec4(struct xdr_dec *d, struct labelformat_spec4 *v);
+bool xdr_enc_labelformat_spec4(struct xdr_enc *e, const struct labelformat_spec4 *v);
+bool xdr_dec_sec_label4(struct xdr_dec *d, struct sec_label4 *v);
+bool xdr_enc_sec_label4(struct xdr_enc *e, const struct sec_label4 *v);
+bool xdr_dec_copy_from_auth_priv(struct xdr_dec *d, struct copy_from_auth_priv *v);
+bool xdr_enc_copy_from_auth_priv(struct xdr_enc *e, const struct copy_from_auth_priv *v);
+bool xdr_dec_copy_to_auth_priv(struct xdr_dec *d, struct copy_to_auth_priv *v);
+bool xdr_enc_copy_to_auth_priv(struct xdr_enc *e, const struct copy_to_auth_priv *v);
+bool xdr_dec_copy_confirm_auth_priv(struct xdr_dec *d, struct copy_confirm_auth_priv *v);
+bool xdr_enc_copy_confirm_auth_priv(struct xdr_enc *e, const struct copy_confirm_auth_priv *v);
+bool xdr_dec_app_data_block4(struct xdr_dec *d, struct app_data_block4 *v);
+bool xdr_enc_app_data_block4(struct xdr_enc *e, const struct app_data_block4 *v);
+bool xdr_dec_data4(struct xdr_dec *d, struct data4 *v);
+bool xdr_enc_data4(struct xdr_enc *e, const struct data4 *v);
+bool xdr_dec_data_info4(struct xdr_dec *d, struct data_info4 *v);
+bool xdr_enc_data_info4(struct xdr_enc *e, const struct data_info4 *v);
+bool xdr_dec_write_response4(struct xdr_dec *d, struct write_response4 *v);
+bool xdr_enc_write_response4(struct xdr_enc *e, const struct write_response4 *v);
+bool xdr_dec_fattr4_space_freed(struct xdr_dec *d, fattr4_space_freed *v);
+bool xdr_enc_fattr4_space_freed(struct xdr_enc *e, const fattr4_space_freed *v);
+bool xdr_dec_fattr4_change_attr_type(struct xdr_dec *d, fattr4_change_attr_type *v);
+bool xdr_enc_fattr4_change_attr_type(struct xdr_enc *e, const fattr4_change_attr_type *v);
+bool xdr_dec_fattr4_sec_label(struct xdr_dec *d, fattr4_sec_label *v);
+bool xdr_enc_fattr4_sec_label(struct xdr_enc *e, const fattr4_sec_label *v);
+bool xdr_dec_fattr4_clone_blksize(struct xdr_dec *d, fattr4_clone_blksize *v);
+bool xdr_enc_fattr4_clone_blksize(struct xdr_enc *e, const fattr4_clone_blksize *v);
+bool xdr_dec_xattrkey4(struct xdr_dec *d, xattrkey4 *v);
+bool xdr_enc_xattrkey4(struct xdr_enc *e, const xattrkey4 *v);
+bool xdr_dec_xattrvalue4(struct xdr_dec *d, xattrvalue4 *v);
+bool xdr_enc_xattrvalue4(struct xdr_enc *e, const xattrvalue4 *v);
+bool xdr_dec_fattr4_xattr_support(struct xdr_dec *d, fattr4_xattr_support *v);
+bool xdr_enc_fattr4_xattr_support(struct xdr_enc *e, const fattr4_xattr_support *v);
 bool xdr_dec_nfl_util4(struct xdr_dec *d, nfl_util4 *v);
 bool xdr_enc_nfl_util4(struct xdr_enc *e, const nfl_util4 *v);
 bool xdr_dec_nfsv4_1_file_layouthint4(struct xdr_dec *d, struct nfsv4_1_file_layouthint4 *v);
@@ -3127,6 +3645,96 @@ bool xdr_dec_RECLAIM_COMPLETE4args(struct xdr_dec *d, struct RECLAIM_COMPLETE4ar
 bool xdr_enc_RECLAIM_COMPLETE4args(struct xdr_enc *e, const struct RECLAIM_COMPLETE4args *v);
 bool xdr_dec_RECLAIM_COMPLETE4res(struct xdr_dec *d, struct RECLAIM_COMPLETE4res *v);
 bool xdr_enc_RECLAIM_COMPLETE4res(struct xdr_enc *e, const struct RECLAIM_COMPLETE4res *v);
+bool xdr_dec_ALLOCATE4args(struct xdr_dec *d, struct ALLOCATE4args *v);
+bool xdr_enc_ALLOCATE4args(struct xdr_enc *e, const struct ALLOCATE4args *v);
+bool xdr_dec_ALLOCATE4res(struct xdr_dec *d, struct ALLOCATE4res *v);
+bool xdr_enc_ALLOCATE4res(struct xdr_enc *e, const struct ALLOCATE4res *v);
+bool xdr_dec_COPY4args(struct xdr_dec *d, struct COPY4args *v);
+bool xdr_enc_COPY4args(struct xdr_enc *e, const struct COPY4args *v);
+bool xdr_dec_copy_requirements4(struct xdr_dec *d, struct copy_requirements4 *v);
+bool xdr_enc_copy_requirements4(struct xdr_enc *e, const struct copy_requirements4 *v);
+bool xdr_dec_COPY4resok(struct xdr_dec *d, struct COPY4resok *v);
+bool xdr_enc_COPY4resok(struct xdr_enc *e, const struct COPY4resok *v);
+bool xdr_dec_COPY4res(struct xdr_dec *d, struct COPY4res *v);
+bool xdr_enc_COPY4res(struct xdr_enc *e, const struct COPY4res *v);
+bool xdr_dec_COPY_NOTIFY4args(struct xdr_dec *d, struct COPY_NOTIFY4args *v);
+bool xdr_enc_COPY_NOTIFY4args(struct xdr_enc *e, const struct COPY_NOTIFY4args *v);
+bool xdr_dec_COPY_NOTIFY4resok(struct xdr_dec *d, struct COPY_NOTIFY4resok *v);
+bool xdr_enc_COPY_NOTIFY4resok(struct xdr_enc *e, const struct COPY_NOTIFY4resok *v);
+bool xdr_dec_COPY_NOTIFY4res(struct xdr_dec *d, struct COPY_NOTIFY4res *v);
+bool xdr_enc_COPY_NOTIFY4res(struct xdr_enc *e, const struct COPY_NOTIFY4res *v);
+bool xdr_dec_DEALLOCATE4args(struct xdr_dec *d, struct DEALLOCATE4args *v);
+bool xdr_enc_DEALLOCATE4args(struct xdr_enc *e, const struct DEALLOCATE4args *v);
+bool xdr_dec_DEALLOCATE4res(struct xdr_dec *d, struct DEALLOCATE4res *v);
+bool xdr_enc_DEALLOCATE4res(struct xdr_enc *e, const struct DEALLOCATE4res *v);
+bool xdr_dec_IO_ADVISE4args(struct xdr_dec *d, struct IO_ADVISE4args *v);
+bool xdr_enc_IO_ADVISE4args(struct xdr_enc *e, const struct IO_ADVISE4args *v);
+bool xdr_dec_IO_ADVISE4resok(struct xdr_dec *d, struct IO_ADVISE4resok *v);
+bool xdr_enc_IO_ADVISE4resok(struct xdr_enc *e, const struct IO_ADVISE4resok *v);
+bool xdr_dec_IO_ADVISE4res(struct xdr_dec *d, struct IO_ADVISE4res *v);
+bool xdr_enc_IO_ADVISE4res(struct xdr_enc *e, const struct IO_ADVISE4res *v);
+bool xdr_dec_device_error4(struct xdr_dec *d, struct device_error4 *v);
+bool xdr_enc_device_error4(struct xdr_enc *e, const struct device_error4 *v);
+bool xdr_dec_LAYOUTERROR4args(struct xdr_dec *d, struct LAYOUTERROR4args *v);
+bool xdr_enc_LAYOUTERROR4args(struct xdr_enc *e, const struct LAYOUTERROR4args *v);
+bool xdr_dec_LAYOUTERROR4res(struct xdr_dec *d, struct LAYOUTERROR4res *v);
+bool xdr_enc_LAYOUTERROR4res(struct xdr_enc *e, const struct LAYOUTERROR4res *v);
+bool xdr_dec_io_info4(struct xdr_dec *d, struct io_info4 *v);
+bool xdr_enc_io_info4(struct xdr_enc *e, const struct io_info4 *v);
+bool xdr_dec_LAYOUTSTATS4args(struct xdr_dec *d, struct LAYOUTSTATS4args *v);
+bool xdr_enc_LAYOUTSTATS4args(struct xdr_enc *e, const struct LAYOUTSTATS4args *v);
+bool xdr_dec_LAYOUTSTATS4res(struct xdr_dec *d, struct LAYOUTSTATS4res *v);
+bool xdr_enc_LAYOUTSTATS4res(struct xdr_enc *e, const struct LAYOUTSTATS4res *v);
+bool xdr_dec_OFFLOAD_CANCEL4args(struct xdr_dec *d, struct OFFLOAD_CANCEL4args *v);
+bool xdr_enc_OFFLOAD_CANCEL4args(struct xdr_enc *e, const struct OFFLOAD_CANCEL4args *v);
+bool xdr_dec_OFFLOAD_CANCEL4res(struct xdr_dec *d, struct OFFLOAD_CANCEL4res *v);
+bool xdr_enc_OFFLOAD_CANCEL4res(struct xdr_enc *e, const struct OFFLOAD_CANCEL4res *v);
+bool xdr_dec_OFFLOAD_STATUS4args(struct xdr_dec *d, struct OFFLOAD_STATUS4args *v);
+bool xdr_enc_OFFLOAD_STATUS4args(struct xdr_enc *e, const struct OFFLOAD_STATUS4args *v);
+bool xdr_dec_OFFLOAD_STATUS4resok(struct xdr_dec *d, struct OFFLOAD_STATUS4resok *v);
+bool xdr_enc_OFFLOAD_STATUS4resok(struct xdr_enc *e, const struct OFFLOAD_STATUS4resok *v);
+bool xdr_dec_OFFLOAD_STATUS4res(struct xdr_dec *d, struct OFFLOAD_STATUS4res *v);
+bool xdr_enc_OFFLOAD_STATUS4res(struct xdr_enc *e, const struct OFFLOAD_STATUS4res *v);
+bool xdr_dec_READ_PLUS4args(struct xdr_dec *d, struct READ_PLUS4args *v);
+bool xdr_enc_READ_PLUS4args(struct xdr_enc *e, const struct READ_PLUS4args *v);
+bool xdr_dec_read_plus_content(struct xdr_dec *d, struct read_plus_content *v);
+bool xdr_enc_read_plus_content(struct xdr_enc *e, const struct read_plus_content *v);
+bool xdr_dec_read_plus_res4(struct xdr_dec *d, struct read_plus_res4 *v);
+bool xdr_enc_read_plus_res4(struct xdr_enc *e, const struct read_plus_res4 *v);
+bool xdr_dec_READ_PLUS4res(struct xdr_dec *d, struct READ_PLUS4res *v);
+bool xdr_enc_READ_PLUS4res(struct xdr_enc *e, const struct READ_PLUS4res *v);
+bool xdr_dec_SEEK4args(struct xdr_dec *d, struct SEEK4args *v);
+bool xdr_enc_SEEK4args(struct xdr_enc *e, const struct SEEK4args *v);
+bool xdr_dec_seek_res4(struct xdr_dec *d, struct seek_res4 *v);
+bool xdr_enc_seek_res4(struct xdr_enc *e, const struct seek_res4 *v);
+bool xdr_dec_SEEK4res(struct xdr_dec *d, struct SEEK4res *v);
+bool xdr_enc_SEEK4res(struct xdr_enc *e, const struct SEEK4res *v);
+bool xdr_dec_WRITE_SAME4args(struct xdr_dec *d, struct WRITE_SAME4args *v);
+bool xdr_enc_WRITE_SAME4args(struct xdr_enc *e, const struct WRITE_SAME4args *v);
+bool xdr_dec_WRITE_SAME4res(struct xdr_dec *d, struct WRITE_SAME4res *v);
+bool xdr_enc_WRITE_SAME4res(struct xdr_enc *e, const struct WRITE_SAME4res *v);
+bool xdr_dec_CLONE4args(struct xdr_dec *d, struct CLONE4args *v);
+bool xdr_enc_CLONE4args(struct xdr_enc *e, const struct CLONE4args *v);
+bool xdr_dec_CLONE4res(struct xdr_dec *d, struct CLONE4res *v);
+bool xdr_enc_CLONE4res(struct xdr_enc *e, const struct CLONE4res *v);
+bool xdr_dec_GETXATTR4args(struct xdr_dec *d, struct GETXATTR4args *v);
+bool xdr_enc_GETXATTR4args(struct xdr_enc *e, const struct GETXATTR4args *v);
+bool xdr_dec_GETXATTR4res(struct xdr_dec *d, struct GETXATTR4res *v);
+bool xdr_enc_GETXATTR4res(struct xdr_enc *e, const struct GETXATTR4res *v);
+bool xdr_dec_SETXATTR4args(struct xdr_dec *d, struct SETXATTR4args *v);
+bool xdr_enc_SETXATTR4args(struct xdr_enc *e, const struct SETXATTR4args *v);
+bool xdr_dec_SETXATTR4res(struct xdr_dec *d, struct SETXATTR4res *v);
+bool xdr_enc_SETXATTR4res(struct xdr_enc *e, const struct SETXATTR4res *v);
+bool xdr_dec_LISTXATTRS4args(struct xdr_dec *d, struct LISTXATTRS4args *v);
+bool xdr_enc_LISTXATTRS4args(struct xdr_enc *e, const struct LISTXATTRS4args *v);
+bool xdr_dec_LISTXATTRS4resok(struct xdr_dec *d, struct LISTXATTRS4resok *v);
+bool xdr_enc_LISTXATTRS4resok(struct xdr_enc *e, const struct LISTXATTRS4resok *v);
+bool xdr_dec_LISTXATTRS4res(struct xdr_dec *d, struct LISTXATTRS4res *v);
+bool xdr_enc_LISTXATTRS4res(struct xdr_enc *e, const struct LISTXATTRS4res *v);
+bool xdr_dec_REMOVEXATTR4args(struct xdr_dec *d, struct REMOVEXATTR4args *v);
+bool xdr_enc_REMOVEXATTR4args(struct xdr_enc *e, const struct REMOVEXATTR4args *v);
+bool xdr_dec_REMOVEXATTR4res(struct xdr_dec *d, struct REMOVEXATTR4res *v);
+bool xdr_enc_REMOVEXATTR4res(struct xdr_enc *e, const struct REMOVEXATTR4res *v);
 bool xdr_dec_nfs_argop4(struct xdr_dec *d, struct nfs_argop4 *v);
 bool xdr_enc_nfs_argop4(struct xdr_enc *e, const struct nfs_argop4 *v);
 bool xdr_dec_nfs_resop4(struct xdr_dec *d, struct nfs_resop4 *v);
@@ -3219,6 +3827,12 @@ bool xdr_dec_CB_NOTIFY_DEVICEID4args(struct xdr_dec *d, struct CB_NOTIFY_DEVICEI
 bool xdr_enc_CB_NOTIFY_DEVICEID4args(struct xdr_enc *e, const struct CB_NOTIFY_DEVICEID4args *v);
 bool xdr_dec_CB_NOTIFY_DEVICEID4res(struct xdr_dec *d, struct CB_NOTIFY_DEVICEID4res *v);
 bool xdr_enc_CB_NOTIFY_DEVICEID4res(struct xdr_enc *e, const struct CB_NOTIFY_DEVICEID4res *v);
+bool xdr_dec_offload_info4(struct xdr_dec *d, struct offload_info4 *v);
+bool xdr_enc_offload_info4(struct xdr_enc *e, const struct offload_info4 *v);
+bool xdr_dec_CB_OFFLOAD4args(struct xdr_dec *d, struct CB_OFFLOAD4args *v);
+bool xdr_enc_CB_OFFLOAD4args(struct xdr_enc *e, const struct CB_OFFLOAD4args *v);
+bool xdr_dec_CB_OFFLOAD4res(struct xdr_dec *d, struct CB_OFFLOAD4res *v);
+bool xdr_enc_CB_OFFLOAD4res(struct xdr_enc *e, const struct CB_OFFLOAD4res *v);
 bool xdr_dec_nfs_cb_argop4(struct xdr_dec *d, struct nfs_cb_argop4 *v);
 bool xdr_enc_nfs_cb_argop4(struct xdr_enc *e, const struct nfs_cb_argop4 *v);
 bool xdr_dec_nfs_cb_resop4(struct xdr_dec *d, struct nfs_cb_resop4 *v);

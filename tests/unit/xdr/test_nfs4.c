@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests of the committed codecs generated from proto/nfs4.x (RFC 7531,
- * RFC 5662) and of the op-by-op COMPOUND helpers (src/xdr/nfs4_compound):
+ * RFC 5662, RFC 7863, RFC 8276) and of the op-by-op COMPOUND helpers (src/xdr/nfs4_compound):
  * - byte arrays computed by hand from the RFCs' XDR for a COMPOUND of
  *   SEQUENCE+PUTFH+GETATTR and its reply, an OPEN with CLAIM_NULL and
  *   createhow4 EXCLUSIVE4_1, a READDIR4res of 3 entries, EXCHANGE_ID
@@ -9,8 +9,9 @@
  *   its reply: encoding the values gives those bytes, every strict
  *   prefix of them is refused (inputs end at a guard page) and the
  *   whole decodes to a value that re-encodes to the same bytes;
+ * - the same for a READ_PLUS result (RFC 7863) and a SETXATTR (RFC 8276);
  * - the arguments and results (an OK and an error arm) of every
- *   operation 3..58 and callback operation 3..14 round-trip the same way;
+ *   operation 3..75 and callback operation 3..15 round-trip the same way;
  * - op by op: the heads, an operation unknown to the minor version (or
  *   OP_ILLEGAL) reported as illegal after the earlier operations
  *   decoded, malformed operations as BADXDR, operation counts larger
@@ -292,6 +293,28 @@ static const uint8_t w_cb_compound_res[] = {
 	0, 0, 0, 4, 0, 0, 0, 0,			/* OP_CB_RECALL, NFS4_OK */
 };
 
+/* nfs_resop4 READ_PLUS (RFC 7863): a data segment, then a hole */
+static const uint8_t w_read_plus_res[] = {
+	0, 0, 0, 68,				/* OP_READ_PLUS */
+	0, 0, 0, 0,				/* NFS4_OK */
+	0, 0, 0, 0,				/* rpr_eof FALSE */
+	0, 0, 0, 2,				/* rpr_contents: 2 */
+	0, 0, 0, 0,				/* NFS4_CONTENT_DATA */
+	0, 0, 0, 0, 0, 0, 0x10, 0,		/* d_offset 4096 */
+	0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,	/* d_data */
+	0, 0, 0, 1,				/* NFS4_CONTENT_HOLE */
+	0, 0, 0, 0, 0, 0, 0x20, 0,		/* di_offset 8192 */
+	0, 0, 0, 0, 0, 1, 0, 0,			/* di_length 65536 */
+};
+
+/* nfs_argop4 SETXATTR (RFC 8276) */
+static const uint8_t w_setxattr[] = {
+	0, 0, 0, 73,				/* OP_SETXATTR */
+	0, 0, 0, 1,				/* SETXATTR4_CREATE */
+	0, 0, 0, 10, 'u', 's', 'e', 'r', '.', 'c', 'o', 'l', 'o', 'r', 0, 0,
+	0, 0, 0, 4, 'b', 'l', 'u', 'e',		/* sxa_value */
+};
+
 /* The values that encode to the arrays above. */
 static uint32_t getattr_words[2] = { 0x0010011a, 0x00b0a23a };
 static struct nfs_argop4 compound_ops[3];
@@ -474,6 +497,23 @@ static void test_hand_bytes(void)
 		 w_cb_compound);
 	RT_BYTES(CB_COMPOUND4res, &cb_compound_res, "its CB_COMPOUND4res",
 		 w_cb_compound_res);
+	{
+		struct read_plus_content parts[2] = {
+			{ .rpc_content = NFS4_CONTENT_DATA,
+			  .u.rpc_data = { 4096, BYTES("hello") } },
+			{ .rpc_content = NFS4_CONTENT_HOLE,
+			  .u.rpc_hole = { 8192, 65536 } },
+		};
+		struct nfs_resop4 rp = { .resop = OP_READ_PLUS };
+		struct nfs_argop4 sx = { .argop = OP_SETXATTR };
+
+		rp.u.opread_plus.u.rp_resok4.rpr_contents.len = 2;
+		rp.u.opread_plus.u.rp_resok4.rpr_contents.val = parts;
+		RT_BYTES(nfs_resop4, &rp, "READ_PLUS data and hole", w_read_plus_res);
+		sx.u.opsetxattr = (struct SETXATTR4args){ SETXATTR4_CREATE,
+			BYTES("user.color"), BYTES("blue") };
+		RT_BYTES(nfs_argop4, &sx, "SETXATTR", w_setxattr);
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -540,6 +580,17 @@ static struct nfs_argop4 any_argop(uint32_t op)
 	case OP_OPEN:
 		a = open_op();
 		break;
+	case OP_COPY_NOTIFY:
+		a.u.opcopy_notify.cna_destination_server.nl_type = NL4_URL;
+		a.u.opcopy_notify.cna_destination_server.u.nl_url =
+			BYTES("nfs://b/x");
+		break;
+	case OP_LAYOUTSTATS:
+		a.u.oplayoutstats.lsa_layoutupdate.lou_type = LAYOUT4_NFSV4_1_FILES;
+		break;
+	case OP_SETXATTR:
+		a.u.opsetxattr.sxa_option = SETXATTR4_REPLACE;
+		break;
 	}
 	return a;
 }
@@ -594,8 +645,8 @@ static void test_every_op(void)
 	uint32_t op;
 	size_t i, len;
 
-	for (op = OP_ACCESS; op <= OP_RECLAIM_COMPLETE + 1; op++) {
-		uint32_t o = op > OP_RECLAIM_COMPLETE ? extra[0] : op;
+	for (op = OP_ACCESS; op <= OP_REMOVEXATTR + 1; op++) {
+		uint32_t o = op > OP_REMOVEXATTR ? extra[0] : op;
 		struct nfs_argop4 a = any_argop(o);
 		struct nfs_resop4 r_ok = any_resop(o, NFS4_OK);
 		struct nfs_resop4 r_err = any_resop(o, NFS4ERR_IO);
@@ -610,14 +661,14 @@ static void test_every_op(void)
 			bad_res++;
 		}
 	}
-	ok(!bad_args, "arguments of ops 3..58 and ILLEGAL round-trip, prefixes refused");
-	ok(!bad_res, "OK and error results of ops 3..58 and ILLEGAL round-trip");
-	for (i = 0; i <= OP_CB_NOTIFY_DEVICEID - OP_CB_GETATTR + 1; i++) {
+	ok(!bad_args, "arguments of ops 3..75 and ILLEGAL round-trip, prefixes refused");
+	ok(!bad_res, "OK and error results of ops 3..75 and ILLEGAL round-trip");
+	for (i = 0; i <= OP_CB_OFFLOAD - OP_CB_GETATTR + 1; i++) {
 		uint32_t o = OP_CB_GETATTR + (uint32_t)i;
 		struct nfs_cb_argop4 a;
 		struct nfs_cb_resop4 r;
 
-		if (o > OP_CB_NOTIFY_DEVICEID)
+		if (o > OP_CB_OFFLOAD)
 			o = OP_CB_ILLEGAL;
 		a = any_cb_argop(o);
 		memset(&r, 0, sizeof(r));
@@ -628,7 +679,7 @@ static void test_every_op(void)
 			bad_cb++;
 		}
 	}
-	ok(!bad_cb, "callback ops 3..14 and CB_ILLEGAL round-trip, prefixes refused");
+	ok(!bad_cb, "callback ops 3..15 and CB_ILLEGAL round-trip, prefixes refused");
 }
 
 /* The special arms of results: LOCK denied, CLID_INUSE, TOOSMALL... */
@@ -845,16 +896,32 @@ static void test_op_by_op_decode(void)
 		}
 		ok(!bad, "ops 0, 1, 2, 59, 10043, OP_ILLEGAL, 10045, 2^32-1: illegal");
 	}
-	for (i = 0, n = 0; i < 70; i++)
+	for (i = 0, n = 0; i < 100; i++)
 		n += nfs4_op_known(i, 0) != (i >= 3 && i <= 39) ||
-		     nfs4_op_known(i, 1) != (i >= 3 && i <= 58);
-	ok(!n && !nfs4_op_known(OP_ILLEGAL, 1),
-	   "known ops: 3..39 in 4.0, 3..58 in 4.1 (4.0-only ops stay known)");
+		     nfs4_op_known(i, 1) != (i >= 3 && i <= 58) ||
+		     nfs4_op_known(i, 2) != (i >= 3 && i <= 75) ||
+		     nfs4_op_known(i, 9) != (i >= 3 && i <= 75);
+	ok(!n && !nfs4_op_known(OP_ILLEGAL, 1) && !nfs4_op_known(OP_ILLEGAL, 2),
+	   "known ops: 3..39 in 4.0, 3..58 in 4.1 (4.0-only ops stay known), 3..75 in 4.2");
 	for (i = 0, n = 0; i < 20; i++)
 		n += nfs4_cb_op_known(i, 0) != (i == 3 || i == 4) ||
-		     nfs4_cb_op_known(i, 1) != (i >= 3 && i <= 14);
+		     nfs4_cb_op_known(i, 1) != (i >= 3 && i <= 14) ||
+		     nfs4_cb_op_known(i, 2) != (i >= 3 && i <= 15);
 	ok(!n && !nfs4_cb_op_known(OP_CB_ILLEGAL, 1),
-	   "known callback ops: 3..4 in 4.0, 3..14 in 4.1");
+	   "known callback ops: 3..4 in 4.0, 3..14 in 4.1, 3..15 in 4.2");
+	w = head(2, 3);
+	put32(&w, OP_SAVEFH);
+	put32(&w, OP_SEEK);
+	put_bytes(&w, big, 16 + 8);		/* stateid, offset */
+	put32(&w, NFS4_CONTENT_HOLE);
+	put32(&w, 76);
+	n = run_ops(&w, got, 8, ops);
+	ok(n == 3 && got[1] == NFS4_OP_DECODED && ops[1].argop == OP_SEEK &&
+	   ops[1].u.opseek.sa_what == NFS4_CONTENT_HOLE && got[2] == NFS4_OP_ILLEGAL,
+	   "4.2 COMPOUND: SEEK decodes, op 76 illegal");
+	xdr__put32(msg + 4, 1);
+	n = run_ops(&w, got, 8, ops);
+	ok(n == 2 && got[1] == NFS4_OP_ILLEGAL, "4.1 COMPOUND: SEEK illegal");
 
 	/* malformed: not illegal, BADXDR */
 	w = head(1, 2);
@@ -991,7 +1058,7 @@ static void test_bounds(void)
 	ok(!dec_at(bad, sizeof(bad), dec_COMPOUND4args, check_obj),
 	   "COMPOUND4args: bool 2 refused");
 	memcpy(bad, w_compound, sizeof(bad));
-	bad[19] = 59;				/* first opnum: no such op */
+	bad[19] = 76;				/* first opnum: no such op */
 	ok(!dec_at(bad, sizeof(bad), dec_COMPOUND4args, check_obj),
 	   "COMPOUND4args (whole): an unknown op does not decode");
 	memcpy(bad, w_compound, sizeof(bad));
