@@ -1035,22 +1035,21 @@ static void test_bounds(void)
 	struct OPEN4args open = open_op().u.opopen;
 	uint8_t bad[sizeof(w_compound)];
 	uint8_t fh[4 + NFS4_FHSIZE + 4] = { 0 };
-	uint8_t out[sizeof(struct COMPOUND4args) + 64];
 
 	ok(enc_ok(enc_PUTFH4args, &putfh), "PUTFH4args: 128-byte handle encodes");
 	putfh.object.len = NFS4_FHSIZE + 1;
 	ok(!enc_ok(enc_PUTFH4args, &putfh), "PUTFH4args: 129-byte handle refused");
 	xdr__put32(fh, NFS4_FHSIZE + 1);
-	ok(!dec_at(fh, 4 + NFS4_FHSIZE + 4, dec_PUTFH4args, out),
+	ok(!dec_at(fh, 4 + NFS4_FHSIZE + 4, dec_PUTFH4args, check_obj),
 	   "PUTFH4args: 129-byte handle does not decode");
 	xdr__put32(fh, NFS4_FHSIZE);
-	ok(dec_at(fh, 4 + NFS4_FHSIZE, dec_PUTFH4args, out),
+	ok(dec_at(fh, 4 + NFS4_FHSIZE, dec_PUTFH4args, check_obj),
 	   "PUTFH4args: 128-byte handle decodes");
 	open.owner.owner = (struct xdr_bytes){ big, NFS4_OPAQUE_LIMIT + 1 };
 	ok(!enc_ok(enc_OPEN4args, &open), "OPEN4args: 1025-byte owner refused");
 	open.owner.owner.len = NFS4_OPAQUE_LIMIT;
 	ok(enc_ok(enc_OPEN4args, &open), "OPEN4args: 1024-byte owner encodes");
-	ok(dec_at(w_open + 4, sizeof(w_open) - 4, dec_OPEN4args, out),
+	ok(dec_at(w_open + 4, sizeof(w_open) - 4, dec_OPEN4args, check_obj),
 	   "OPEN4args: the OPEN above without its opnum decodes");
 
 	memcpy(bad, w_compound, sizeof(bad));
