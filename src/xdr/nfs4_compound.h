@@ -101,8 +101,17 @@ bool nfs4_enc_compound_res_head(struct xdr_enc *e,
 				const struct nfs4_res_head *h);
 
 /* CB_COMPOUND4res has the same layout as COMPOUND4res. */
-#define nfs4_dec_cb_compound_res_head nfs4_dec_compound_res_head
-#define nfs4_enc_cb_compound_res_head nfs4_enc_compound_res_head
+static inline bool nfs4_dec_cb_compound_res_head(struct xdr_dec *d,
+						 struct nfs4_res_head *h)
+{
+	return nfs4_dec_compound_res_head(d, h);
+}
+
+static inline bool nfs4_enc_cb_compound_res_head(struct xdr_enc *e,
+						 const struct nfs4_res_head *h)
+{
+	return nfs4_enc_compound_res_head(e, h);
+}
 
 /*
  * nfs4_compound_res_head_size - bytes nfs4_enc_compound_res_head()
