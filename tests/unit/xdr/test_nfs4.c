@@ -18,9 +18,12 @@
  *   than the message refused before any loop, results encoded one by
  *   one equal to the whole COMPOUND4res;
  * - bounds: file handles of 129 bytes, owners of 1025 bytes, bools and
- *   enums that are not members.
+ *   enums that are not members;
+ * - a READDIR4res of 100,000 entries encoded and decoded on a thread with
+ *   a 64 KiB stack (entry4 is a list: a loop, not recursion).
  * All five generated headers are included: they must compile together.
  */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "../../tap.h"
@@ -1066,6 +1069,97 @@ static void test_bounds(void)
 	   "COMPOUND4args (whole): more ops than sent refused");
 }
 
+/* ---------------------------------------------------------------- */
+/* A long entry4 list on a small stack                               */
+
+#define BIG 100000
+
+struct big_job {
+	struct entry4 *e;
+	uint8_t *buf;
+	size_t cap;
+	void *arena;
+	size_t arena_cap;
+	bool results[2];
+};
+
+static void *big_list(void *arg)
+{
+	struct big_job *j = arg;
+	struct READDIR4res r = { .status = NFS4_OK }, got;
+	struct xdr_arena a;
+	struct xdr_dec d;
+	struct xdr_enc e;
+	struct entry4 *x;
+	uint64_t n;
+	bool good;
+
+	r.u.resok4.reply.entries = j->e;
+	r.u.resok4.reply.eof = true;
+	xdr_enc_init(&e, j->buf, j->cap);
+	good = xdr_enc_READDIR4res(&e, &r);
+	xdr_arena_init(&a, j->arena, j->arena_cap);
+	xdr_dec_init(&d, j->buf, xdr_enc_len(&e), &a);
+	memset(&got, 0, sizeof(got));
+	j->results[0] = good && xdr_dec_READDIR4res(&d, &got) && !xdr_dec_left(&d);
+	good = j->results[0] && got.u.resok4.reply.eof;
+	for (n = 0, x = got.u.resok4.reply.entries; good && x; x = x->nextentry, n++)
+		good = x->cookie == n + 3 && x->name.len == 4;
+	j->results[1] = good && n == BIG;
+	return NULL;
+}
+
+static void test_big_list(void)
+{
+	struct big_job j = { 0 };
+	pthread_attr_t attr;
+	pthread_t th;
+	uint64_t i;
+	int rc;
+
+	j.e = calloc(BIG, sizeof(*j.e));
+	j.cap = (size_t)BIG * 40 + 64;
+	j.buf = malloc(j.cap);
+	j.arena_cap = (size_t)BIG * (sizeof(struct entry4) + 8) + 4096;
+	j.arena = malloc(j.arena_cap);
+	if (!j.e || !j.buf || !j.arena) {
+		perror("test_big_list");
+		exit(99);
+	}
+	for (i = 0; i < BIG; i++)
+		j.e[i] = (struct entry4){ i + 3, BYTES("name"), { { 0, NULL },
+				{ NULL, 0 } }, i + 1 < BIG ? &j.e[i + 1] : NULL };
+	pthread_attr_init(&attr);
+	rc = pthread_attr_setstacksize(&attr, 64 * 1024);
+	ok(rc == 0, "thread stack set to 64 KiB");
+	rc = pthread_create(&th, &attr, big_list, &j);
+	ok(rc == 0 && pthread_join(th, NULL) == 0, "small-stack thread ran");
+	ok(j.results[0] && j.results[1],
+	   "64 KiB stack: READDIR4res with %d entries round-trips, in order", BIG);
+	pthread_attr_destroy(&attr);
+	free(j.e);
+	free(j.buf);
+	free(j.arena);
+}
+
+static void test_numbers(void)
+{
+	ok(NFS4_PROGRAM == 100003 && NFS_V4 == 4 && NFSPROC4_NULL == 0 &&
+	   NFSPROC4_COMPOUND == 1, "NFS program 100003, version 4, NULL and COMPOUND");
+	ok(NFS4_CALLBACK == 0x40000000 && NFS_CB == 1 && CB_NULL == 0 &&
+	   CB_COMPOUND == 1, "callback program: version 1, CB_NULL and CB_COMPOUND");
+	ok(NFS4_FHSIZE == 128 && NFS4_VERIFIER_SIZE == 8 && NFS4_OTHER_SIZE == 12 &&
+	   NFS4_OPAQUE_LIMIT == 1024 && NFS4_SESSIONID_SIZE == 16 &&
+	   NFS4_DEVICEID4_SIZE == 16, "sizes");
+	ok(OP_ACCESS == 3 && OP_RELEASE_LOCKOWNER == 39 && OP_RECLAIM_COMPLETE == 58 &&
+	   OP_CLONE == 71 && OP_REMOVEXATTR == 75 && OP_ILLEGAL == 10044 &&
+	   OP_CB_NOTIFY_DEVICEID == 14 && OP_CB_OFFLOAD == 15 && OP_CB_ILLEGAL == 10044,
+	   "operation numbers at the ends of each minor version");
+	ok(NFS4ERR_OP_ILLEGAL == 10044 && NFS4ERR_DELEG_REVOKED == 10087 &&
+	   NFS4ERR_OFFLOAD_NO_REQS == 10094 && NFS4ERR_XATTR2BIG == 10096,
+	   "error numbers");
+}
+
 int main(void)
 {
 	guard_init(&g, sizeof(enc_a));
@@ -1075,6 +1169,8 @@ int main(void)
 	test_op_by_op_decode();
 	test_op_by_op_encode();
 	test_bounds();
+	test_big_list();
+	test_numbers();
 	guard_free(&g);
 	return tap_done();
 }
