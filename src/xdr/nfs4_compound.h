@@ -4,7 +4,7 @@
  *
  * The generated xdr_dec_COMPOUND4args() decodes a whole request, and
  * fails as a whole on an operation number it does not know. A server
- * must do otherwise (RFC 8881 section 15.2, RFC 7530 section 15.2): run
+ * must do otherwise (RFC 7530 section 15.2, RFC 8881 section 16.2): run
  * the operations in order, and answer an unknown one with
  * NFS4ERR_OP_ILLEGAL after the earlier ones ran; and it should hold one
  * decoded operation at a time, not an array sized by the client. So the
