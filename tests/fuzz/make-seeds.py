@@ -276,3 +276,140 @@ for name, (idx, body) in nseeds.items():
     with open(os.path.join(nout, name), "wb") as f:
         f.write(bytes([idx]) + body)
 print(f"wrote {len(nseeds)} seeds to {nout}")
+
+# nfs4: the first byte picks the codec (order of codecs[] in
+# fuzz_nfs4.c: 0 COMPOUND4args, 1 nfs_argop4, 2 COMPOUND4res,
+# 3 nfs_resop4, 4 CB_COMPOUND4args, 5 nfs_cb_argop4, 6 CB_COMPOUND4res,
+# 7 nfs_cb_resop4, 8 fs_locations4, 9 nfsacl41, 10 COMPOUND op by op,
+# 11 CB_COMPOUND op by op); the rest is that type's encoding as RFC 7531,
+# RFC 5662, RFC 7863 and RFC 8276 lay it out.
+v4out = os.path.join(os.path.dirname(out), "nfs4")
+
+
+def fh4(n=16):
+    return opaque(bytes((5 * i + 3) & 0xFF for i in range(n)))
+
+
+SESSID = bytes(range(0x10, 0x20))
+STATEID = u32(1) + bytes(range(0xA0, 0xAC))
+V4OK = u32(0)
+
+
+def bitmap(*words):
+    return u32(len(words), *words)
+
+
+def fattr4(words, vals=b""):
+    return bitmap(*words) + opaque(vals)
+
+
+def compound(ops, minor=1, tag=b"nfsx"):
+    return opaque(tag) + u32(minor, len(ops)) + b"".join(ops)
+
+
+def cb_compound(ops, minor=1, ident=0, tag=b""):
+    return opaque(tag) + u32(minor, ident, len(ops)) + b"".join(ops)
+
+
+def res(ops, status=0, tag=b"nfsx"):
+    return u32(status) + opaque(tag) + u32(len(ops)) + b"".join(ops)
+
+
+OWNER = u64(0x0102030405060708) + opaque(b"open-id")
+SEQUENCE = u32(53) + SESSID + u32(7, 2, 15, 0)
+PUTFH = u32(22) + fh4()
+GETATTR = u32(9) + bitmap(0x0010011A, 0x00B0A23A)
+OPEN_EXCL41 = (u32(18, 0, 2, 0) + OWNER + u32(1, 3) + b"verf1234"
+               + fattr4([0, 2], u32(0o644)) + u32(0) + opaque(b"a.txt"))
+OPEN_NOCREATE = u32(18, 1, 1, 0) + OWNER + u32(0) + u32(0) + opaque(b"b")
+OPEN_GUARDED = (u32(18, 0, 3, 0) + OWNER + u32(1, 1) + fattr4([0x10], u64(0))
+                + u32(4))
+EXCHANGE_ID = (u32(42) + b"\x5f\0\0\0\x12\x34\x56\x78" + opaque(b"host-a/1")
+               + u32(0x101, 0, 1) + opaque(b"kernel.org") + opaque(b"nfsx")
+               + u64(1700000000) + u32(0))
+CREATE_SESSION = (u32(43) + u64(0xCAFE000000000001) + u32(1, 3)
+                  + u32(0, 1048576, 1048576, 4096, 16, 64, 0)
+                  + u32(0, 4096, 4096, 0, 2, 1, 0)
+                  + u32(0x40000000, 2, 0, 1, 1700000000) + opaque(b"client")
+                  + u32(0, 0, 1, 0))
+LOCK_NEW = (u32(12, 2, 0) + u64(0, 0xFFFFFFFFFFFFFFFF) + u32(1, 0) + STATEID
+            + u32(0) + OWNER)
+READDIR = u32(26) + u64(0) + b"\0" * 8 + u32(4096, 32768) + bitmap(0x0010011A)
+WRITE = u32(38) + STATEID + u64(0) + u32(2) + opaque(b"hello")
+entry = lambda c, n, more: u64(c) + opaque(n) + fattr4([0x00100000], u64(c + 0x100)) + u32(more)
+READDIR_RES = (u32(26, 0) + b"\xc0\xff\xee\0\0\0\0\1" + u32(1) + entry(3, b"a", 1)
+               + entry(4, b"bc", 1) + entry(5, b"def", 0) + u32(1))
+SEQUENCE_RES = u32(53, 0) + SESSID + u32(7, 2, 15, 15, 0)
+GETATTR_RES = u32(9, 0) + fattr4([0x18], u64(5, 4096))
+CB_SEQUENCE = (u32(11) + bytes(range(0x20, 0x30)) + u32(1, 0, 0, 0, 1) + SESSID
+               + u32(1, 7, 2))
+CB_RECALL = u32(4) + STATEID + u32(0) + fh4(10)
+CB_GETATTR = u32(3) + fh4() + bitmap(0x18)
+CB_RECALL_ANY = u32(8, 10) + bitmap(1)
+CB_NOTIFY_LOCK = u32(13) + fh4() + OWNER
+CB_RECALL_SLOT = u32(10, 4)
+FS_LOCATIONS = (u32(2) + opaque(b"export") + opaque(b"a") + u32(1)
+                + u32(2) + opaque(b"server1") + opaque(b"server2") + u32(1) + opaque(b"srv"))
+ACL = u32(1, 2) + u32(0, 0, 0x1F01FF) + opaque(b"OWNER@") + u32(1, 0x40, 0x10) + opaque(b"GROUP@")
+
+v4seeds = {
+    "compound-seq-putfh-getattr": (0, compound([SEQUENCE, PUTFH, GETATTR])),
+    "compound-v40-setclientid": (0, compound([u32(35) + b"verifier" + opaque(b"client-id")
+                                              + u32(0x40000000) + opaque(b"tcp")
+                                              + opaque(b"127.0.0.1.3.4") + u32(1)],
+                                             minor=0)),
+    "compound-open-readdir-write": (0, compound([SEQUENCE, PUTFH, OPEN_EXCL41,
+                                                 u32(10), READDIR, WRITE])),
+    "compound-empty": (0, compound([], tag=b"")),
+    "argop-open-excl41": (1, OPEN_EXCL41),
+    "argop-open-nocreate": (1, OPEN_NOCREATE),
+    "argop-open-guarded": (1, OPEN_GUARDED),
+    "argop-exchange-id": (1, EXCHANGE_ID),
+    "argop-create-session": (1, CREATE_SESSION),
+    "argop-lock": (1, LOCK_NEW),
+    "argop-illegal": (1, u32(10044)),
+    "compound-res": (2, res([SEQUENCE_RES, u32(22, 0), GETATTR_RES])),
+    "compound-res-error": (2, res([SEQUENCE_RES, u32(22, 70)], status=70)),
+    "resop-readdir": (3, READDIR_RES),
+    "resop-exchange-id": (3, u32(42, 0) + u64(0xCAFE000000000001) + u32(1, 0x10001, 0)
+                          + u64(0) + opaque(b"nfsx") + opaque(b"nfsx") + u32(0)),
+    "resop-lock-denied": (3, u32(12, 10010) + u64(0, 100) + u32(2) + OWNER),
+    "resop-open": (3, u32(18, 0) + STATEID + u32(1) + u64(1, 2) + u32(4) + bitmap()
+                   + u32(1) + STATEID + u32(0) + u32(0, 0, 0) + opaque(b"EVERYONE@")),
+    "cb-compound": (4, cb_compound([CB_SEQUENCE, CB_RECALL])),
+    "cb-compound-v40": (4, cb_compound([CB_GETATTR, CB_RECALL], minor=0, ident=7)),
+    "cb-argop-recall-any": (5, CB_RECALL_ANY),
+    "cb-argop-notify-lock": (5, CB_NOTIFY_LOCK),
+    "cb-argop-recall-slot": (5, CB_RECALL_SLOT),
+    "cb-compound-res": (6, res([u32(11, 0) + bytes(range(0x20, 0x30)) + u32(1, 0, 0, 0),
+                                u32(4, 0)], tag=b"")),
+    "cb-resop-getattr": (7, u32(3, 0) + fattr4([0x18], u64(5, 4096))),
+    "fs-locations": (8, FS_LOCATIONS),
+    "nfsacl41": (9, ACL),
+    "op-by-op": (10, compound([SEQUENCE, PUTFH, GETATTR, OPEN_EXCL41, u32(10)])),
+    "op-by-op-illegal-v40": (10, compound([u32(24), u32(10), SEQUENCE, u32(10)], minor=0)),
+    "op-by-op-illegal": (10, compound([PUTFH, u32(99), GETATTR])),
+    "op-by-op-badxdr": (10, compound([PUTFH, u32(22, 129) + b"\0" * 132])),
+    "cb-op-by-op": (11, cb_compound([CB_SEQUENCE, CB_RECALL, CB_RECALL_ANY])),
+    "cb-op-by-op-illegal-v40": (11, cb_compound([CB_RECALL, CB_RECALL_SLOT], minor=0)),
+    # NFSv4.2 (RFC 7863) and extended attributes (RFC 8276)
+    "argop-copy": (1, u32(60) + STATEID + STATEID + u64(0, 4096, 65536) + u32(0, 1, 2)
+                   + u32(1) + opaque(b"server1") + u32(3) + opaque(b"tcp")
+                   + opaque(b"127.0.0.1.8.1")),
+    "argop-setxattr": (1, u32(73, 1) + opaque(b"user.color") + opaque(b"blue")),
+    "argop-write-same": (1, u32(70) + STATEID + u32(1) + u64(0, 512, 8, 0) + u32(0)
+                         + u64(0) + opaque(b"\0" * 16)),
+    "resop-read-plus": (3, u32(68, 0, 0, 2, 0) + u64(4096) + opaque(b"hello") + u32(1)
+                        + u64(8192, 65536)),
+    "resop-copy": (3, u32(60, 0, 1) + STATEID + u64(65536) + u32(2) + b"verifier" + u32(1, 0)),
+    "resop-listxattrs": (3, u32(74, 0) + u64(3) + u32(2) + opaque(b"user.a")
+                         + opaque(b"user.bb") + u32(1)),
+    "cb-argop-offload": (5, u32(15) + fh4() + STATEID + u32(10094) + u64(1234)),
+    "op-by-op-v42": (10, compound([SEQUENCE, PUTFH, u32(69) + STATEID + u64(0) + u32(1),
+                                   u32(72) + opaque(b"user.color")], minor=2)),
+}
+os.makedirs(v4out, exist_ok=True)
+for name, (idx, body) in v4seeds.items():
+    with open(os.path.join(v4out, name), "wb") as f:
+        f.write(bytes([idx]) + body)
+print(f"wrote {len(v4seeds)} seeds to {v4out}")
