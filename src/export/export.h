@@ -200,6 +200,31 @@ int export_resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len, bool me
 void export_release(struct export_obj *o);
 
 /*
+ * export_obj_dup - a second hold of the resolved object @src, into @dst
+ * (NFSv4's saved filehandle): the node and the thread's snapshot held
+ * once more. Each is released on its own. Not for a detached object.
+ */
+void export_obj_dup(struct export_obj *dst, const struct export_obj *src);
+
+/*
+ * export_resolve_root - the root of export @e of the thread's snapshot,
+ * resolved as export_resolve() resolves its handle (client rules,
+ * identity). For NFSv4, stepping from the pseudo file system into an
+ * export. Return values: as export_resolve().
+ */
+int export_resolve_root(struct rpc_req *req, const struct nfsx_export *e, struct export_obj *o);
+
+/*
+ * export_pseudo_resolve - is @fh (@len bytes) the handle of a pseudo
+ * directory of snapshot @x (pseudo.h)?
+ * Return values: 1 with *@node set; 0: not a pseudo handle (resolve it
+ * with export_resolve); -EBADHANDLE (not one of ours); -ESTALE (a pseudo
+ * directory that is no longer there).
+ */
+int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32_t len,
+			  uint32_t *node);
+
+/*
  * export_node_map - @o's node's kept mapping for reading (@acc O_RDONLY) or
  * writing (O_WRONLY) covering @end bytes (vfs_node_map), made now if it
  * is not yet. Call after export_open_io has said the caller may do @acc.

@@ -171,3 +171,47 @@ const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len)
 		return NULL;
 	return base + off;
 }
+
+void export_obj_dup(struct export_obj *dst, const struct export_obj *src)
+{
+	*dst = *src;
+	if (src->node) {
+		vfs_node_hold(src->node);
+		(void)export_snap_get();   /* the thread's: nested holds share it */
+	}
+}
+
+int export_resolve_root(struct rpc_req *req, const struct nfsx_export *e, struct export_obj *o)
+{
+	const struct export_snap *x = export_snap_get();
+	struct vfs_export *v = export_root_of(x, e);
+	struct vfs_obj root;
+	struct nfsx_fh fh;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->obj = VFS_OBJ_NONE;
+	r = v->ops->root(v, &root);
+	if (r == 0) {
+		r = v->ops->handle(export_fh_key, v, &root, &fh);
+		v->ops->release(&root);
+	}
+	if (r == 0)
+		r = export_resolve(req, fh.data, fh.len, false, o);
+	export_snap_put(x);
+	return r;
+}
+
+int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32_t len,
+			  uint32_t *node)
+{
+	struct fh_parts p;
+	uint64_t id;
+
+	if (!fh_decode(export_fh_key, fh, len, &p))
+		return -EBADHANDLE;
+	if (!export_pseudo_parts(&p, &id))
+		return 0;
+	*node = export_pseudo_by_id(&x->pseudo, id);
+	return *node == PSEUDO_NONE ? -ESTALE : 1;
+}

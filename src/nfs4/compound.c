@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The COMPOUND procedure (RFC 7530 section 15.2, RFC 8881 section 16.2)
+ * and version 4's procedure table.
+ *
+ * DESIGN
+ * - Decoded and run one operation at a time (xdr/nfs4_compound.h): an
+ *   operation the minor version does not know is answered OP_ILLEGAL
+ *   after the ones before it ran, and a malformed one BADXDR, both
+ *   ending the COMPOUND. Memory does not grow with the number of
+ *   operations: each one's decoded arrays come from the request's arena,
+ *   given back before the next (nothing of an operation's arguments
+ *   outlives it), and its result is encoded before the next runs.
+ * - The result head (status, tag, count) is known last: its room is
+ *   reserved first and written at the end. The tag is echoed as sent.
+ * - A result that does not fit the reply buffer, which grows up to the
+ *   record limit, ends the COMPOUND with NFS4ERR_RESOURCE in its place
+ *   (NFSv4.0's answer; sessions bring REP_TOO_BIG with 4.1).
+ * - The whole COMPOUND holds one exports snapshot, so a reload never
+ *   changes the exports between two of its operations.
+ * - Minor version 0 only for now: 1 and 2 answer MINOR_VERS_MISMATCH
+ *   with no result (RFC 8881 16.2.3), until sessions exist.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nfs4/internal.h"
+#include "nfs4/nfs4.h"
+#include "xdr/nfs4_compound.h"
+
+/* Operations written so far; every other known one is NOTSUPP. */
+static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
+	[OP_GETFH] = nfs4_getfh,
+	[OP_LOOKUP] = nfs4_lookup,
+	[OP_LOOKUPP] = nfs4_lookupp,
+	[OP_PUTFH] = nfs4_putfh,
+	[OP_PUTPUBFH] = nfs4_putpubfh,
+	[OP_PUTROOTFH] = nfs4_putrootfh,
+	[OP_RESTOREFH] = nfs4_restorefh,
+	[OP_SAVEFH] = nfs4_savefh,
+};
+
+/*
+ * errno to nfsstat4, as knfsd's nfserrno() maps it; the handle errors of
+ * export_resolve() included.
+ */
+enum nfsstat4 nfs4_errno(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0: return NFS4_OK;
+	case EPERM: return NFS4ERR_PERM;
+	case ENOENT: return NFS4ERR_NOENT;
+	case EIO: return NFS4ERR_IO;
+	case ENXIO: return NFS4ERR_NXIO;
+	case EACCES: return NFS4ERR_ACCESS;
+	case EBUSY: return NFS4ERR_ACCESS;   /* a mount point gone: as NFSv3 */
+	case EEXIST: return NFS4ERR_EXIST;
+	case EXDEV: return NFS4ERR_XDEV;
+	case ENOTDIR: return NFS4ERR_NOTDIR;
+	case EISDIR: return NFS4ERR_ISDIR;
+	case EINVAL: return NFS4ERR_INVAL;
+	case ELOOP: return NFS4ERR_SYMLINK;
+	case EFBIG: return NFS4ERR_FBIG;
+	case ENOSPC: return NFS4ERR_NOSPC;
+	case EROFS: return NFS4ERR_ROFS;
+	case EMLINK: return NFS4ERR_MLINK;
+	case ENAMETOOLONG: return NFS4ERR_NAMETOOLONG;
+	case ENOTEMPTY: return NFS4ERR_NOTEMPTY;
+	case EDQUOT: return NFS4ERR_DQUOT;
+	case ESTALE: return NFS4ERR_STALE;
+	case EBADF: return NFS4ERR_STALE;
+	case EBADHANDLE: return NFS4ERR_BADHANDLE;
+	case EOPNOTSUPP: return NFS4ERR_NOTSUPP;
+	case ETIMEDOUT:
+	case EAGAIN:
+	case ENOMEM:
+	case EINTR: return NFS4ERR_DELAY;
+	case EFAULT: return NFS4ERR_SERVERFAULT;  /* export_resolve: no identity */
+	case ENFILE:
+	case EMFILE:
+	case EOVERFLOW: return NFS4ERR_SERVERFAULT;
+	default: return NFS4ERR_IO;
+	}
+}
+
+/* Run operation @a into @r. */
+static enum nfsstat4 run_op(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			    struct nfs_resop4 *r)
+{
+	nfs4_op_fn *fn = (uint32_t)a->argop < sizeof(ops) / sizeof(ops[0]) ? ops[a->argop] : NULL;
+
+	if (fn)
+		return fn(c, a, r);
+	/* every result starts with its status (the common initial
+	 * sequence of the union's arms) */
+	return r->u.opillegal.status = NFS4ERR_NOTSUPP;
+}
+
+/* Encode @r; a result that cannot fit even after growing the reply
+ * becomes RESOURCE. Return values: false when not even that fits. */
+static bool put_result(struct rpc_req *req, struct nfs_resop4 *r)
+{
+	uint8_t *mark = req->enc.p;
+	size_t at = xdr_enc_len(&req->enc);
+
+	if (xdr_enc_nfs_resop4(&req->enc, r))
+		return true;
+	req->enc.p = mark;
+	if (rpc_req_reply_reserve(req, at + 64u * 1024) == 0) {
+		if (xdr_enc_nfs_resop4(&req->enc, r))
+			return true;
+		req->enc.p = req->enc.start + at;
+	}
+	r->u.opillegal.status = NFS4ERR_RESOURCE;
+	memset((uint8_t *)&r->u + sizeof(enum nfsstat4), 0,
+	       sizeof(r->u) - sizeof(enum nfsstat4));
+	return xdr_enc_nfs_resop4(&req->enc, r);
+}
+
+static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
+{
+	struct nfs4_compound c = { .req = req };
+	struct nfs4_args_head h;
+	struct nfs4_res_head rh = { .status = NFS4_OK };
+	size_t head_at, head_len, arena_at;
+	uint32_t i;
+
+	if (!nfs4_dec_compound_args_head(&req->args, &h))
+		return RPC_GARBAGE_ARGS;
+	head_len = nfs4_compound_res_head_size(h.tag.len);
+	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + head_len + 4096) < 0)
+		return RPC_SYSTEM_ERR;
+	head_at = xdr_enc_len(&req->enc);
+	if (!xdr_enc_reserve(&req->enc, head_len))
+		return RPC_SYSTEM_ERR;
+	rh.tag = h.tag;
+	if (h.minorversion != 0) {
+		rh.status = NFS4ERR_MINOR_VERS_MISMATCH;
+		goto head;
+	}
+	c.minorversion = h.minorversion;
+	c.snap = export_snap_get();
+	arena_at = req->arena.used;
+	for (i = 0; i < h.nops; i++) {
+		uint32_t num = xdr_dec_left(&req->args) >= 4 ? xdr__get32(req->args.p) : OP_ILLEGAL;
+		struct nfs_argop4 a;
+		struct nfs_resop4 r;
+		enum nfs4_op_dec k;
+
+		memset(&r, 0, sizeof(r));
+		req->arena.used = arena_at;
+		k = nfs4_dec_argop(&req->args, c.minorversion, &a);
+		if (k == NFS4_OP_ILLEGAL) {
+			r.resop = OP_ILLEGAL;
+			rh.status = r.u.opillegal.status = NFS4ERR_OP_ILLEGAL;
+		} else if (k == NFS4_OP_BADXDR) {
+			/* RFC 7530 15.2: a malformed operation ends the
+			 * COMPOUND with BADXDR as its result */
+			r.resop = (enum nfs_opnum4)num;
+			rh.status = r.u.opillegal.status = NFS4ERR_BADXDR;
+		} else {
+			r.resop = a.argop;
+			rh.status = run_op(&c, &a, &r);
+		}
+		rh.nops++;
+		if (!put_result(req, &r)) {
+			rh.nops--;
+			rh.status = NFS4ERR_RESOURCE;
+			break;
+		}
+		if (rh.status != NFS4_OK)
+			break;
+	}
+	nfs4_fh_clear(&c.cur);
+	nfs4_fh_clear(&c.saved);
+	export_snap_put(c.snap);
+head:
+	{
+		struct xdr_enc e;
+
+		xdr_enc_init(&e, req->enc.start + head_at, head_len);
+		if (!nfs4_enc_compound_res_head(&e, &rh))
+			return RPC_SYSTEM_ERR;
+	}
+	return RPC_SUCCESS;
+}
+
+#define B RPC_PROC_BLOCKING
+
+static const struct rpc_proc nfs4_procs[2] = {
+	[NFSPROC4_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+	/* Not in the duplicate request cache: NFSv4.0's replay protection
+	 * is the open-owner seqid's, 4.1's the session's slots. */
+	[NFSPROC4_COMPOUND] = RPC_PROC("COMPOUND", nfs4_compound, B, 4096),
+};
+
+const struct rpc_version nfs4_version = { 4, 2, nfs4_procs };

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the NFSv4 operations share: the state of one COMPOUND (current
+ * and saved filehandles, minor version), the operation handler type,
+ * errno to nfsstat4. See nfs4.h.
+ */
+#ifndef NFSX_NFS4_INTERNAL_H
+#define NFSX_NFS4_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "export/export.h"
+#include "rpc/req.h"
+#include "vfs/fh.h"
+#include "xdr/gen/nfs4.h"
+
+/*
+ * A filehandle of the COMPOUND: none, a pseudo directory (a node of the
+ * snapshot's pseudo file system), or an object of an export (resolved
+ * and held: export_release).
+ */
+enum nfs4_fh_kind { NFS4_FH_NONE, NFS4_FH_PSEUDO, NFS4_FH_OBJ };
+
+struct nfs4_fh {
+	enum nfs4_fh_kind kind;
+	uint32_t node;             /* NFS4_FH_PSEUDO */
+	struct export_obj o;       /* NFS4_FH_OBJ */
+};
+
+struct nfs4_compound {
+	struct rpc_req *req;
+	const struct export_snap *snap;  /* held for the whole COMPOUND */
+	uint32_t minorversion;
+	struct nfs4_fh cur, saved;
+	struct nfsx_fh fhbuf;            /* GETFH's handle, until encoded */
+};
+
+/*
+ * An operation: reads @a, fills @r's arm for its operation whole (the
+ * caller zeroed @r and set r->resop), status included.
+ * Return values: the status, which stops the COMPOUND unless NFS4_OK.
+ */
+typedef enum nfsstat4 nfs4_op_fn(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				 struct nfs_resop4 *r);
+
+/* fh_ops.c */
+nfs4_op_fn nfs4_putfh, nfs4_putrootfh, nfs4_putpubfh, nfs4_getfh, nfs4_savefh,
+	nfs4_restorefh, nfs4_lookup, nfs4_lookupp;
+
+/* Let go of what @f holds; it becomes none. */
+void nfs4_fh_clear(struct nfs4_fh *f);
+
+/* The nfsstat4 of an errno (as from export_resolve and vfs/ops.h). */
+enum nfsstat4 nfs4_errno(int err);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv4 (RFC 7530, RFC 8881): program 100003 version 4, one procedure
+ * that matters, COMPOUND, whose operations run one after the other on
+ * a worker thread against the exports (export/export.h) joined in one
+ * name space by the pseudo file system (export/pseudo.h).
+ *
+ * What exists so far: the COMPOUND engine (compound.c) for minor version
+ * 0, and the filehandle operations (fh_ops.c); every other operation of
+ * the minor version answers NFS4ERR_NOTSUPP until it is written. Minor
+ * versions 1 and 2 answer NFS4ERR_MINOR_VERS_MISMATCH until sessions
+ * exist (a 4.1 COMPOUND must start with SEQUENCE).
+ */
+#ifndef NFSX_NFS4_NFS4_H
+#define NFSX_NFS4_NFS4_H
+
+#include "rpc/program.h"
+
+/* Version 4 of program 100003, for src/server to register. */
+extern const struct rpc_version nfs4_version;
+
+#endif
