@@ -18,7 +18,8 @@
 static const char usage[] =
 "Usage: nfsxd [OPTION]...\n"
 "A user-space NFS server: NFSv3 and MOUNT v3 over TCP on one port, with an\n"
-"embedded rpcbind. NFSv4 and NLM (locking) are not implemented yet.\n"
+"embedded rpcbind. NFSv4 is being built (see --nfs-vers); NLM (locking) is\n"
+"not implemented.\n"
 "\n"
 "  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
 "  -b, --bind ADDR         address to listen on (default 127.0.0.1); may be\n"
@@ -74,6 +75,11 @@ static const char usage[] =
 "                          (Linux 6.12+), so a loop woken by a call preempts\n"
 "                          busy threads sooner; 0 keeps the kernel's\n"
 "                          (default 100)\n"
+"      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 (the\n"
+"                          default) and 4. Version 4 is incomplete: minor\n"
+"                          version 0 with the filehandle operations only, so\n"
+"                          clients that try it first (mount without vers=)\n"
+"                          would fail; it is off unless asked for\n"
 "      --busy-poll-us N    after a turn with work, an event loop polls its\n"
 "                          sockets this long before it sleeps: lower latency\n"
 "                          at low queue depth (no wake-up per call) for up to\n"
@@ -107,6 +113,7 @@ enum {
 	OPT_MAX_TOTAL_BYTES,
 	OPT_IDLE_TIMEOUT,
 	OPT_MAX_CONNS_PER_CLIENT,
+	OPT_NFS_VERS,
 };
 
 static const struct option longopts[] = {
@@ -133,6 +140,7 @@ static const struct option longopts[] = {
 	{ "max-total-bytes", required_argument, NULL, OPT_MAX_TOTAL_BYTES },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "max-conns-per-client", required_argument, NULL, OPT_MAX_CONNS_PER_CLIENT },
+	{ "nfs-vers", required_argument, NULL, OPT_NFS_VERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -155,6 +163,27 @@ bad:
 	fprintf(stderr, "nfsxd: --%s: '%s' is not a number from %llu to %llu\n",
 		opt, s, lo, hi);
 	return -1;
+}
+
+/* "3", "4", "3,4": version 3 is always served (MOUNT and NFSv3 share
+ * the port; there is no NFSv4-only mode yet). */
+static int nfs_vers(const char *arg, struct nfsxd_opts *o)
+{
+	const char *p = arg;
+
+	o->nfs4 = false;
+	while (*p) {
+		if (p[0] == '4' && (p[1] == ',' || !p[1]))
+			o->nfs4 = true;
+		else if (!(p[0] == '3' && (p[1] == ',' || !p[1])))
+			break;
+		p += p[1] ? 2 : 1;
+	}
+	if (*p || !*arg || arg[strlen(arg) - 1] == ',') {
+		fprintf(stderr, "nfsxd: --nfs-vers %s: a comma-separated list of 3 and 4\n", arg);
+		return -1;
+	}
+	return 0;
 }
 
 int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
@@ -270,6 +299,10 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("dir-cache-bytes", optarg, 0, 1ull << 40, &v))
 				return -1;
 			o->dir_cache_bytes = (size_t)v;
+			break;
+		case OPT_NFS_VERS:
+			if (nfs_vers(optarg, o) < 0)
+				return -1;
 			break;
 		case OPT_BUSY_POLL:
 			if (number("busy-poll-us", optarg, 0, 100000, &v))
