@@ -254,19 +254,27 @@ static bool enc_rawdev(struct xdr_enc *e, const struct nfs4_attr_src *s)
 	return xdr_enc_specdata4(e, &d);
 }
 
+/* Blocks to bytes, at most 2^64 - 1 (a file system that large cannot be). */
+static uint64_t bytes(uint64_t count, uint64_t unit)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(count, unit, &r) ? UINT64_MAX : r;
+}
+
 static bool enc_space_avail(struct xdr_enc *e, const struct nfs4_attr_src *s)
 {
-	return enc_u64(e, s->sf->bavail * s->sf->bsize);
+	return enc_u64(e, bytes(s->sf->bavail, s->sf->bsize));
 }
 
 static bool enc_space_free(struct xdr_enc *e, const struct nfs4_attr_src *s)
 {
-	return enc_u64(e, s->sf->bfree * s->sf->bsize);
+	return enc_u64(e, bytes(s->sf->bfree, s->sf->bsize));
 }
 
 static bool enc_space_total(struct xdr_enc *e, const struct nfs4_attr_src *s)
 {
-	return enc_u64(e, s->sf->blocks * s->sf->bsize);
+	return enc_u64(e, bytes(s->sf->blocks, s->sf->bsize));
 }
 
 /* st_blocks counts 512-byte units whatever the file system's block size. */

@@ -33,6 +33,14 @@
 /* Bitmap words the server knows: attributes 0..95. */
 #define NFS4_ATTR_WORDS 3u
 
+/*
+ * The most nfs4_attr_encode writes for one object, bitmap and length
+ * included: every supported attribute with owner strings of
+ * NFS4_OWNER_MAX bytes and a handle of NFS4_FHSIZE comes to 1492 bytes
+ * (tests/unit/nfs4 checks that it fits). For sizing replies.
+ */
+#define NFS4_ATTR_ENCODED_MAX 1536u
+
 /* What an object's attributes are made of (the server fills it). */
 struct nfs4_attr_src {
 	const struct stat *st;        /* the object's (a pseudo directory: a made-up one) */

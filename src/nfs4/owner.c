@@ -30,8 +30,9 @@ struct lookup {
 	const char *name;   /* by name when set, else by id */
 	uint32_t id;
 	/* out */
+	bool found;
 	char out_name[NFS4_OWNER_MAX];
-	size_t out_len;     /* 0: not found, or too long to send */
+	size_t out_len;     /* 0: no name short enough to send */
 };
 
 /* One attempt with @buf: 0 (found or not found, see l) or ERANGE. */
@@ -67,6 +68,7 @@ static int lookup_once(struct lookup *l, char *buf, size_t len)
 		l->id = (uint32_t)gr.gr_gid;
 		name = gr.gr_name;
 	}
+	l->found = true;
 	l->out_len = 0;
 	if (name && name[0]) {
 		size_t n = strlen(name);
@@ -76,13 +78,10 @@ static int lookup_once(struct lookup *l, char *buf, size_t len)
 			l->out_len = n;
 		}
 	}
-	/* by name: found, whatever its name's length */
-	if (l->name && !l->out_len)
-		l->out_len = 1;
 	return 0;
 }
 
-/* Return values: true when found (l->id, l->out_name set). */
+/* Return values: true when found (l->id set, and l->out_name when it fits). */
 static bool lookup(struct lookup *l)
 {
 	char small[LOOKUP_BUF_START];
@@ -90,6 +89,7 @@ static bool lookup(struct lookup *l)
 	size_t len = sizeof(small);
 	int err;
 
+	l->found = false;
 	l->out_len = 0;
 	err = lookup_once(l, small, sizeof(small));
 	while (err == ERANGE && len < LOOKUP_BUF_MAX) {
@@ -103,7 +103,7 @@ static bool lookup(struct lookup *l)
 		err = lookup_once(l, big, len);
 	}
 	free(big);
-	return err == 0 && l->out_len > 0;
+	return err == 0 && l->found;
 }
 
 uint32_t nfs4_owner_from_id(enum nfs4_id_kind kind, uint32_t id, bool numeric,
@@ -113,7 +113,7 @@ uint32_t nfs4_owner_from_id(enum nfs4_id_kind kind, uint32_t id, bool numeric,
 	char num[16];
 	int n;
 
-	if (!numeric && domain && domain[0] && lookup(&l)) {
+	if (!numeric && domain && domain[0] && lookup(&l) && l.out_len) {
 		size_t dlen = strlen(domain);
 
 		if (l.out_len + 1 + dlen <= NFS4_OWNER_MAX) {

@@ -467,6 +467,24 @@ static void test_missing_inputs(void)
 	   "no statfs, no handle: those attributes left out");
 }
 
+/* Block counts that overflow in bytes say 2^64 - 1, not a small number. */
+static void test_space_saturates(void)
+{
+	struct nfs4_attr_src s = src_for(0);
+	struct vfs_statfs sf = the_sf;
+	bitmap4 req = MASK(FATTR4_SPACE_TOTAL);
+	struct xdr_arena a;
+	struct fattr4 f;
+	struct xdr_dec d;
+	uint64_t v = 0;
+
+	sf.blocks = (1ull << 53) + 1;
+	s.sf = &sf;
+	ok(encode_decode(&req, &s, &f, &a), "space: encodes");
+	xdr_dec_init(&d, f.attr_vals.data, f.attr_vals.len, NULL);
+	ok(xdr_dec_u64(&d, &v) && v == UINT64_MAX, "space: 2^53 blocks of 4 KiB -> 2^64 - 1");
+}
+
 static void test_no_room(void)
 {
 	struct nfs4_attr_src s = src_for(2);
@@ -478,6 +496,34 @@ static void test_no_room(void)
 	xdr_enc_u32(&e, 7);
 	ok(!nfs4_attr_encode(&e, &req, &s) && xdr_enc_len(&e) == 4,
 	   "no room: false, the encoder where it was");
+}
+
+/* The worst case fits in NFS4_ATTR_ENCODED_MAX, and needs most of it. */
+static void test_encoded_max(void)
+{
+	struct nfs4_attr_src s = src_for(2);
+	static uint8_t buf[NFS4_ATTR_ENCODED_MAX];
+	char domain[NFS4_OWNER_MAX];
+	bitmap4 req = { .len = 3, .val = req_buf };
+	struct nfsx_fh big = { .len = FH_MAX };
+	struct xdr_enc e;
+
+	/* root@ and 507 bytes: an owner string of NFS4_OWNER_MAX */
+	memset(domain, 'd', sizeof(domain));
+	domain[NFS4_OWNER_MAX - 5] = '\0';
+	s.numeric_ids = false;
+	s.id_domain = domain;
+	s.fh = &big;
+	the_st.st_uid = 0;
+	the_st.st_gid = 0;
+	memset(req_buf, 0xff, sizeof(req_buf));
+	xdr_enc_init(&e, buf, sizeof(buf));
+	ok(nfs4_attr_encode(&e, &req, &s), "encoded_max: every attribute fits");
+	/* the handle is FH_MAX (64) here, NFS4_FHSIZE (128) at most */
+	ok(xdr_enc_len(&e) + (NFS4_FHSIZE - FH_MAX) == 1492,
+	   "encoded_max: %zu bytes with a %u-byte handle", xdr_enc_len(&e), FH_MAX);
+	the_st.st_uid = 1000;
+	the_st.st_gid = 100;
 }
 
 static void test_check_request(void)
@@ -865,7 +911,9 @@ int main(void)
 	test_minor_versions();
 	test_need_statfs();
 	test_missing_inputs();
+	test_space_saturates();
 	test_no_room();
+	test_encoded_max();
 	test_check_request();
 	test_decode_set();
 	test_decode_set_errors();
