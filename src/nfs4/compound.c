@@ -30,6 +30,8 @@
 
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
+	[OP_ACCESS] = nfs4_access,
+	[OP_GETATTR] = nfs4_getattr,
 	[OP_GETFH] = nfs4_getfh,
 	[OP_LOOKUP] = nfs4_lookup,
 	[OP_LOOKUPP] = nfs4_lookupp,
@@ -37,7 +39,10 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_PUTPUBFH] = nfs4_putpubfh,
 	[OP_PUTROOTFH] = nfs4_putrootfh,
 	[OP_RESTOREFH] = nfs4_restorefh,
+	[OP_NVERIFY] = nfs4_nverify,
+	[OP_READLINK] = nfs4_readlink,
 	[OP_SAVEFH] = nfs4_savefh,
+	[OP_VERIFY] = nfs4_verify,
 };
 
 /*
@@ -162,9 +167,12 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			rh.status = r.u.opillegal.status = NFS4ERR_BADXDR;
 		} else {
 			r.resop = a.argop;
+			c.encoded = false;
 			rh.status = run_op(&c, &a, &r);
 		}
 		rh.nops++;
+		if (c.encoded && rh.status == NFS4_OK)
+			continue;
 		if (!put_result(req, &r)) {
 			rh.nops--;
 			rh.status = NFS4ERR_RESOURCE;

@@ -34,6 +34,10 @@ struct nfs4_compound {
 	uint32_t minorversion;
 	struct nfs4_fh cur, saved;
 	struct nfsx_fh fhbuf;            /* GETFH's handle, until encoded */
+	char linkbuf[4096];              /* READLINK's target, until encoded */
+	/* The operation encoded its result itself (GETATTR's attributes
+	 * go straight into the reply). */
+	bool encoded;
 };
 
 /*
@@ -47,6 +51,9 @@ typedef enum nfsstat4 nfs4_op_fn(struct nfs4_compound *c, const struct nfs_argop
 /* fh_ops.c */
 nfs4_op_fn nfs4_putfh, nfs4_putrootfh, nfs4_putpubfh, nfs4_getfh, nfs4_savefh,
 	nfs4_restorefh, nfs4_lookup, nfs4_lookupp;
+
+/* attr_ops.c */
+nfs4_op_fn nfs4_getattr, nfs4_verify, nfs4_nverify, nfs4_access, nfs4_readlink;
 
 /* Let go of what @f holds; it becomes none. */
 void nfs4_fh_clear(struct nfs4_fh *f);
