@@ -44,7 +44,7 @@ static bool wants(const bitmap4 *req, unsigned int attr)
 }
 
 /* A made-up directory for pseudo node @i. */
-static void pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st)
+void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st)
 {
 	uint32_t c, n = 2;
 
@@ -72,6 +72,58 @@ static uint32_t export_node(const struct export_pseudo *p, const struct nfsx_exp
 	return PSEUDO_NONE;
 }
 
+void nfs4_src_base(const struct nfs4_compound *c, struct nfs4_attr_src *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->lease_time = LEASE_TIME;
+	s->minorversion = c->minorversion;
+	s->rdattr_error = NFS4_OK;
+	s->maxread = s->maxwrite = NFS4_IO_MAX;
+	s->time_delta_ns = 1;
+	s->numeric_ids = true;
+}
+
+void nfs4_src_obj(const struct nfs4_compound *c, const struct export_obj *o,
+		  const struct stat *st, struct nfs4_attr_src *s)
+{
+	const struct export_pseudo *p = &c->snap->pseudo;
+	const struct vfs_export *v = o->vexp;
+	uint32_t node;
+
+	s->st = st;
+	if (v->fsid_fixed) {
+		s->fsid_major = v->fsid;
+	} else if (o->exp->fsid_kind == NFSX_FSID_NUM) {
+		s->fsid_major = o->exp->fsid;
+	} else if (o->exp->fsid_kind == NFSX_FSID_UUID) {
+		memcpy(&s->fsid_major, o->exp->uuid, 8);
+		memcpy(&s->fsid_minor, o->exp->uuid + 8, 8);
+	} else {
+		s->fsid_major = major(st->st_dev);
+		s->fsid_minor = minor(st->st_dev);
+	}
+	s->change = (uint64_t)st->st_ctim.tv_sec << 32 | (uint64_t)st->st_ctim.tv_nsec;
+	s->mounted_on_fileid = st->st_ino;
+	if (st->st_dev == v->root_dev && st->st_ino == v->root_ino &&
+	    v == export_root_of(c->snap, o->exp) && (node = export_node(p, o->exp)) != PSEUDO_NONE)
+		s->mounted_on_fileid = p->nodes[node].id;
+	s->read_only = !o->client->opts.rw;
+}
+
+void nfs4_src_pseudo(const struct nfs4_compound *c, uint32_t node, struct stat *st,
+		     struct vfs_statfs *sf, struct nfs4_attr_src *s)
+{
+	nfs4_pseudo_stat(&c->snap->pseudo, node, st);
+	s->st = st;
+	s->change = (uint64_t)start_time.tv_sec << 32 | (uint64_t)start_time.tv_nsec;
+	s->mounted_on_fileid = st->st_ino;
+	s->read_only = true;
+	memset(sf, 0, sizeof(*sf));
+	sf->bsize = 4096;
+	sf->name_max = NAME_MAX;
+	s->sf = sf;
+}
+
 /*
  * Fill @s for the current filehandle as @req asks; @st, @sf and @fh are
  * the caller's storage. Return values: NFS4_OK or the error.
@@ -83,28 +135,12 @@ static enum nfsstat4 attr_src(struct nfs4_compound *c, const bitmap4 *req,
 	const struct export_pseudo *p = &c->snap->pseudo;
 	int err;
 
-	memset(s, 0, sizeof(*s));
-	s->st = st;
-	s->lease_time = LEASE_TIME;
-	s->minorversion = c->minorversion;
-	s->rdattr_error = NFS4_OK;
-	s->maxread = s->maxwrite = NFS4_IO_MAX;
-	s->time_delta_ns = 1;
-	s->numeric_ids = true;
+	nfs4_src_base(c, s);
 	switch (c->cur.kind) {
 	case NFS4_FH_NONE:
 		return NFS4ERR_NOFILEHANDLE;
 	case NFS4_FH_PSEUDO:
-		pseudo_stat(p, c->cur.node, st);
-		s->change = (uint64_t)start_time.tv_sec << 32 | (uint64_t)start_time.tv_nsec;
-		s->mounted_on_fileid = st->st_ino;
-		s->read_only = true;
-		if (nfs4_attr_need_statfs(req)) {
-			memset(sf, 0, sizeof(*sf));
-			sf->bsize = 4096;
-			sf->name_max = NAME_MAX;
-			s->sf = sf;
-		}
+		nfs4_src_pseudo(c, c->cur.node, st, sf, s);
 		if (wants(req, FATTR4_FILEHANDLE) &&
 		    export_pseudo_handle(export_fh_key, p, c->cur.node, fh) == 0)
 			s->fh = fh;
@@ -115,29 +151,11 @@ static enum nfsstat4 attr_src(struct nfs4_compound *c, const bitmap4 *req,
 	{
 		struct export_obj *o = &c->cur.o;
 		const struct vfs_export *v = o->vexp;
-		uint32_t node;
 
 		err = v->ops->getattr(v, &o->obj, st);
 		if (err < 0)
 			return nfs4_errno(err);
-		if (v->fsid_fixed) {
-			s->fsid_major = v->fsid;
-		} else if (o->exp->fsid_kind == NFSX_FSID_NUM) {
-			s->fsid_major = o->exp->fsid;
-		} else if (o->exp->fsid_kind == NFSX_FSID_UUID) {
-			memcpy(&s->fsid_major, o->exp->uuid, 8);
-			memcpy(&s->fsid_minor, o->exp->uuid + 8, 8);
-		} else {
-			s->fsid_major = major(st->st_dev);
-			s->fsid_minor = minor(st->st_dev);
-		}
-		s->change = (uint64_t)st->st_ctim.tv_sec << 32 | (uint64_t)st->st_ctim.tv_nsec;
-		s->mounted_on_fileid = st->st_ino;
-		if (st->st_dev == v->root_dev && st->st_ino == v->root_ino &&
-		    v == export_root_of(c->snap, o->exp) &&
-		    (node = export_node(p, o->exp)) != PSEUDO_NONE)
-			s->mounted_on_fileid = p->nodes[node].id;
-		s->read_only = !o->client->opts.rw;
+		nfs4_src_obj(c, o, st, s);
 		if (nfs4_attr_need_statfs(req)) {
 			err = v->ops->statfs(v, &o->obj, sf);
 			if (err < 0)

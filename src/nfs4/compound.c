@@ -40,6 +40,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_PUTROOTFH] = nfs4_putrootfh,
 	[OP_RESTOREFH] = nfs4_restorefh,
 	[OP_NVERIFY] = nfs4_nverify,
+	[OP_READDIR] = nfs4_readdir,
 	[OP_READLINK] = nfs4_readlink,
 	[OP_SAVEFH] = nfs4_savefh,
 	[OP_VERIFY] = nfs4_verify,

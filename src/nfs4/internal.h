@@ -54,6 +54,20 @@ nfs4_op_fn nfs4_putfh, nfs4_putrootfh, nfs4_putpubfh, nfs4_getfh, nfs4_savefh,
 
 /* attr_ops.c */
 nfs4_op_fn nfs4_getattr, nfs4_verify, nfs4_nverify, nfs4_access, nfs4_readlink;
+struct nfs4_attr_src;
+struct vfs_statfs;
+/* What every object's attributes share (lease, sizes, minor version). */
+void nfs4_src_base(const struct nfs4_compound *c, struct nfs4_attr_src *s);
+/* @s for object @o of an export, whose stat is @st. */
+void nfs4_src_obj(const struct nfs4_compound *c, const struct export_obj *o,
+		  const struct stat *st, struct nfs4_attr_src *s);
+/* @s for pseudo directory @node (@st and @sf made up here). */
+void nfs4_src_pseudo(const struct nfs4_compound *c, uint32_t node, struct stat *st,
+		     struct vfs_statfs *sf, struct nfs4_attr_src *s);
+void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st);
+
+/* readdir.c */
+nfs4_op_fn nfs4_readdir;
 
 /* Let go of what @f holds; it becomes none. */
 void nfs4_fh_clear(struct nfs4_fh *f);
