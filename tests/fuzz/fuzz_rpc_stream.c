@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "nfs3/nfs3.h"
-#include "nfs3/programs.h"
+#include "server/programs.h"
 #include "rpc/drc.h"
 #include "rpc/program.h"
 #include "rpc/record.h"
@@ -94,8 +94,8 @@ static void setup(void)
 
 	make_export();
 
-	rpc_registry_add(&reg, &nfs3_program);
-	rpc_registry_add(&reg, &mount3_program);
+	if (server_programs_add(&reg) < 0)
+		abort();
 	rpc_registry_add(&reg, &rpcb_program);
 	drc = rpc_drc_create(1u << 20);
 	sin->sin_family = AF_INET;
