@@ -143,10 +143,15 @@ static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 static void store(struct rpc_drc *drc, struct rpc_req *req)
 {
 	uint32_t skip = rpc_req_hdr_len(req) - 4;
+	size_t len = xdr_enc_len(&req->enc);
 
-	if (req->drc_keyed)
-		rpc_drc_store(drc, &req->drc_key, req->enc.start + skip,
-			      xdr_enc_len(&req->enc) - skip);
+	if (!req->drc_keyed)
+		return;
+	/* Every reply here is an accepted one; anything else is not kept. */
+	if (len < skip + 4)
+		rpc_drc_abandon(drc, &req->drc_key);
+	else
+		rpc_drc_store(drc, &req->drc_key, req->enc.start + skip, len - skip);
 }
 
 enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
