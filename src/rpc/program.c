@@ -71,7 +71,7 @@ static enum rpc_hdr_result check_call(const struct rpc_registry *reg,
 	enum rpc_hdr_result r;
 	unsigned int i;
 
-	req->verf = rpc_verf_none;
+	rpc_req_verf_none(req);
 	r = rpc_decode_call_flavors(&req->args, &req->call, auth,
 				    reg->flavor_ids, reg->nflavors);
 	if (r != RPC_HDR_FLAVOR)
@@ -255,7 +255,7 @@ bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc
 
 	req->proc = NULL;
 	req->drc_keyed = false;
-	req->verf = rpc_verf_none;
+	rpc_req_verf_none(req);
 	/* Only AUTH_NONE and AUTH_SYS calls: a flavour's check may have
 	 * side effects (RPCSEC_GSS's sequence window) and must run once,
 	 * but a call refused here is decoded again, whole. */

@@ -19,7 +19,7 @@ void rpc_req_reset(struct rpc_req *req)
 	req->tx_len = req->tx_done = 0;
 	req->ext = NULL;
 	req->ext_len = req->ext_at = 0;
-	req->verf = rpc_verf_none;
+	rpc_req_verf_none(req);
 	req->on_loop = false;
 	req->workers = NULL;
 	atomic_store(&req->park, 0);

@@ -106,6 +106,14 @@ int rpc_req_reply_reserve(struct rpc_req *req, size_t len);
 int rpc_req_set_verf(struct rpc_req *req, uint32_t flavor, const uint8_t *body,
 		     uint32_t len);
 
+/* Back to the AUTH_NONE verifier (stores of constants: once per call). */
+static inline void rpc_req_verf_none(struct rpc_req *req)
+{
+	req->verf.flavor = RPC_AUTH_NONE;
+	req->verf.len = 0;
+	req->verf.body = NULL;
+}
+
 /* Return values: bytes of @req's accepted reply header, the offset of its
  * results in req->enc. */
 static inline uint32_t rpc_req_hdr_len(const struct rpc_req *req)
