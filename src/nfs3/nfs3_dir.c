@@ -185,7 +185,7 @@ static enum rpc_accept_stat readdir_common(struct rpc_req *req,
 	}
 	if (st != NFS3_OK) {
 		/* Start again: the failure result replaces what was encoded. */
-		e->p = e->start + RPC_ACCEPTED_HDR_LEN;
+		e->p = e->start + rpc_req_hdr_len(req);
 		enum rpc_accept_stat ret = dir_fail(req, st, &o);
 
 		export_release(&o);

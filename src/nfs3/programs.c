@@ -6,6 +6,9 @@
  * retransmitted CREATE GUARDED must get its original reply, not EXIST;
  * a retransmitted REMOVE not NOENT), as in Linux's nfsd; COMMIT is
  * idempotent.
+ *
+ * Only the version tables are here: the programs (NFS 100003 with every
+ * version the server has, MOUNT 100005) are assembled in src/server.
  */
 #include "nfs3/programs.h"
 
@@ -65,24 +68,12 @@ static const struct rpc_proc mount3_procs[6] = {
 	[MOUNTPROC3_EXPORT] = RPC_PROC("EXPORT", mount3_export, 0, 1u << 20),
 };
 
-static const struct rpc_version nfs3_versions[] = {
-	{ 3, 22, nfs3_procs },
+#define NPROCS(t) (uint32_t)(sizeof(t) / sizeof((t)[0]))
+
+const struct rpc_version nfs3_version = {
+	.vers = 3, .nprocs = NPROCS(nfs3_procs), .procs = nfs3_procs,
 };
 
-static const struct rpc_version mount3_versions[] = {
-	{ 3, 6, mount3_procs },
-};
-
-const struct rpc_program nfs3_program = {
-	.prog = NFS_PROGRAM,
-	.name = "nfs",
-	.nvers = 1,
-	.versions = nfs3_versions,
-};
-
-const struct rpc_program mount3_program = {
-	.prog = MOUNT_PROGRAM,
-	.name = "mountd",
-	.nvers = 1,
-	.versions = mount3_versions,
+const struct rpc_version mount3_version = {
+	.vers = 3, .nprocs = NPROCS(mount3_procs), .procs = mount3_procs,
 };

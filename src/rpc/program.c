@@ -7,9 +7,29 @@
 
 int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p)
 {
+	uint32_t i;
+
 	if (reg->n >= RPC_MAX_PROGRAMS || rpc_registry_find(reg, p->prog))
 		return -1;
+	for (i = 1; i < p->nvers; i++)
+		if (p->versions[i].vers <= p->versions[i - 1].vers)
+			return -1;
 	reg->progs[reg->n++] = p;
+	return 0;
+}
+
+int rpc_registry_add_flavor(struct rpc_registry *reg, const struct rpc_flavor *f)
+{
+	unsigned int i;
+
+	if (reg->nflavors >= RPC_MAX_FLAVORS || f->flavor == RPC_AUTH_NONE ||
+	    f->flavor == RPC_AUTH_SYS)
+		return -1;
+	for (i = 0; i < reg->nflavors; i++)
+		if (reg->flavor_ids[i] == f->flavor)
+			return -1;
+	reg->flavor_ids[reg->nflavors] = f->flavor;
+	reg->flavors[reg->nflavors++] = f;
 	return 0;
 }
 
@@ -40,15 +60,47 @@ static const struct rpc_version *find_version(const struct rpc_program *p,
 	return NULL;
 }
 
-static void drc_copy(void *arg, const uint8_t *reply, size_t len)
+/*
+ * Decode the call header and check its credential.
+ * Return values: %RPC_HDR_OK (req->verf chosen), or what to answer
+ * (*auth set for %RPC_HDR_AUTHERR).
+ */
+static enum rpc_hdr_result check_call(const struct rpc_registry *reg,
+				      struct rpc_req *req, enum rpc_auth_stat *auth)
+{
+	enum rpc_hdr_result r;
+	unsigned int i;
+
+	rpc_req_verf_none(req);
+	r = rpc_decode_call_flavors(&req->args, &req->call, auth,
+				    reg->flavor_ids, reg->nflavors);
+	if (r != RPC_HDR_FLAVOR)
+		return r;
+	for (i = 0; i < reg->nflavors; i++)
+		if (reg->flavor_ids[i] == req->call.cred.flavor)
+			break;
+	*auth = i < reg->nflavors ? reg->flavors[i]->check(req) : RPC_AUTH_BADCRED;
+	return *auth == RPC_AUTH_OK ? RPC_HDR_OK : RPC_HDR_AUTHERR;
+}
+
+/*
+ * The DRC keeps a reply from its accept_stat on: the header before it
+ * carries the verifier, which is this call's (a retransmission checked
+ * by RPCSEC_GSS has a sequence number of its own and so a verifier of
+ * its own), written anew for each copy.
+ */
+static void drc_copy(void *arg, const uint8_t *body, size_t len)
 {
 	struct rpc_req *req = arg;
+	uint32_t hdr = rpc_req_hdr_len(req);
 
-	if (rpc_req_reply_reserve(req, len) == 0) {
-		req->enc.p = req->enc.start;
-		memcpy(req->enc.p, reply, len);
-		req->enc.p += len;
-	}
+	if (len < 4 || rpc_req_reply_reserve(req, hdr - 4 + len) < 0)
+		return;
+	req->enc.p = req->enc.start;
+	rpc_encode_accepted(&req->enc, req->call.xid, &req->verf,
+			    (enum rpc_accept_stat)xdr__get32(body));
+	memcpy(req->enc.p, body + 4, len - 4);
+	req->enc.p += len - 4;
 }
 
 /*
@@ -58,19 +110,17 @@ static void drc_copy(void *arg, const uint8_t *reply, size_t len)
  */
 static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 {
-	uint32_t xid = req->call.xid;
+	uint32_t xid = req->call.xid, hdr = rpc_req_hdr_len(req);
 	struct xdr_dec args = req->args;
 	size_t arena_used = req->arena.used;
 	enum rpc_accept_stat stat;
 
-	if (proc->max_reply + RPC_ACCEPTED_HDR_LEN >
-	    req->reply_cap - 4 - xdr_enc_len(&req->enc) &&
-	    rpc_req_reply_reserve(req, proc->max_reply +
-				  RPC_ACCEPTED_HDR_LEN) < 0) {
-		rpc_encode_accepted(&req->enc, xid, RPC_SYSTEM_ERR);
+	if (proc->max_reply + hdr > req->reply_cap - 4 - xdr_enc_len(&req->enc) &&
+	    rpc_req_reply_reserve(req, proc->max_reply + hdr) < 0) {
+		rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SYSTEM_ERR);
 		return true;
 	}
-	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
+	rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SUCCESS);
 	stat = proc->handler(req);
 	/* Parked (waiting for something no thread should block on): the
 	 * answer is discarded, the call runs again when resumed. */
@@ -83,17 +133,25 @@ static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 	}
 	if (stat != RPC_SUCCESS) {
 		req->enc.p = req->enc.start;
-		rpc_encode_accepted(&req->enc, xid, stat == RPC_WOULD_BLOCK ?
-				    RPC_SYSTEM_ERR : stat);
+		rpc_encode_accepted(&req->enc, xid, &req->verf,
+				    stat == RPC_WOULD_BLOCK ? RPC_SYSTEM_ERR : stat);
 	}
 	return true;
 }
 
+/* Keep the reply, from its accept_stat on (see drc_copy). */
 static void store(struct rpc_drc *drc, struct rpc_req *req)
 {
-	if (req->drc_keyed)
-		rpc_drc_store(drc, &req->drc_key, req->enc.start,
-			      xdr_enc_len(&req->enc));
+	uint32_t skip = rpc_req_hdr_len(req) - 4;
+	size_t len = xdr_enc_len(&req->enc);
+
+	if (!req->drc_keyed)
+		return;
+	/* Every reply here is an accepted one; anything else is not kept. */
+	if (len < skip + 4)
+		rpc_drc_abandon(drc, &req->drc_key);
+	else
+		rpc_drc_store(drc, &req->drc_key, req->enc.start + skip, len - skip);
 }
 
 enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
@@ -109,8 +167,9 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 
 	req->proc = NULL;
 	req->drc_keyed = false;
-	switch (rpc_decode_call(&req->args, &req->call, &auth)) {
+	switch (check_call(reg, req, &auth)) {
 	case RPC_HDR_OK:
+	case RPC_HDR_FLAVOR:    /* not returned by check_call */
 		break;
 	case RPC_HDR_DROP:
 		return RPC_DISPATCH_DROP;
@@ -124,18 +183,20 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 
 	prog = rpc_registry_find(reg, req->call.prog);
 	if (!prog) {
-		ok = rpc_encode_accepted(e, req->call.xid, RPC_PROG_UNAVAIL);
+		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
+					 RPC_PROG_UNAVAIL);
 		goto out;
 	}
 	ver = find_version(prog, req->call.vers);
 	if (!ver) {
-		ok = rpc_encode_prog_mismatch(e, req->call.xid,
+		ok = rpc_encode_prog_mismatch(e, req->call.xid, &req->verf,
 					      prog->versions[0].vers,
 					      prog->versions[prog->nvers - 1].vers);
 		goto out;
 	}
 	if (req->call.proc >= ver->nprocs || !ver->procs[req->call.proc].handler) {
-		ok = rpc_encode_accepted(e, req->call.xid, RPC_PROC_UNAVAIL);
+		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
+					 RPC_PROC_UNAVAIL);
 		goto out;
 	}
 	proc = &ver->procs[req->call.proc];
@@ -194,6 +255,10 @@ bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc
 
 	req->proc = NULL;
 	req->drc_keyed = false;
+	rpc_req_verf_none(req);
+	/* Only AUTH_NONE and AUTH_SYS calls: a flavour's check may have
+	 * side effects (RPCSEC_GSS's sequence window) and must run once,
+	 * but a call refused here is decoded again, whole. */
 	if (rpc_decode_call(&req->args, &req->call, &auth) != RPC_HDR_OK)
 		return false;
 	prog = rpc_registry_find(reg, req->call.prog);
@@ -247,21 +312,21 @@ void rpc_dispatch_bulk_end(struct rpc_drc *drc, struct rpc_req *req)
 		return;
 	}
 	req->enc.p = req->enc.start;
-	if (rpc_req_reply_reserve(req, proc->max_reply + RPC_ACCEPTED_HDR_LEN) < 0) {
+	if (rpc_req_reply_reserve(req, proc->max_reply + rpc_req_hdr_len(req)) < 0) {
 		/* end must still run to release what begin took */
 		req->bulk.aborted = true;
 		proc->bulk_end(req, &req->bulk);
 		req->on_loop = false;
-		rpc_encode_accepted(&req->enc, xid, RPC_SYSTEM_ERR);
+		rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SYSTEM_ERR);
 		store(drc, req);
 		return;
 	}
-	rpc_encode_accepted(&req->enc, xid, RPC_SUCCESS);
+	rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SUCCESS);
 	stat = proc->bulk_end(req, &req->bulk);
 	req->on_loop = false;
 	if (stat != RPC_SUCCESS) {
 		req->enc.p = req->enc.start;
-		rpc_encode_accepted(&req->enc, xid, stat);
+		rpc_encode_accepted(&req->enc, xid, &req->verf, stat);
 	}
 	store(drc, req);
 }

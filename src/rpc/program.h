@@ -35,8 +35,9 @@ struct rpc_req;
 
 /*
  * A handler decodes its arguments from req->args, and on success
- * encodes its results at req->reply (after the accepted header, which
- * dispatch has written).
+ * encodes its results at req->enc (after the accepted header, which
+ * dispatch has written: rpc_req_hdr_len() bytes, which vary with the
+ * call's verifier).
  * Return values: %RPC_SUCCESS, or %RPC_GARBAGE_ARGS / %RPC_SYSTEM_ERR,
  * in which case dispatch discards whatever was encoded.
  */
@@ -104,15 +105,49 @@ struct rpc_program {
 	const struct rpc_version *versions; /* sorted by vers */
 };
 
+/*
+ * A credential flavour checked outside msg.c, which knows only AUTH_NONE
+ * and AUTH_SYS (RPCSEC_GSS will be one). check runs on the event loop
+ * for every call of the flavour, once its header is decoded
+ * (req->call.raw_cred, raw_verf) and before its program is looked up, as
+ * Linux's svc_authenticate: it sets the caller's identity in
+ * req->call.cred and, with rpc_req_set_verf(), the verifier of every
+ * accepted reply to the call (AUTH_NONE if it does not). It must not
+ * block.
+ * Return values: %RPC_AUTH_OK, or the auth_stat of an AUTH_ERROR reply.
+ */
+typedef enum rpc_auth_stat rpc_flavor_check_fn(struct rpc_req *req);
+
+struct rpc_flavor {
+	uint32_t flavor;
+	rpc_flavor_check_fn *check;
+};
+
 #define RPC_MAX_PROGRAMS 16
+#define RPC_MAX_FLAVORS 4
 
 struct rpc_registry {
 	unsigned int n;
 	const struct rpc_program *progs[RPC_MAX_PROGRAMS];
+	unsigned int nflavors;
+	uint32_t flavor_ids[RPC_MAX_FLAVORS];   /* flavors[i]->flavor */
+	const struct rpc_flavor *flavors[RPC_MAX_FLAVORS];
 };
 
-/* Return values: 0, or -1 when the table is full or @p is there already. */
+/*
+ * rpc_registry_add - serve program @p, whose versions must be sorted
+ * (the lowest and highest answer PROG_MISMATCH).
+ * Return values: 0, or -1 when the table is full, @p is there already
+ * or its versions are not in increasing order.
+ */
 int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p);
+/*
+ * rpc_registry_add_flavor - check credentials of flavour @f->flavor with
+ * @f->check.
+ * Return values: 0, or -1 when the table is full, the flavour is there
+ * already or is AUTH_NONE or AUTH_SYS.
+ */
+int rpc_registry_add_flavor(struct rpc_registry *reg, const struct rpc_flavor *f);
 const struct rpc_program *rpc_registry_find(const struct rpc_registry *reg,
 					    uint32_t prog);
 

@@ -19,6 +19,7 @@ void rpc_req_reset(struct rpc_req *req)
 	req->tx_len = req->tx_done = 0;
 	req->ext = NULL;
 	req->ext_len = req->ext_at = 0;
+	rpc_req_verf_none(req);
 	req->on_loop = false;
 	req->workers = NULL;
 	atomic_store(&req->park, 0);
@@ -72,6 +73,25 @@ int rpc_req_reply_reserve(struct rpc_req *req, size_t len)
 	req->reply_big = big;
 	xdr_enc_init(&req->enc, nb + 4, cap - 4);
 	req->enc.p += used;
+	return 0;
+}
+
+int rpc_req_set_verf(struct rpc_req *req, uint32_t flavor, const uint8_t *body,
+		     uint32_t len)
+{
+	uint8_t *copy = NULL;
+
+	if (len > RPC_AUTH_MAX)
+		return -1;
+	if (len) {
+		copy = xdr_arena_alloc(&req->arena, len);
+		if (!copy)
+			return -1;
+		memcpy(copy, body, len);
+	}
+	req->verf.flavor = flavor;
+	req->verf.len = len;
+	req->verf.body = copy;
 	return 0;
 }
 

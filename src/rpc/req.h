@@ -58,6 +58,9 @@ struct rpc_req {
 	uint8_t *rec_big;              /* pool buffer holding rec, or NULL */
 	bool reply_big;                /* reply is a pool buffer */
 	struct rpc_call call;
+	/* The verifier of an accepted reply: AUTH_NONE unless the call's
+	 * credential check chose one (rpc_req_set_verf()). */
+	struct rpc_verf verf;
 	struct xdr_dec args;           /* positioned at the arguments */
 	struct xdr_arena arena;
 
@@ -91,6 +94,32 @@ void rpc_req_reset(struct rpc_req *req);
  * Return values: 0, or -1 when memory is short.
  */
 int rpc_req_reply_reserve(struct rpc_req *req, size_t len);
+
+/*
+ * rpc_req_set_verf - make @flavor with the @len bytes at @body the
+ * verifier of every accepted reply to @req's call, copied into the
+ * request's arena. For a credential flavour's check (struct rpc_flavor),
+ * before the header of the reply is written.
+ * Return values: 0, or -1 when @len exceeds RPC_AUTH_MAX or the arena
+ * has no room (the verifier is then left as it was).
+ */
+int rpc_req_set_verf(struct rpc_req *req, uint32_t flavor, const uint8_t *body,
+		     uint32_t len);
+
+/* Back to the AUTH_NONE verifier (stores of constants: once per call). */
+static inline void rpc_req_verf_none(struct rpc_req *req)
+{
+	req->verf.flavor = RPC_AUTH_NONE;
+	req->verf.len = 0;
+	req->verf.body = NULL;
+}
+
+/* Return values: bytes of @req's accepted reply header, the offset of its
+ * results in req->enc. */
+static inline uint32_t rpc_req_hdr_len(const struct rpc_req *req)
+{
+	return rpc_accepted_hdr_len(&req->verf);
+}
 
 /*
  * Give back the call record's heap or pool buffer once the call has been

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
-#include "nfs3/programs.h"
 #include "rpc/drc.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
@@ -31,6 +30,7 @@
 #include "export/exports.h"
 #include "server/hostnames.h"
 #include "server/options.h"
+#include "server/programs.h"
 #include "util/log.h"
 #include "vfs/dir.h"
 #include "vfs/node.h"
@@ -393,8 +393,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 
-	rpc_registry_add(&reg, &nfs3_program);
-	rpc_registry_add(&reg, &mount3_program);
+	if (server_programs_add(&reg) < 0) {
+		log_error("cannot build the NFS and MOUNT program tables");
+		return 1;
+	}
 
 	for (b = 0; b < o.nbind; b++) {
 		lfd[b] = listen_or_explain(o.bind[b], o.port, "NFS");

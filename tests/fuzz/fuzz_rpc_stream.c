@@ -6,7 +6,12 @@
  * through the whole call path: RPC header, credentials, program /
  * version / procedure dispatch, the duplicate request cache and the
  * argument decoders of every registered program (NFS, MOUNT, rpcbind).
- * The reply must always be well formed: a reply header for the xid.
+ * The reply must always be well formed: a reply header for the xid,
+ * and an accepted one carries the verifier its call's check chose. A
+ * credential flavour of the target's own (FUZZ_FLAVOR) goes the way
+ * RPCSEC_GSS will (struct rpc_flavor): its check sets a reply verifier
+ * of up to 401 bytes taken from the credential, so accepted replies of
+ * every verifier size, DRC replays among them, are checked too.
  * The NFS procedures run against a small export made in a temporary
  * directory (a file, a subdirectory, a symlink), so that handles the
  * fuzzer finds lead to real file system calls.
@@ -20,7 +25,7 @@
 #include <string.h>
 
 #include "nfs3/nfs3.h"
-#include "nfs3/programs.h"
+#include "server/programs.h"
 #include "rpc/drc.h"
 #include "rpc/program.h"
 #include "rpc/record.h"
@@ -29,6 +34,9 @@
 #include "rpcbind/service.h"
 
 #define MAX_RECORD (64u << 10)
+/* Credential body: a 2-byte verifier length (mod 402: 401 is refused by
+ * rpc_req_set_verf), then bytes repeated to fill the verifier. */
+#define FUZZ_FLAVOR 0x7e570001u
 
 static struct rpc_registry reg;
 static struct rpc_drc *drc;
@@ -88,14 +96,33 @@ static void make_export(void)
 		abort();
 }
 
+static enum rpc_auth_stat fuzz_check(struct rpc_req *r)
+{
+	const struct xdr_bytes *b = &r->call.raw_cred.body;
+	uint8_t verf[RPC_AUTH_MAX + 1];
+	uint32_t len, i;
+
+	if (b->len < 3)
+		return RPC_AUTH_BADCRED;
+	len = ((uint32_t)b->data[0] << 8 | b->data[1]) % (RPC_AUTH_MAX + 2);
+	for (i = 0; i < len; i++)
+		verf[i] = b->data[2 + i % (b->len - 2)];
+	if (rpc_req_set_verf(r, FUZZ_FLAVOR, verf, len) < 0)
+		return len > RPC_AUTH_MAX ? RPC_AUTH_TOOWEAK : RPC_AUTH_BADCRED;
+	return RPC_AUTH_OK;
+}
+
+static const struct rpc_flavor fuzz_flavor = { FUZZ_FLAVOR, fuzz_check };
+
 static void setup(void)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
 
 	make_export();
 
-	rpc_registry_add(&reg, &nfs3_program);
-	rpc_registry_add(&reg, &mount3_program);
+	if (server_programs_add(&reg) < 0 ||
+	    rpc_registry_add_flavor(&reg, &fuzz_flavor) < 0)
+		abort();
 	rpc_registry_add(&reg, &rpcb_program);
 	drc = rpc_drc_create(1u << 20);
 	sin->sin_family = AF_INET;
@@ -125,6 +152,14 @@ static void run_record(const uint8_t *rec, size_t len)
 		xid = xdr__get32(req.enc.start);
 		if (len < 4 || xid != xdr__get32(copy) ||
 		    xdr__get32(req.enc.start + 4) != RPC_MSG_REPLY)
+			abort();
+		/* Accepted: the verifier chosen, whole, before the stat. */
+		if (xdr__get32(req.enc.start + 8) == RPC_REPLY_ACCEPTED &&
+		    (xdr_enc_len(&req.enc) < rpc_req_hdr_len(&req) ||
+		     xdr__get32(req.enc.start + 12) != req.verf.flavor ||
+		     xdr__get32(req.enc.start + 16) != req.verf.len ||
+		     (req.verf.len &&
+		      memcmp(req.enc.start + 20, req.verf.body, req.verf.len))))
 			abort();
 	}
 	req.rec = req.rec_inline; /* copy is ours, not the request's */

@@ -50,6 +50,13 @@ def rpcb(prog, vers, netid=b"tcp", addr=b"", owner=b""):
     return u32(prog, vers) + opaque(netid) + opaque(addr) + opaque(owner)
 
 
+# The target's own credential flavour (fuzz_rpc_stream.c, FUZZ_FLAVOR),
+# as RPCSEC_GSS will be checked: a 2-byte reply verifier length, then
+# the bytes it is filled with.
+def fuzzcred(vlen, fill=b"\xa5"):
+    return u32(0x7E570001) + opaque(struct.pack(">H", vlen) + fill)
+
+
 seeds = {
     "null-nfs": rec(call(1, 100003, 3, 0)),
     "null-mount-authsys": rec(call(2, 100005, 3, 0, cred=authsys())),
@@ -73,6 +80,15 @@ seeds = {
     "rpcb4-dump-gettime": rec(call(28, 100000, 4, 4)) + rec(call(29, 100000, 4, 6)),
     "huge-fragment": u32(0xFFFFFFFF) + b"\0" * 16,
     "truncated": rec(call(30, 100003, 3, 0))[:20],
+    "flavor-null": rec(call(40, 100003, 3, 0, cred=fuzzcred(5, b"abc"))),
+    "flavor-prog-mismatch": rec(call(41, 100003, 4, 0, cred=fuzzcred(400))),
+    "flavor-garbage-args": rec(call(42, 100005, 3, 0, args=u32(1), cred=fuzzcred(33))),
+    "flavor-too-long": rec(call(43, 100003, 3, 0, cred=fuzzcred(401))),
+    # REMOVE goes through the DRC: the retransmission is replayed with a
+    # verifier of its own.
+    "flavor-drc-replay": rec(call(44, 100003, 3, 12, u32(8) + b"\1" * 8 + opaque(b"x"),
+                                  cred=fuzzcred(12)))
+    + rec(call(44, 100003, 3, 12, u32(8) + b"\1" * 8 + opaque(b"x"), cred=fuzzcred(20))),
 }
 
 os.makedirs(out, exist_ok=True)

@@ -378,10 +378,10 @@ static bool run_enc(int which, uint8_t *buf, size_t cap, size_t *len)
 	xdr_enc_init(&e, buf, cap);
 	switch (which) {
 	case ENC_ACCEPTED:
-		r = rpc_encode_accepted(&e, XID, RPC_SUCCESS);
+		r = rpc_encode_accepted(&e, XID, &rpc_verf_none, RPC_SUCCESS);
 		break;
 	case ENC_PROG_MISMATCH:
-		r = rpc_encode_prog_mismatch(&e, XID, 2, 4);
+		r = rpc_encode_prog_mismatch(&e, XID, &rpc_verf_none, 2, 4);
 		break;
 	case ENC_RPC_MISMATCH:
 		r = rpc_encode_rpc_mismatch(&e, XID);
@@ -412,7 +412,8 @@ static void test_encoders(void)
 	};
 	int i;
 
-	ok(RPC_ACCEPTED_HDR_LEN == 24, "RPC_ACCEPTED_HDR_LEN is 24");
+	ok(rpc_accepted_hdr_len(&rpc_verf_none) == 24,
+	   "accepted header with an AUTH_NONE verifier: 24 bytes");
 	for (i = 0; i < 4; i++) {
 		size_t need = t[i].n * 4, len = 0;
 		uint8_t *buf = g.end - need;
