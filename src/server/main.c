@@ -393,6 +393,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 
+	server_programs_nfs4(o.nfs4);
 	if (server_programs_add(&reg) < 0) {
 		log_error("cannot build the NFS and MOUNT program tables");
 		return 1;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "nfs3/programs.h"
+#include "nfs4/nfs4.h"
 
 /* Versions a program can have here: NFS 3 and 4. */
 #define MAX_VERS 4
@@ -35,12 +36,18 @@ static struct assembled nfs = {
 static struct assembled mount = {
 	.prog = { .prog = MOUNT_PROGRAM, .name = "mountd", .versions = mount.vers },
 };
-static bool built;
+static bool built, with_nfs4;
+
+void server_programs_nfs4(bool on)
+{
+	with_nfs4 = on;
+}
 
 int server_programs_add(struct rpc_registry *reg)
 {
 	if (!built) {
 		if (add_version(&nfs, &nfs3_version) < 0 ||
+		    (with_nfs4 && add_version(&nfs, &nfs4_version) < 0) ||
 		    add_version(&mount, &mount3_version) < 0)
 			return -1;
 		built = true;

@@ -15,6 +15,8 @@
 #ifndef NFSX_SERVER_PROGRAMS_H
 #define NFSX_SERVER_PROGRAMS_H
 
+#include <stdbool.h>
+
 #include "rpc/program.h"
 
 #define NFS_PROGRAM 100003u
@@ -27,5 +29,9 @@
  * Return values: 0, or -1 when @reg refuses one of them.
  */
 int server_programs_add(struct rpc_registry *reg);
+
+/* Serve NFS version 4 too (nfsxd --nfs-vers 3,4); before the first
+ * server_programs_add. */
+void server_programs_nfs4(bool on);
 
 #endif
