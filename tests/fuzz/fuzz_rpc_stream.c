@@ -5,7 +5,8 @@
  * input itself (so every split point is reached), and every record
  * through the whole call path: RPC header, credentials, program /
  * version / procedure dispatch, the duplicate request cache and the
- * argument decoders of every registered program (NFS, MOUNT, rpcbind).
+ * argument decoders of every registered program (NFS 3 and 4, MOUNT,
+ * rpcbind), NFSv4 COMPOUNDs run operation by operation.
  * The reply must always be well formed: a reply header for the xid,
  * and an accepted one carries the verifier its call's check chose. A
  * credential flavour of the target's own (FUZZ_FLAVOR) goes the way

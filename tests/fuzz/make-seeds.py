@@ -89,6 +89,17 @@ seeds = {
     "flavor-drc-replay": rec(call(44, 100003, 3, 12, u32(8) + b"\1" * 8 + opaque(b"x"),
                                   cred=fuzzcred(12)))
     + rec(call(44, 100003, 3, 12, u32(8) + b"\1" * 8 + opaque(b"x"), cred=fuzzcred(20))),
+    # NFSv4 COMPOUNDs (the target serves version 4): the pseudo file
+    # system down to the export, attributes, a listing, an unknown op.
+    "nfs4-walk": rec(call(50, 100003, 4, 1, opaque(b"walk") + u32(0, 4)
+                          + u32(24) + u32(15) + opaque(b"tmp") + u32(10)
+                          + u32(9, 2, 0x0010011a, 0x00300002), cred=authsys(0, 0))),
+    "nfs4-readdir": rec(call(51, 100003, 4, 1, opaque(b"") + u32(0, 2)
+                             + u32(24) + u32(26) + b"\0" * 16 + u32(4096, 8192, 2, 0x0010001b, 0x00b00000),
+                             cred=authsys(0, 0))),
+    "nfs4-illegal": rec(call(52, 100003, 4, 1, opaque(b"x") + u32(0, 3) + u32(24, 32, 99),
+                             cred=authsys(0, 0))),
+    "nfs4-minor1": rec(call(53, 100003, 4, 1, opaque(b"m") + u32(1, 1) + u32(24))),
 }
 
 os.makedirs(out, exist_ok=True)

@@ -52,7 +52,7 @@ static void test_tree(void)
 	uint32_t srv, a, b, c, d;
 	struct fh_parts parts;
 	struct nfsx_fh fh;
-	uint64_t id;
+	uint64_t id = 0;
 
 	ok(ex && ex2 && export_pseudo_build(ex, &p) == 0 && export_pseudo_build(ex2, &q) == 0,
 	   "built");
