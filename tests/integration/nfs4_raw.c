@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/* Raw NFSv4 COMPOUND calls for the wire-level tests: see nfs4_raw.h. */
+#include "nfs4_raw.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xdr/nfs4_compound.h"
+
+#define NFSPROC4_COMPOUND_NUM 1
+
+int v4_timeout_ms = 10000;
+
+void v4_res_init(struct v4_res *s)
+{
+	memset(s, 0, sizeof(*s));
+	rpc_buf_init(&s->store);
+}
+
+void v4_res_free(struct v4_res *s)
+{
+	rpc_buf_free(&s->store);
+	free(s->arena.base);
+	memset(s, 0, sizeof(*s));
+	rpc_buf_init(&s->store);
+}
+
+/* The reply's results: head, then every nfs_resop4 into an array taken
+ * from an arena sized by the reply (a result never decodes to more than
+ * a few times its wire size), and nothing left over. */
+static bool decode_reply(struct v4_res *s)
+{
+	struct nfs4_res_head h;
+	struct xdr_dec d;
+	size_t cap;
+	uint32_t i;
+
+	if (s->rc != 1 || s->r.reply_stat != RPC_MSG_ACCEPTED ||
+	    s->r.accept_stat != RPC_SUCCESS)
+		return false;
+	/* at most one result per 4 bytes, each a struct nfs_resop4 */
+	cap = 4096 + s->r.body_len * 16 + s->r.body_len / 4 * sizeof(struct nfs_resop4);
+	s->arena.base = NULL;
+	xdr_arena_init(&s->arena, calloc(1, cap), cap);
+	if (!s->arena.base)
+		return false;
+	xdr_dec_init(&d, s->r.body, s->r.body_len, &s->arena);
+	if (!nfs4_dec_compound_res_head(&d, &h))
+		return false;
+	s->status = h.status;
+	s->tag = h.tag;
+	s->ops = xdr_arena_array(&s->arena, h.nops ? h.nops : 1, sizeof(*s->ops));
+	if (!s->ops)
+		return false;
+	for (i = 0; i < h.nops; i++) {
+		if (!xdr_dec_nfs_resop4(&d, &s->ops[i]))
+			return false;
+		s->nops = i + 1;
+	}
+	s->xdr_ok = xdr_dec_left(&d) == 0;
+	return s->xdr_ok;
+}
+
+static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *args,
+		      struct v4_res *out)
+{
+	struct rpc_buf cred;
+	struct rpc_call c;
+
+	v4_res_free(out);
+	rpc_buf_init(&cred);
+	rpc_authsys_encode(&cred, 0, "nfsx-test", uid, gid, &gid, 1);
+	rpc_call_init(&c, rpc_next_xid(), PROG_NFS, 4, NFSPROC4_COMPOUND_NUM);
+	c.cred_flavor = AUTH_SYS;
+	c.cred_body = cred.data;
+	c.cred_len = cred.len;
+	c.args = args->data;
+	c.args_len = args->len;
+	out->rc = rpc_call_simple(fd, &c, &out->r, &out->store, v4_timeout_ms);
+	rpc_buf_free(&cred);
+	return decode_reply(out);
+}
+
+bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
+	       uint32_t minor, const struct nfs_argop4 *ops, uint32_t nops)
+{
+	struct nfs4_args_head h = { { tag, taglen }, minor, 0, nops };
+	size_t cap = 4096 + (size_t)nops * 512 + taglen;
+	uint8_t *buf = malloc(cap);
+	struct xdr_enc e;
+	bool ok;
+	uint32_t i;
+
+	if (!buf)
+		return false;
+	xdr_enc_init(&e, buf, cap);
+	ok = nfs4_enc_compound_args_head(&e, &h);
+	for (i = 0; ok && i < nops; i++)
+		ok = xdr_enc_nfs_argop4(&e, &ops[i]);
+	if (ok)
+		rpc_buf_put_bytes(out, buf, xdr_enc_len(&e));
+	free(buf);
+	return ok;
+}
+
+bool v4_compound(int fd, uint32_t uid, uint32_t gid, const void *tag,
+		 uint32_t taglen, uint32_t minor, const struct nfs_argop4 *ops,
+		 uint32_t nops, struct v4_res *out)
+{
+	struct rpc_buf a;
+	bool ok;
+
+	rpc_buf_init(&a);
+	if (!v4_encode(&a, tag, taglen, minor, ops, nops)) {
+		rpc_buf_free(&a);
+		v4_res_free(out);
+		out->rc = -9;
+		return false;
+	}
+	ok = send_args(fd, uid, gid, &a, out);
+	rpc_buf_free(&a);
+	return ok;
+}
+
+bool v4_call(int fd, const struct nfs_argop4 *ops, uint32_t nops,
+	     struct v4_res *out)
+{
+	return v4_compound(fd, 0, 0, "t", 1, 0, ops, nops, out);
+}
+
+bool v4_compound_raw(int fd, const struct rpc_buf *args, struct v4_res *out)
+{
+	return send_args(fd, 0, 0, args, out);
+}
+
+void v4_diag(const struct v4_res *s)
+{
+	char b[256];
+	uint32_t i;
+
+	if (s->rc != 1) {
+		printf("#   no reply (rc %d)\n", s->rc);
+		return;
+	}
+	printf("#   reply: %s\n", rpc_reply_str(&s->r, b, sizeof(b)));
+	printf("#   xdr_ok %d status %u nops %u:", s->xdr_ok, s->status, s->nops);
+	for (i = 0; i < s->nops && i < 16; i++)
+		printf(" %u=%u", s->ops[i].resop, s->ops[i].u.opillegal.status);
+	printf("\n");
+}
+
+long v4_op_status(const struct v4_res *s, uint32_t i)
+{
+	if (i >= s->nops)
+		return -1;
+	/* every result starts with its status */
+	return s->ops[i].u.opillegal.status;
+}
+
+void v4op_simple(struct nfs_argop4 *a, enum nfs_opnum4 op)
+{
+	memset(a, 0, sizeof(*a));
+	a->argop = op;
+}
+
+void v4op_putfh(struct nfs_argop4 *a, const struct v4_fh *fh)
+{
+	v4op_simple(a, OP_PUTFH);
+	a->u.opputfh.object.data = fh->d;
+	a->u.opputfh.object.len = fh->len;
+}
+
+void v4op_lookup_bytes(struct nfs_argop4 *a, const void *name, uint32_t len)
+{
+	v4op_simple(a, OP_LOOKUP);
+	a->u.oplookup.objname.data = name;
+	a->u.oplookup.objname.len = len;
+}
+
+void v4op_lookup(struct nfs_argop4 *a, const char *name)
+{
+	v4op_lookup_bytes(a, name, (uint32_t)strlen(name));
+}
+
+void v4op_access(struct nfs_argop4 *a, uint32_t access)
+{
+	v4op_simple(a, OP_ACCESS);
+	a->u.opaccess.access = access;
+}
+
+void v4op_getattr(struct nfs_argop4 *a, uint32_t *words, uint32_t nw)
+{
+	v4op_simple(a, OP_GETATTR);
+	a->u.opgetattr.attr_request.len = nw;
+	a->u.opgetattr.attr_request.val = words;
+}
+
+void v4op_readdir(struct nfs_argop4 *a, uint64_t cookie, uint32_t maxcount,
+		  uint32_t *words, uint32_t nw)
+{
+	v4op_simple(a, OP_READDIR);
+	a->u.opreaddir.cookie = cookie;
+	a->u.opreaddir.dircount = maxcount;
+	a->u.opreaddir.maxcount = maxcount;
+	a->u.opreaddir.attr_request.len = nw;
+	a->u.opreaddir.attr_request.val = words;
+}
+
+void v4op_verify(struct nfs_argop4 *a, enum nfs_opnum4 op, uint32_t *words,
+		 uint32_t nw, const void *vals, uint32_t vlen)
+{
+	struct fattr4 *f;
+
+	v4op_simple(a, op);
+	f = op == OP_VERIFY ? &a->u.opverify.obj_attributes
+			    : &a->u.opnverify.obj_attributes;
+	f->attrmask.len = nw;
+	f->attrmask.val = words;
+	f->attr_vals.data = vals;
+	f->attr_vals.len = vlen;
+}
+
+uint32_t v4_bits(uint32_t w[3], ...)
+{
+	va_list ap;
+	int n;
+
+	w[0] = w[1] = w[2] = 0;
+	va_start(ap, w);
+	while ((n = va_arg(ap, int)) >= 0)
+		if (n < 96)
+			w[n / 32] |= 1u << (n % 32);
+	va_end(ap);
+	return w[2] ? 3 : w[1] ? 2 : 1;
+}
+
+long v4_walk(int fd, const char *path, struct v4_fh *fh)
+{
+	struct nfs_argop4 ops[66];
+	char comp[64][256];
+	uint32_t n = 0, k = 0;
+	const char *p = path;
+	struct v4_res s;
+	long st = -1;
+
+	v4op_simple(&ops[n++], OP_PUTROOTFH);
+	while (*p) {
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		l = strcspn(p, "/");
+		if (!l)
+			break;
+		if (k == 64 || l > 255)
+			return -1;
+		memcpy(comp[k], p, l);
+		comp[k][l] = 0;
+		v4op_lookup(&ops[n++], comp[k++]);
+		p += l;
+	}
+	v4op_simple(&ops[n++], OP_GETFH);
+	v4_res_init(&s);
+	if (v4_call(fd, ops, n, &s)) {
+		st = s.status;
+		if (st == NFS4_OK && s.nops == n) {
+			const nfs_fh4 *o = &s.ops[n - 1].u.opgetfh.u.resok4.object;
+
+			fh->len = o->len;
+			memcpy(fh->d, o->data, o->len);
+		}
+	} else {
+		v4_diag(&s);
+	}
+	v4_res_free(&s);
+	return st;
+}
+
+static void copy_str(char *dst, size_t cap, const struct xdr_bytes *b)
+{
+	size_t l = b->len < cap - 1 ? b->len : cap - 1;
+
+	memcpy(dst, b->data, l);
+	dst[l] = 0;
+}
+
+bool v4_attrs_decode(const struct fattr4 *f, struct v4_attrs *a)
+{
+	uint8_t mem[16384];
+	struct xdr_arena ar;
+	struct xdr_dec d;
+	uint32_t n, i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < f->attrmask.len; i++) {
+		if (i >= 3) {
+			if (f->attrmask.val[i])
+				return false;
+			continue;
+		}
+		a->mask[i] = f->attrmask.val[i];
+	}
+	xdr_arena_init(&ar, mem, sizeof(mem));
+	xdr_dec_init(&d, f->attr_vals.data, f->attr_vals.len, &ar);
+	for (n = 0; n < 96; n++) {
+		union {
+			fattr4_supported_attrs bm;
+			fattr4_acl acl;
+			fattr4_fs_locations loc;
+			struct xdr_bytes b;
+			struct fsid4 fsid;
+			struct nfstime4 t;
+			struct specdata4 sd;
+			struct settime4 st;
+			uint64_t u64;
+			uint32_t u32;
+			bool bl;
+			enum nfs_ftype4 type;
+			enum nfsstat4 err;
+		} v;
+		bool ok;
+
+		if (!v4_has(a->mask, n))
+			continue;
+		memset(&v, 0, sizeof(v));
+		switch (n) {
+#define D(num, fn, field) case num: ok = xdr_dec_fattr4_##fn(&d, &v.field); break
+		D(FATTR4_SUPPORTED_ATTRS, supported_attrs, bm);
+		D(FATTR4_TYPE, type, type);
+		D(FATTR4_FH_EXPIRE_TYPE, fh_expire_type, u32);
+		D(FATTR4_CHANGE, change, u64);
+		D(FATTR4_SIZE, size, u64);
+		D(FATTR4_LINK_SUPPORT, link_support, bl);
+		D(FATTR4_SYMLINK_SUPPORT, symlink_support, bl);
+		D(FATTR4_NAMED_ATTR, named_attr, bl);
+		D(FATTR4_FSID, fsid, fsid);
+		D(FATTR4_UNIQUE_HANDLES, unique_handles, bl);
+		D(FATTR4_LEASE_TIME, lease_time, u32);
+		D(FATTR4_RDATTR_ERROR, rdattr_error, err);
+		D(FATTR4_ACL, acl, acl);
+		D(FATTR4_ACLSUPPORT, aclsupport, u32);
+		D(FATTR4_ARCHIVE, archive, bl);
+		D(FATTR4_CANSETTIME, cansettime, bl);
+		D(FATTR4_CASE_INSENSITIVE, case_insensitive, bl);
+		D(FATTR4_CASE_PRESERVING, case_preserving, bl);
+		D(FATTR4_CHOWN_RESTRICTED, chown_restricted, bl);
+		D(FATTR4_FILEHANDLE, filehandle, b);
+		D(FATTR4_FILEID, fileid, u64);
+		D(FATTR4_FILES_AVAIL, files_avail, u64);
+		D(FATTR4_FILES_FREE, files_free, u64);
+		D(FATTR4_FILES_TOTAL, files_total, u64);
+		D(FATTR4_FS_LOCATIONS, fs_locations, loc);
+		D(FATTR4_HIDDEN, hidden, bl);
+		D(FATTR4_HOMOGENEOUS, homogeneous, bl);
+		D(FATTR4_MAXFILESIZE, maxfilesize, u64);
+		D(FATTR4_MAXLINK, maxlink, u32);
+		D(FATTR4_MAXNAME, maxname, u32);
+		D(FATTR4_MAXREAD, maxread, u64);
+		D(FATTR4_MAXWRITE, maxwrite, u64);
+		D(FATTR4_MIMETYPE, mimetype, b);
+		D(FATTR4_MODE, mode, u32);
+		D(FATTR4_NO_TRUNC, no_trunc, bl);
+		D(FATTR4_NUMLINKS, numlinks, u32);
+		D(FATTR4_OWNER, owner, b);
+		D(FATTR4_OWNER_GROUP, owner_group, b);
+		D(FATTR4_QUOTA_AVAIL_HARD, quota_avail_hard, u64);
+		D(FATTR4_QUOTA_AVAIL_SOFT, quota_avail_soft, u64);
+		D(FATTR4_QUOTA_USED, quota_used, u64);
+		D(FATTR4_RAWDEV, rawdev, sd);
+		D(FATTR4_SPACE_AVAIL, space_avail, u64);
+		D(FATTR4_SPACE_FREE, space_free, u64);
+		D(FATTR4_SPACE_TOTAL, space_total, u64);
+		D(FATTR4_SPACE_USED, space_used, u64);
+		D(FATTR4_SYSTEM, system, bl);
+		D(FATTR4_TIME_ACCESS, time_access, t);
+		D(FATTR4_TIME_BACKUP, time_backup, t);
+		D(FATTR4_TIME_CREATE, time_create, t);
+		D(FATTR4_TIME_DELTA, time_delta, t);
+		D(FATTR4_TIME_METADATA, time_metadata, t);
+		D(FATTR4_TIME_MODIFY, time_modify, t);
+		D(FATTR4_MOUNTED_ON_FILEID, mounted_on_fileid, u64);
+#undef D
+		default:
+			/* not a GETATTR-able 4.0 attribute: cannot be read */
+			return false;
+		}
+		if (!ok)
+			return false;
+		switch (n) {
+		case FATTR4_SUPPORTED_ATTRS:
+			for (i = 0; i < v.bm.len && i < 3; i++)
+				a->supp[i] = v.bm.val[i];
+			break;
+		case FATTR4_TYPE: a->type = v.type; break;
+		case FATTR4_CHANGE: a->change = v.u64; break;
+		case FATTR4_SIZE: a->size = v.u64; break;
+		case FATTR4_FSID: a->fsid = v.fsid; break;
+		case FATTR4_RDATTR_ERROR: a->rdattr_error = v.err; break;
+		case FATTR4_FILEHANDLE:
+			if (v.b.len > NFS4_FHSIZE)
+				return false;
+			a->fh.len = v.b.len;
+			memcpy(a->fh.d, v.b.data, v.b.len);
+			break;
+		case FATTR4_FILEID: a->fileid = v.u64; break;
+		case FATTR4_MODE: a->mode = v.u32; break;
+		case FATTR4_NUMLINKS: a->numlinks = v.u32; break;
+		case FATTR4_OWNER: copy_str(a->owner, sizeof(a->owner), &v.b); break;
+		case FATTR4_OWNER_GROUP:
+			copy_str(a->owner_group, sizeof(a->owner_group), &v.b);
+			break;
+		case FATTR4_TIME_MODIFY: a->mtime = v.t; break;
+		case FATTR4_MOUNTED_ON_FILEID: a->mounted_on_fileid = v.u64; break;
+		default: break;
+		}
+	}
+	return xdr_dec_left(&d) == 0;
+}

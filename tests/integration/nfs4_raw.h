@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw NFSv4 COMPOUND calls for the wire-level tests, on top of
+ * rpc_client.h. A COMPOUND is built from struct nfs_argop4 values with
+ * the generated encoders (xdr/gen/nfs4.h, xdr/nfs4_compound.h) and sent
+ * as AUTH_SYS with the caller's uid and gid; the reply head and every
+ * nfs_resop4 are decoded with the generated decoders, and the decode
+ * must use the whole reply, so that a test checks the reply's XDR as
+ * well as its statuses. Sharing the generated codec with the server is
+ * deliberate here: the codec has its own unit tests, and these tests are
+ * about what the operations answer.
+ */
+#ifndef NFSX_TEST_NFS4_RAW_H
+#define NFSX_TEST_NFS4_RAW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rpc_client.h"
+#include "xdr/gen/nfs4.h"
+
+struct v4_fh {
+	uint32_t len;
+	uint8_t d[NFS4_FHSIZE];
+};
+
+/* A COMPOUND's reply, decoded. ops (and every view in them) live until
+ * v4_res_free(). */
+struct v4_res {
+	int rc;                 /* rpc_call_simple's result */
+	struct rpc_reply r;
+	struct rpc_buf store;
+	bool xdr_ok;            /* head and all results decoded, nothing left */
+	uint32_t status;
+	struct xdr_bytes tag;
+	uint32_t nops;
+	struct nfs_resop4 *ops;
+	struct xdr_arena arena;
+};
+
+/* Reply timeout, milliseconds (default 10000). */
+extern int v4_timeout_ms;
+
+void v4_res_init(struct v4_res *s);
+void v4_res_free(struct v4_res *s);
+
+/*
+ * v4_compound - send COMPOUND(@tag, @minor, @ops) as AUTH_SYS @uid/@gid
+ * and decode its reply into @out (freed and refilled).
+ * Return values: true when an accepted, SUCCESS reply came back and
+ * decoded as a whole (out->xdr_ok); else false, with out->rc and out->r
+ * telling what came back.
+ */
+bool v4_compound(int fd, uint32_t uid, uint32_t gid, const void *tag,
+		 uint32_t taglen, uint32_t minor, const struct nfs_argop4 *ops,
+		 uint32_t nops, struct v4_res *out);
+
+/* Shorthand: uid 0, gid 0, tag "t", minor version 0. */
+bool v4_call(int fd, const struct nfs_argop4 *ops, uint32_t nops,
+	     struct v4_res *out);
+
+/*
+ * v4_compound_raw - send @args as the COMPOUND's arguments, verbatim
+ * (for malformed requests), as uid 0; the reply is decoded like
+ * v4_compound's when it is accepted.
+ * Return values: as v4_compound().
+ */
+bool v4_compound_raw(int fd, const struct rpc_buf *args, struct v4_res *out);
+
+/*
+ * v4_encode - the arguments of a COMPOUND into @out (appended).
+ * Return values: true, or false when an operation does not encode.
+ */
+bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
+	       uint32_t minor, const struct nfs_argop4 *ops, uint32_t nops);
+
+/* TAP diagnostic of what came back. */
+void v4_diag(const struct v4_res *s);
+
+/* The status of result @i, or -1 when there is no such result. */
+long v4_op_status(const struct v4_res *s, uint32_t i);
+
+/* ---- operations ------------------------------------------------------ */
+
+void v4op_simple(struct nfs_argop4 *a, enum nfs_opnum4 op);
+void v4op_putfh(struct nfs_argop4 *a, const struct v4_fh *fh);
+void v4op_lookup(struct nfs_argop4 *a, const char *name);
+void v4op_lookup_bytes(struct nfs_argop4 *a, const void *name, uint32_t len);
+void v4op_access(struct nfs_argop4 *a, uint32_t access);
+/* GETATTR of the bits in @words[0..nw-1] (the words are not copied). */
+void v4op_getattr(struct nfs_argop4 *a, uint32_t *words, uint32_t nw);
+void v4op_readdir(struct nfs_argop4 *a, uint64_t cookie, uint32_t maxcount,
+		  uint32_t *words, uint32_t nw);
+/* VERIFY or NVERIFY of the attributes @vals (encoded) under @words. */
+void v4op_verify(struct nfs_argop4 *a, enum nfs_opnum4 op, uint32_t *words,
+		 uint32_t nw, const void *vals, uint32_t vlen);
+
+/* A bitmap4 of the attributes listed (ends with -1) into @w[3]. */
+uint32_t v4_bits(uint32_t w[3], ...);
+
+/*
+ * v4_walk - PUTROOTFH, LOOKUP of each component of @path ("/a/b" or
+ * "a/b"; "" or "/" is the root), GETFH.
+ * Return values: the COMPOUND's nfsstat4, or -1 on no or odd reply;
+ * @fh is filled on NFS4_OK.
+ */
+long v4_walk(int fd, const char *path, struct v4_fh *fh);
+
+/* ---- attributes ------------------------------------------------------ */
+
+struct v4_attrs {
+	uint32_t mask[3];       /* what the reply holds */
+	uint32_t supp[3];
+	uint32_t type;
+	uint64_t change, size, fileid, mounted_on_fileid;
+	struct fsid4 fsid;
+	uint32_t mode, numlinks, rdattr_error;
+	char owner[64], owner_group[64];
+	struct nfstime4 mtime;
+	struct v4_fh fh;
+};
+
+/*
+ * v4_attrs_decode - the values of @f (a GETATTR's or an entry's fattr4)
+ * with the generated xdr_dec_fattr4_* of each attribute, in bit order.
+ * Return values: true when every value decoded and nothing was left;
+ * false on a malformed list or an attribute this client cannot decode.
+ */
+bool v4_attrs_decode(const struct fattr4 *f, struct v4_attrs *a);
+
+static inline bool v4_has(const uint32_t w[3], unsigned int n)
+{
+	return n < 96 && (w[n / 32] >> (n % 32) & 1);
+}
+
+#endif
