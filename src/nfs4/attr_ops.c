@@ -288,8 +288,10 @@ enum nfsstat4 nfs4_readlink(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = NFS4ERR_NOFILEHANDLE;
 	if (c->cur.kind == NFS4_FH_PSEUDO)
 		return res->status = NFS4ERR_INVAL;
+	/* RFC 7530 16.25.5: INVAL for anything but a symlink (knfsd turns
+	 * its ISDIR into INVAL too) */
 	if (!S_ISLNK(o->st.st_mode))
-		return res->status = S_ISDIR(o->st.st_mode) ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+		return res->status = NFS4ERR_INVAL;
 	n = o->vexp->ops->readlink(o->vexp, &o->obj, c->linkbuf, sizeof(c->linkbuf));
 	if (n < 0)
 		return res->status = nfs4_errno((int)n);
