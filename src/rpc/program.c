@@ -188,6 +188,12 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 		goto out;
 	}
 	ver = find_version(prog, req->call.vers);
+	if (!ver && !prog->nvers) {
+		/* No version at all: nothing to give as a range. */
+		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
+					 RPC_PROG_UNAVAIL);
+		goto out;
+	}
 	if (!ver) {
 		ok = rpc_encode_prog_mismatch(e, req->call.xid, &req->verf,
 					      prog->versions[0].vers,

@@ -11,10 +11,10 @@
  * grown for header and verifier too), a DRC replay (the retransmission
  * gets its own verifier and the cached results, without running again),
  * and the error replies PROG_MISMATCH, PROG_UNAVAIL, PROC_UNAVAIL,
- * GARBAGE_ARGS and SYSTEM_ERR. Also: a failed check is an AUTH_ERROR,
- * the registry refuses AUTH_NONE, AUTH_SYS and duplicate flavours and
- * programs whose versions are not in order, and rpc_req_set_verf
- * refuses a body over 400 bytes.
+ * GARBAGE_ARGS (a program without versions: PROG_UNAVAIL). Also: a
+ * failed check is an AUTH_ERROR, the registry refuses AUTH_NONE,
+ * AUTH_SYS and duplicate flavours and programs whose versions are not in
+ * order, and rpc_req_set_verf refuses a body over 400 bytes.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -199,6 +199,9 @@ static void test_registry(void)
 	static const struct rpc_program p_twice = {
 		.prog = 0x20000011u, .name = "twice", .nvers = 2, .versions = twice,
 	};
+	static const struct rpc_program p_empty = {
+		.prog = 0x20000012u, .name = "empty", .nvers = 0, .versions = NULL,
+	};
 	static const struct rpc_flavor f_none = { RPC_AUTH_NONE, tflavor_check };
 	static const struct rpc_flavor f_sys = { RPC_AUTH_SYS, tflavor_check };
 	struct rpc_registry r2 = { 0 };
@@ -207,6 +210,7 @@ static void test_registry(void)
 	   rpc_registry_add(&r2, &p_twice) == -1 && r2.n == 0,
 	   "registry: versions out of order or repeated are refused");
 	ok(rpc_registry_add(&reg, &tprog) == 0, "registry: test program added");
+	ok(rpc_registry_add(&reg, &p_empty) == 0, "registry: a program without versions");
 	ok(rpc_registry_add_flavor(&r2, &f_none) == -1 &&
 	   rpc_registry_add_flavor(&r2, &f_sys) == -1,
 	   "flavours: AUTH_NONE and AUTH_SYS cannot be replaced");
@@ -276,6 +280,11 @@ static void test_replies(void)
 	treq_run(&t, &reg, NULL, &w, &peer);
 	ok(rep_is(0x34, 94, 10, RPC_PROG_UNAVAIL, NULL, 0),
 	   "PROG_UNAVAIL with the verifier");
+	w_tcall(0x35, 1, 0, 95, 11);
+	w.b[15] = 0x12; /* program 0x20000012, no versions */
+	treq_run(&t, &reg, NULL, &w, &peer);
+	ok(rep_is(0x35, 95, 11, RPC_PROG_UNAVAIL, NULL, 0),
+	   "a program without versions: PROG_UNAVAIL, not a mismatch range");
 }
 
 static void test_auth_errors(void)
