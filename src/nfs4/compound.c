@@ -43,6 +43,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_READDIR] = nfs4_readdir,
 	[OP_READLINK] = nfs4_readlink,
 	[OP_SAVEFH] = nfs4_savefh,
+	[OP_SECINFO] = nfs4_secinfo,
 	[OP_VERIFY] = nfs4_verify,
 };
 

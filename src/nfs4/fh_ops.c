@@ -298,3 +298,33 @@ enum nfsstat4 nfs4_lookupp(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	}
 	return r->u.oplookupp.status = lookup_in(c, (const uint8_t *)"..", 2);
 }
+
+/*
+ * SECINFO (RFC 7530 16.31, minor version 0): the flavors with which
+ * @name in the current directory may be reached; the current filehandle
+ * stays. Exports offer AUTH_SYS only (there is no sec= option yet), as
+ * knfsd answers for sec=sys.
+ */
+enum nfsstat4 nfs4_secinfo(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			   struct nfs_resop4 *r)
+{
+	static const struct secinfo4 sys = { .flavor = 1 };
+	const component4 *n = &a->u.opsecinfo.name;
+	struct SECINFO4res *res = &r->u.opsecinfo;
+	struct nfs4_fh keep = { .kind = NFS4_FH_NONE };
+	enum nfsstat4 st = cur_dir(c);
+
+	if (st == NFS4_OK)
+		st = check_name(n);
+	if (st != NFS4_OK)
+		return res->status = st;
+	fh_copy(&keep, &c->cur);
+	st = lookup_in(c, n->data, n->len);
+	fh_copy(&c->cur, &keep);
+	nfs4_fh_clear(&keep);
+	if (st != NFS4_OK)
+		return res->status = st;
+	res->u.resok4.len = 1;
+	res->u.resok4.val = (struct secinfo4 *)&sys;
+	return res->status = NFS4_OK;
+}

@@ -50,7 +50,7 @@ typedef enum nfsstat4 nfs4_op_fn(struct nfs4_compound *c, const struct nfs_argop
 
 /* fh_ops.c */
 nfs4_op_fn nfs4_putfh, nfs4_putrootfh, nfs4_putpubfh, nfs4_getfh, nfs4_savefh,
-	nfs4_restorefh, nfs4_lookup, nfs4_lookupp;
+	nfs4_restorefh, nfs4_lookup, nfs4_lookupp, nfs4_secinfo;
 
 /* attr_ops.c */
 nfs4_op_fn nfs4_getattr, nfs4_verify, nfs4_nverify, nfs4_access, nfs4_readlink;

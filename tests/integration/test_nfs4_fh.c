@@ -746,6 +746,45 @@ static void test_readdir(void)
 }
 
 /* The server on PORT0 exports exp1 with fsid=0: it is the root. */
+/* SECINFO (RFC 7530 16.31): the flavors of a name; the current
+ * filehandle stays (minor version 0). */
+static void secinfo_op(struct nfs_argop4 *a, const char *name)
+{
+	v4op_simple(a, OP_SECINFO);
+	a->u.opsecinfo.name.data = (const uint8_t *)name;
+	a->u.opsecinfo.name.len = (uint32_t)strlen(name);
+}
+
+static void test_secinfo(void)
+{
+	struct nfs_argop4 ops[3];
+	struct v4_res s;
+	struct v4_fh y;
+	const SECINFO4resok *k;
+
+	v4_res_init(&s);
+	v4op_putfh(&ops[0], &fh_a);
+	secinfo_op(&ops[1], "exp1");
+	v4op_simple(&ops[2], OP_GETFH);
+	ok(expect(&s, ops, 3, NFS4_OK, 3) && s.ops[1].resop == OP_SECINFO &&
+	   (k = &s.ops[1].u.opsecinfo.u.resok4, k->len == 1 && k->val[0].flavor == 1) &&
+	   fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
+	   "SECINFO of an export in a pseudo directory: AUTH_SYS, the current filehandle kept");
+	v4_res_free(&s);
+	v4_res_init(&s);
+	v4op_putfh(&ops[0], &fh_e1);
+	secinfo_op(&ops[1], "f");
+	ok(expect(&s, ops, 2, NFS4_OK, 2) && s.ops[1].u.opsecinfo.u.resok4.len == 1,
+	   "SECINFO of a file in an export");
+	v4_res_free(&s);
+	secinfo_op(&ops[1], "nope");
+	ok(on_fh(&fh_a, &ops[1]) == NFS4ERR_NOENT, "SECINFO of a missing name: NOENT");
+	secinfo_op(&ops[1], "");
+	ok(on_fh(&fh_e1, &ops[1]) == NFS4ERR_INVAL, "SECINFO of the empty name: INVAL");
+	secinfo_op(&ops[1], "x");
+	ok(on_fh(&fh_f, &ops[1]) == NFS4ERR_NOTDIR, "SECINFO in a file: NOTDIR");
+}
+
 static void test_fsid0(uint16_t port0)
 {
 	struct nfs_argop4 ops[3];
@@ -792,6 +831,7 @@ int main(int argc, char **argv)
 	test_getattr();
 	test_access();
 	test_readdir();
+	test_secinfo();
 	test_fsid0((uint16_t)atoi(argv[2]));
 	close(fd);
 	printf("1..%d\n", tap_n);
