@@ -44,14 +44,16 @@ static void test_names(const struct vfs_export *e, const struct vfs_obj *root)
 	int r;
 
 	ok(ops->mkdir(e, root, "d", 0775) == 0, "mkdir");
-	ok(ops->lookup(e, root, "d", &a) == 0 && ops->getattr(e, &a, &st) == 0 &&
-	   S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0775,
+	memset(&st, 0, sizeof(st));
+	r = ops->lookup(e, root, "d", &a) == 0 && ops->getattr(e, &a, &st) == 0;
+	ok(r && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0775,
 	   "the directory has the mode asked, 0775, under umask 022 (%o)", st.st_mode & 07777);
 	ops->release(&a);
 	ok(ops->mkdir(e, root, "d", 0755) == -EEXIST, "mkdir of an existing name: -EEXIST");
 
-	ok(ops->create(e, root, "f", 0664, &a) == 0 && ops->getattr(e, &a, &st) == 0 &&
-	   S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0664,
+	memset(&st, 0, sizeof(st));
+	r = ops->create(e, root, "f", 0664, &a) == 0 && ops->getattr(e, &a, &st) == 0;
+	ok(r && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0664,
 	   "create: a regular file with mode 0664 (%o)", st.st_mode & 07777);
 	ops->release(&a);
 	ok(!vfs_obj_ok(&a), "release leaves no object");
@@ -100,6 +102,7 @@ static void test_attrs(const struct vfs_export *e, const struct vfs_obj *root)
 	struct vfs_statfs sf;
 	struct vfs_obj a;
 	struct stat st;
+	int r;
 
 	ok(ops->lookup(e, root, "f", &a) == 0 && ops->getattr(e, &a, &st) == 0, "the file");
 	sa.mask = VFS_SET_SIZE | VFS_SET_MODE | VFS_SET_MTIME | VFS_SET_ATIME;
@@ -123,7 +126,9 @@ static void test_attrs(const struct vfs_export *e, const struct vfs_obj *root)
 							  .size = (uint64_t)INT64_MAX + 1 },
 			NULL) == -EFBIG, "a size past what a file can hold: -EFBIG");
 	ok(ops->access(e, &a, R_OK | W_OK) == 0, "access as root: read and write");
-	ok(ops->statfs(e, root, &sf) == 0 && sf.blocks > 0 && sf.bsize > 0 &&
+	memset(&sf, 0, sizeof(sf));
+	r = ops->statfs(e, root, &sf);
+	ok(r == 0 && sf.blocks > 0 && sf.bsize > 0 &&
 	   sf.name_max == NAME_MAX, "statfs: %llu blocks of %llu, names to %u",
 	   (unsigned long long)sf.blocks, (unsigned long long)sf.bsize, sf.name_max);
 	ops->release(&a);
