@@ -31,6 +31,11 @@
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_ACCESS] = nfs4_access,
+	[OP_CREATE] = nfs4_create,
+	[OP_LINK] = nfs4_link,
+	[OP_REMOVE] = nfs4_remove,
+	[OP_RENAME] = nfs4_rename,
+	[OP_SETATTR] = nfs4_setattr,
 	[OP_GETATTR] = nfs4_getattr,
 	[OP_GETFH] = nfs4_getfh,
 	[OP_LOOKUP] = nfs4_lookup,

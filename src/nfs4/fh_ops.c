@@ -180,7 +180,7 @@ enum nfsstat4 nfs4_restorefh(struct nfs4_compound *c, const struct nfs_argop4 *a
 }
 
 /* knfsd's check_filename, with "." and ".." refused too. */
-static enum nfsstat4 check_name(const component4 *n)
+enum nfsstat4 nfs4_check_name(const component4 *n)
 {
 	if (n->len == 0)
 		return NFS4ERR_INVAL;
@@ -251,7 +251,7 @@ enum nfsstat4 nfs4_lookup(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st = cur_dir(c);
 
 	if (st == NFS4_OK)
-		st = check_name(n);
+		st = nfs4_check_name(n);
 	if (st == NFS4_OK)
 		st = lookup_in(c, n->data, n->len);
 	return r->u.oplookup.status = st;
@@ -315,7 +315,7 @@ enum nfsstat4 nfs4_secinfo(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st = cur_dir(c);
 
 	if (st == NFS4_OK)
-		st = check_name(n);
+		st = nfs4_check_name(n);
 	if (st != NFS4_OK)
 		return res->status = st;
 	fh_copy(&keep, &c->cur);

@@ -38,6 +38,7 @@ struct nfs4_compound {
 	/* The operation encoded its result itself (GETATTR's attributes
 	 * go straight into the reply). */
 	bool encoded;
+	uint32_t attrset[3];             /* SETATTR's / CREATE's attrsset, until encoded */
 };
 
 /*
@@ -65,6 +66,12 @@ void nfs4_src_obj(const struct nfs4_compound *c, const struct export_obj *o,
 void nfs4_src_pseudo(const struct nfs4_compound *c, uint32_t node, struct stat *st,
 		     struct vfs_statfs *sf, struct nfs4_attr_src *s);
 void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st);
+
+/* ns_ops.c */
+nfs4_op_fn nfs4_create, nfs4_remove, nfs4_rename, nfs4_link, nfs4_setattr;
+
+/* A name as LOOKUP checks it (fh_ops.c): INVAL, NAMETOOLONG, BADNAME. */
+enum nfsstat4 nfs4_check_name(const component4 *n);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;
