@@ -13,7 +13,8 @@
 # Tree (BASE = $WORK/tree, a pseudo directory), root-owned 0755 unless said:
 #   rw/    rw,no_root_squash
 #          plain, rootf (0644), sf (setattr), lf (link), rmfile, rmdir/,
-#          full/ (x), pub/ (0777), d1/ (a, sub/ (y)), d2/ (b... made by the test)
+#          full/ (x), pub/ (0777), d1/ (a, sub/ (y)), d2/, v3d/ (m, 0644:
+#          listed over NFSv3 while NFSv4 changes it)
 #   rw2/   rw,no_root_squash (for XDEV); g
 #   ro/    ro,no_root_squash; f, d/
 #   sq/    rw (root_squash); 0777
@@ -33,7 +34,7 @@ fi
 chmod 755 "$WORK"
 BASE=$WORK/tree
 R=$BASE/rw
-mkdir -p "$R/rmdir" "$R/full" "$R/pub" "$R/d1/sub" "$R/d2" "$BASE/rw2" \
+mkdir -p "$R/v3d" "$R/rmdir" "$R/full" "$R/pub" "$R/d1/sub" "$R/d2" "$BASE/rw2" \
 	"$BASE/ro/d" "$BASE/sq" || exit 1
 printf 'plain\n' >"$R/plain"
 printf 'rootf\n' >"$R/rootf"
@@ -43,10 +44,11 @@ printf 'rm\n' >"$R/rmfile"
 printf 'x\n' >"$R/full/x"
 printf 'a\n' >"$R/d1/a"
 printf 'y\n' >"$R/d1/sub/y"
+printf 'm\n' >"$R/v3d/m"
 printf 'g\n' >"$BASE/rw2/g"
 printf 'f\n' >"$BASE/ro/f"
 chmod 755 "$BASE" "$BASE"/* "$R"/* 2>/dev/null
-chmod 644 "$R/plain" "$R/rootf" "$R/sf" "$R/lf" "$R/rmfile"
+chmod 644 "$R/v3d/m" "$R/plain" "$R/rootf" "$R/sf" "$R/lf" "$R/rmfile"
 chmod 777 "$R/pub" "$BASE/sq"
 
 cat >"$WORK/exports" <<EOT

@@ -658,29 +658,115 @@ static void test_setattr(void)
 
 /* ---- the NFSv3 view of the same server ---------------------------------- */
 
+#define NFSPROC3_READDIRPLUS 17
+
+/* One NFSv3 READDIRPLUS of the small directory @dir: whether @name is
+ * listed (1) or not (0), and its mode; -1 on an odd reply. Its entries'
+ * attributes come from the listing cache NFSv4 changes must drop. */
+static int v3_plus_mode(const struct raw_fh *dir, const char *name, uint32_t *mode)
+{
+	static const uint8_t zero[8];
+	struct raw_res r = { 0 };
+	struct rpc_buf b;
+	struct rpc_cur c;
+	int found = 0;
+
+	*mode = 0;
+	rpc_buf_init(&b);
+	rpc_buf_init(&r.store);
+	rpc_buf_put_opaque(&b, dir->d, dir->len);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_bytes(&b, zero, 8);
+	rpc_buf_put_u32(&b, 8192);
+	rpc_buf_put_u32(&b, 32768);
+	raw_call(fd, PROG_NFS, NFSPROC3_READDIRPLUS, &b, &r);
+	c = raw_cur(&r);
+	if (rpc_cur_u32(&c) != 0 || c.bad) {
+		found = -1;
+		goto out;
+	}
+	if (rpc_cur_u32(&c))
+		rpc_cur_skip(&c, 84);   /* the directory's fattr3 */
+	rpc_cur_skip(&c, 8);            /* cookieverf */
+	while (!c.bad && rpc_cur_u32(&c)) {
+		const uint8_t *nm;
+		uint32_t nl, fl, m = 0;
+
+		rpc_cur_u64(&c);
+		nm = rpc_cur_opaque(&c, &nl, 255);
+		rpc_cur_u64(&c);
+		if (rpc_cur_u32(&c)) {
+			rpc_cur_u32(&c);
+			m = rpc_cur_u32(&c);
+			rpc_cur_skip(&c, 76);
+		}
+		if (rpc_cur_u32(&c))
+			rpc_cur_opaque(&c, &fl, 64);   /* the handle */
+		if (!c.bad && nm && nl == strlen(name) && !memcmp(nm, name, nl)) {
+			found = 1;
+			*mode = m & 07777;
+		}
+	}
+	rpc_cur_u32(&c);                /* eof */
+	if (c.bad || c.n)
+		found = -1;
+out:
+	if (found < 0)
+		raw_diag(&r);
+	rpc_buf_free(&b);
+	rpc_buf_free(&r.store);
+	return found;
+}
+
 static void test_v3_view(void)
 {
 	struct nfs_argop4 cr, op;
-	struct raw_fh root3, x;
+	struct raw_fh root3, d3, x;
+	struct v4_fattr f;
+	struct v4_fh d4, m4;
 	struct v4_res s;
+	uint32_t mode, mode2;
+	int in, in2;
 	long m;
 
 	v4_res_init(&s);
 	m = raw_mnt(fd, path_of("rw"), &root3);
-	if (!ok(m == 0, "MNT rw over the same connection (%ld)", m))
+	if (!ok(m == 0 && raw_lookup(fd, &root3, "v3d", &d3) == 0,
+		"MNT rw, LOOKUP v3d over NFSv3 on the same connection (%ld)", m))
 		return;
-	ok(raw_lookup(fd, &root3, "v3seen", &x) == 2, "NFSv3 LOOKUP v3seen before: NOENT");
-	v4op_create(&cr, NF4DIR, "v3seen", NULL, 0, 0, NULL);
-	ok(on_fh(&fh_rw, &cr) == NFS4_OK, "NFSv4 CREATE v3seen");
-	ok(raw_lookup(fd, &root3, "v3seen", &x) == 0, "NFSv3 LOOKUP v3seen after: OK");
-	v4op_rename(&op, "v3seen", "v3moved");
-	ok(two_fh(&fh_rw, &fh_rw, &op, &s) == NFS4_OK, "NFSv4 RENAME v3seen v3moved");
-	ok(raw_lookup(fd, &root3, "v3seen", &x) == 2 &&
-	   raw_lookup(fd, &root3, "v3moved", &x) == 0,
-	   "NFSv3 LOOKUP: v3seen gone, v3moved there");
-	v4op_remove(&op, "v3moved");
-	ok(on_fh(&fh_rw, &op) == NFS4_OK, "NFSv4 REMOVE v3moved");
-	ok(raw_lookup(fd, &root3, "v3moved", &x) == 2, "NFSv3 LOOKUP v3moved after: NOENT");
+	in = v3_plus_mode(&d3, "m", &mode);
+	ok(in == 1 && mode == 0644, "NFSv3 READDIRPLUS of v3d: m, mode 0644 (%d, %o)", in, mode);
+	ok(raw_lookup(fd, &d3, "new", &x) == 2, "NFSv3 LOOKUP v3d/new before: NOENT");
+
+	ok(v4_walk(fd, path_of("rw/v3d"), &d4) == NFS4_OK &&
+	   v4_walk(fd, path_of("rw/v3d/m"), &m4) == NFS4_OK, "NFSv4 LOOKUP rw/v3d, rw/v3d/m");
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0700);
+	v4op_create(&cr, NF4DIR, "new", NULL, 0, 0, &f);
+	ok(on_fh(&d4, &cr) == NFS4_OK, "NFSv4 CREATE v3d/new mode 0700");
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0600);
+	v4op_setattr(&op, 0, NULL, &f);
+	ok(on_fh(&m4, &op) == NFS4_OK, "NFSv4 SETATTR v3d/m mode 0600");
+	ok(raw_lookup(fd, &d3, "new", &x) == 0, "NFSv3 LOOKUP v3d/new after: OK");
+	in = v3_plus_mode(&d3, "new", &mode);
+	in2 = v3_plus_mode(&d3, "m", &mode2);
+	ok(in == 1 && mode == 0700 && in2 == 1 && mode2 == 0600,
+	   "NFSv3 READDIRPLUS: new (0700) listed, m's new mode 0600 (%d %o, %d %o)",
+	   in, mode, in2, mode2);
+
+	v4op_rename(&op, "m", "m2");
+	ok(two_fh(&d4, &d4, &op, &s) == NFS4_OK, "NFSv4 RENAME v3d/m v3d/m2");
+	v4op_remove(&op, "new");
+	ok(on_fh(&d4, &op) == NFS4_OK, "NFSv4 REMOVE v3d/new");
+	ok(raw_lookup(fd, &d3, "m", &x) == 2 && raw_lookup(fd, &d3, "m2", &x) == 0 &&
+	   raw_lookup(fd, &d3, "new", &x) == 2,
+	   "NFSv3 LOOKUP: m gone, m2 there, new gone");
+	in = v3_plus_mode(&d3, "m", &mode);
+	in2 = v3_plus_mode(&d3, "m2", &mode2);
+	ok(in == 0 && in2 == 1 && mode2 == 0600 && v3_plus_mode(&d3, "new", &mode) == 0,
+	   "NFSv3 READDIRPLUS: m2 (0600) listed, m and new not (%d, %d %o)", in, in2, mode2);
 	v4_res_free(&s);
 }
 
