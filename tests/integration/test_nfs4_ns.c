@@ -278,6 +278,27 @@ static void test_create(void)
 		   "CREATE NF4LNK, READLINK of the current filehandle: the target, on the server too");
 	}
 
+	/* a symlink's times: set (lutimes) or left out of attrset */
+	v4f_init(&f);
+	v4f_time(&f, FATTR4_TIME_MODIFY_SET, false, 1000000000, 0);
+	{
+		struct nfs_argop4 o2[2];
+		bool claimed;
+
+		v4op_putfh(&o2[0], &fh_rw);
+		v4op_create(&o2[1], NF4LNK, "clinkt2", "t", 0, 0, &f);
+		c = call(o2, 2, &s);
+		claimed = c == NFS4_OK &&
+			  s.ops[1].u.opcreate.u.resok4.attrset.len >= 2 &&
+			  (s.ops[1].u.opcreate.u.resok4.attrset.val[1] &
+			   1u << (FATTR4_TIME_MODIFY_SET - 32));
+		memset(&st, 0, sizeof(st));
+		got = lstat(path_of("rw/clinkt2"), &st) == 0;
+		ok(c == NFS4_OK && got && !(claimed && st.st_mtim.tv_sec != 1000000000),
+		   "CREATE NF4LNK with time_modify_set: in attrset only if set "
+		   "(attrset has it %d, mtime %lld)", claimed, (long long)st.st_mtim.tv_sec);
+	}
+
 	/* owners from createattrs, as root */
 	v4f_init(&f);
 	v4f_u32(&f, FATTR4_MODE, 0750);
@@ -296,6 +317,29 @@ static void test_create(void)
 	c = create_in(1000, &fh_pub, &cr, &s);
 	ok(c == NFS4_OK && stat(path_of("rw/pub/by1000"), &st) == 0 && st.st_uid == 1000 &&
 	   st.st_gid == 1000, "CREATE as uid 1000 in a 0777 directory: owned by 1000:1000");
+	/* RFC 7530 16.4.4: attrset is what was set. An owner a non-root
+	 * caller may not give is either refused or left out of attrset,
+	 * never reported set while the object keeps the caller's uid. */
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0755);
+	v4f_str(&f, FATTR4_OWNER, "2000");
+	v4op_create(&cr, NF4DIR, "own2000", NULL, 0, 0, &f);
+	c = create_in(1000, &fh_pub, &cr, &s);
+	memset(&st, 0, sizeof(st));
+	got = stat(path_of("rw/pub/own2000"), &st) == 0;
+	{
+		bool claimed = c == NFS4_OK &&
+			       s.ops[1].u.opcreate.u.resok4.attrset.len >= 2 &&
+			       (s.ops[1].u.opcreate.u.resok4.attrset.val[1] &
+				1u << (FATTR4_OWNER - 32));
+
+		ok(!(claimed && (!got || st.st_uid != 2000)),
+		   "CREATE as uid 1000 with owner \"2000\": owner not in attrset unless set "
+		   "(status %ld, attrset has owner %d, uid %u)", c, claimed, (unsigned)st.st_uid);
+	}
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0755);
+	v4op_create(&cr, NF4DIR, "by1000", NULL, 0, 0, &f);
 	c = create_in(1000, &fh_rw, &cr, &s);
 	ok(c == NFS4ERR_ACCESS && stat(path_of("rw/by1000"), &st) != 0,
 	   "CREATE as uid 1000 in a root 0755 directory: ACCESS (%ld)", c);
