@@ -418,3 +418,143 @@ bool v4_attrs_decode(const struct fattr4 *f, struct v4_attrs *a)
 	}
 	return xdr_dec_left(&d) == 0;
 }
+
+/* ---- attributes to set, and the operations that change things --------- */
+
+void v4f_init(struct v4_fattr *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->last = -1;
+}
+
+/* Room for @n more bytes of attribute @attr, which must come after the last. */
+static uint8_t *fattr_room(struct v4_fattr *f, unsigned int attr, uint32_t n)
+{
+	uint8_t *p;
+
+	if (attr >= 96 || (int)attr <= f->last || f->len + n > sizeof(f->v)) {
+		f->bad = true;
+		return NULL;
+	}
+	f->last = (int)attr;
+	f->w[attr / 32] |= 1u << (attr % 32);
+	p = f->v + f->len;
+	f->len += n;
+	return p;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+void v4f_u32(struct v4_fattr *f, unsigned int attr, uint32_t val)
+{
+	uint8_t *p = fattr_room(f, attr, 4);
+
+	if (p)
+		put32(p, val);
+}
+
+void v4f_u64(struct v4_fattr *f, unsigned int attr, uint64_t val)
+{
+	uint8_t *p = fattr_room(f, attr, 8);
+
+	if (p) {
+		put32(p, (uint32_t)(val >> 32));
+		put32(p + 4, (uint32_t)val);
+	}
+}
+
+void v4f_str(struct v4_fattr *f, unsigned int attr, const char *s)
+{
+	uint32_t l = (uint32_t)strlen(s), pad = (4 - l % 4) % 4;
+	uint8_t *p = fattr_room(f, attr, 4 + l + pad);
+
+	if (p) {
+		put32(p, l);
+		memcpy(p + 4, s, l);
+		memset(p + 4 + l, 0, pad);
+	}
+}
+
+void v4f_time(struct v4_fattr *f, unsigned int attr, bool server, int64_t sec,
+	      uint32_t nsec)
+{
+	uint8_t *p = fattr_room(f, attr, server ? 4 : 16);
+
+	if (!p)
+		return;
+	put32(p, server ? SET_TO_SERVER_TIME4 : SET_TO_CLIENT_TIME4);
+	if (!server) {
+		put32(p + 4, (uint32_t)((uint64_t)sec >> 32));
+		put32(p + 8, (uint32_t)sec);
+		put32(p + 12, nsec);
+	}
+}
+
+void v4_fattr(const struct v4_fattr *f, struct fattr4 *out)
+{
+	out->attrmask.val = (uint32_t *)f->w;
+	out->attrmask.len = f->bad ? 0 : f->w[2] ? 3 : f->w[1] ? 2 : f->w[0] ? 1 : 0;
+	out->attr_vals.data = f->v;
+	out->attr_vals.len = f->bad ? 0 : f->len;
+}
+
+void v4op_create(struct nfs_argop4 *a, enum nfs_ftype4 type, const char *name,
+		 const char *link, uint32_t maj, uint32_t min, const struct v4_fattr *f)
+{
+	struct CREATE4args *c;
+
+	v4op_simple(a, OP_CREATE);
+	c = &a->u.opcreate;
+	c->objtype.type = type;
+	if (type == NF4LNK) {
+		c->objtype.u.linkdata.data = (const uint8_t *)link;
+		c->objtype.u.linkdata.len = (uint32_t)strlen(link);
+	} else if (type == NF4BLK || type == NF4CHR) {
+		c->objtype.u.devdata.specdata1 = maj;
+		c->objtype.u.devdata.specdata2 = min;
+	}
+	c->objname.data = (const uint8_t *)name;
+	c->objname.len = (uint32_t)strlen(name);
+	if (f)
+		v4_fattr(f, &c->createattrs);
+}
+
+void v4op_remove(struct nfs_argop4 *a, const char *name)
+{
+	v4op_simple(a, OP_REMOVE);
+	a->u.opremove.target.data = (const uint8_t *)name;
+	a->u.opremove.target.len = (uint32_t)strlen(name);
+}
+
+void v4op_rename(struct nfs_argop4 *a, const char *from, const char *to)
+{
+	v4op_simple(a, OP_RENAME);
+	a->u.oprename.oldname.data = (const uint8_t *)from;
+	a->u.oprename.oldname.len = (uint32_t)strlen(from);
+	a->u.oprename.newname.data = (const uint8_t *)to;
+	a->u.oprename.newname.len = (uint32_t)strlen(to);
+}
+
+void v4op_link(struct nfs_argop4 *a, const char *name)
+{
+	v4op_simple(a, OP_LINK);
+	a->u.oplink.newname.data = (const uint8_t *)name;
+	a->u.oplink.newname.len = (uint32_t)strlen(name);
+}
+
+void v4op_setattr(struct nfs_argop4 *a, uint32_t seqid, const uint8_t *other,
+		  const struct v4_fattr *f)
+{
+	v4op_simple(a, OP_SETATTR);
+	a->u.opsetattr.stateid.seqid = seqid;
+	if (other)
+		memcpy(a->u.opsetattr.stateid.other, other,
+		       sizeof(a->u.opsetattr.stateid.other));
+	v4_fattr(f, &a->u.opsetattr.obj_attributes);
+}

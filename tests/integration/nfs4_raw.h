@@ -95,6 +95,40 @@ void v4op_readdir(struct nfs_argop4 *a, uint64_t cookie, uint32_t maxcount,
 void v4op_verify(struct nfs_argop4 *a, enum nfs_opnum4 op, uint32_t *words,
 		 uint32_t nw, const void *vals, uint32_t vlen);
 
+/*
+ * An fattr4 to send (CREATE's createattrs, SETATTR's attributes): the
+ * values are added in ascending attribute order, as the list carries them
+ * (an attribute added out of order sets bad, and v4_fattr() then yields
+ * an empty mask so that the test fails visibly).
+ */
+struct v4_fattr {
+	uint32_t w[3];
+	uint8_t v[1024];
+	uint32_t len;
+	int last;
+	bool bad;
+};
+
+void v4f_init(struct v4_fattr *f);
+void v4f_u32(struct v4_fattr *f, unsigned int attr, uint32_t val);
+void v4f_u64(struct v4_fattr *f, unsigned int attr, uint64_t val);
+void v4f_str(struct v4_fattr *f, unsigned int attr, const char *s);
+/* A settime4: SET_TO_SERVER_TIME4, or SET_TO_CLIENT_TIME4 @sec.@nsec. */
+void v4f_time(struct v4_fattr *f, unsigned int attr, bool server, int64_t sec,
+	      uint32_t nsec);
+/* @f as an fattr4 (a view of @f, which must outlive it). */
+void v4_fattr(const struct v4_fattr *f, struct fattr4 *out);
+
+/* CREATE of @type @name; @link is NF4LNK's target, @maj/@min a device's. */
+void v4op_create(struct nfs_argop4 *a, enum nfs_ftype4 type, const char *name,
+		 const char *link, uint32_t maj, uint32_t min, const struct v4_fattr *f);
+void v4op_remove(struct nfs_argop4 *a, const char *name);
+void v4op_rename(struct nfs_argop4 *a, const char *from, const char *to);
+void v4op_link(struct nfs_argop4 *a, const char *name);
+/* SETATTR of @f with the stateid @seqid/@other (NULL: all zeros). */
+void v4op_setattr(struct nfs_argop4 *a, uint32_t seqid, const uint8_t *other,
+		  const struct v4_fattr *f);
+
 /* A bitmap4 of the attributes listed (ends with -1) into @w[3]. */
 uint32_t v4_bits(uint32_t w[3], ...);
 
