@@ -150,11 +150,17 @@ enum nfsstat4 nfs4_create(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	err = d->vexp->ops->lookup(d->vexp, &d->obj, name, &nobj);
 	if (err < 0)
 		return res->status = nfs4_errno(err);
+	/* what is not applied is not in attrset either (RFC 7530 16.4.4) */
 	sa.mask &= ~(uint32_t)VFS_SET_MODE;
-	if (d->cred.uid != 0)
+	if (d->cred.uid != 0) {
 		sa.mask &= ~(uint32_t)(VFS_SET_UID | VFS_SET_GID);
-	if (ca->objtype.type == NF4LNK)
+		c->attrset[1] &= ~(1u << (FATTR4_OWNER - 32) | 1u << (FATTR4_OWNER_GROUP - 32));
+	}
+	if (ca->objtype.type == NF4LNK) {
 		sa.mask &= ~(uint32_t)(VFS_SET_ATIME | VFS_SET_MTIME);
+		c->attrset[1] &= ~(1u << (FATTR4_TIME_ACCESS_SET - 32) |
+				   1u << (FATTR4_TIME_MODIFY_SET - 32));
+	}
 	err = 0;
 	if (sa.mask && (err = d->vexp->ops->getattr(d->vexp, &nobj, &nst)) == 0)
 		err = d->vexp->ops->setattr(d->vexp, &nobj, &nst, &sa, &d->cred);
