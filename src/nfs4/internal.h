@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "export/export.h"
+#include "nfs4/clients.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
 #include "xdr/gen/nfs4.h"
@@ -65,6 +66,12 @@ void nfs4_src_obj(const struct nfs4_compound *c, const struct export_obj *o,
 void nfs4_src_pseudo(const struct nfs4_compound *c, uint32_t node, struct stat *st,
 		     struct vfs_statfs *sf, struct nfs4_attr_src *s);
 void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st);
+
+/* client_ops.c */
+nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
+/* Renew the lease of confirmed client @clientid, as every stateful
+ * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
+enum nfsstat4 nfs4_client_renew(clientid4 clientid);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;
