@@ -53,7 +53,8 @@ static void principal(const struct rpc_req *req, struct nfs4_principal *who)
 static void bounded(char *dst, uint32_t max, const struct xdr_bytes *b)
 {
 	dst[0] = '\0';
-	if (b->len > max || memchr(b->data, '\0', b->len))
+	/* an empty string may come with no data pointer at all */
+	if (b->len == 0 || b->len > max || memchr(b->data, '\0', b->len))
 		return;
 	memcpy(dst, b->data, b->len);
 	dst[b->len] = '\0';

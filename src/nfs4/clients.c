@@ -262,6 +262,8 @@ enum nfsstat4 nfs4_clients_setclientid(struct nfs4_clients *t, const uint8_t *id
 
 	if (id_len > NFS4_OPAQUE_LIMIT)
 		return NFS4ERR_INVAL;
+	if (id_len == 0)
+		id = (const uint8_t *)"";  /* a decoded empty opaque may have no data */
 	c = calloc(1, sizeof(*c) + id_len);
 	if (!c)
 		return NFS4ERR_SERVERFAULT;

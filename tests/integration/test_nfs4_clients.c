@@ -126,7 +126,7 @@ static struct res compound(uint32_t uid, uint32_t nops, const struct rpc_buf *op
 			p += 4 + ((out.using_len[1] + 3) & ~3u);
 		}
 	}
-	out.rpc = p <= end && p == end;
+	out.rpc = p == end;
 done:
 	rpc_buf_free(&args);
 	rpc_buf_free(&cred);

@@ -237,6 +237,9 @@ static void test_bound(void)
 	   NFS4ERR_INVAL, "an id over NFS4_OPAQUE_LIMIT: INVAL");
 	ok(nfs4_clients_setclientid(t, id, NFS4_OPAQUE_LIMIT, &v, &sys1, NULL, T0 + 100,
 				    &cid, &cf) == NFS4_OK, "an id of NFS4_OPAQUE_LIMIT bytes");
+	ok(nfs4_clients_setclientid(t, NULL, 0, &v, &sys1, NULL, T0 + 100, &cid, &cf) == NFS4_OK &&
+	   nfs4_clients_confirm(t, cid, &cf, &sys1, T0 + 100) == NFS4_OK,
+	   "an empty id (no data pointer)");
 	nfs4_clients_free(t);
 }
 
