@@ -33,7 +33,7 @@
 #include "nfs4/attr.h"
 #include "nfs4/internal.h"
 
-#define LEASE_TIME 90u
+#define LEASE_TIME NFS4_LEASE_TIME
 #define NFS4_IO_MAX (1024u * 1024u)
 
 static struct timespec start_time;

@@ -43,12 +43,15 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_PUTFH] = nfs4_putfh,
 	[OP_PUTPUBFH] = nfs4_putpubfh,
 	[OP_PUTROOTFH] = nfs4_putrootfh,
+	[OP_RENEW] = nfs4_renew,
 	[OP_RESTOREFH] = nfs4_restorefh,
 	[OP_NVERIFY] = nfs4_nverify,
 	[OP_READDIR] = nfs4_readdir,
 	[OP_READLINK] = nfs4_readlink,
 	[OP_SAVEFH] = nfs4_savefh,
 	[OP_SECINFO] = nfs4_secinfo,
+	[OP_SETCLIENTID] = nfs4_setclientid,
+	[OP_SETCLIENTID_CONFIRM] = nfs4_setclientid_confirm,
 	[OP_VERIFY] = nfs4_verify,
 };
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "export/export.h"
+#include "nfs4/clients.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
 #include "xdr/gen/nfs4.h"
@@ -72,6 +73,12 @@ nfs4_op_fn nfs4_create, nfs4_remove, nfs4_rename, nfs4_link, nfs4_setattr;
 
 /* A name as LOOKUP checks it (fh_ops.c): INVAL, NAMETOOLONG, BADNAME. */
 enum nfsstat4 nfs4_check_name(const component4 *n);
+
+/* client_ops.c */
+nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
+/* Renew the lease of confirmed client @clientid, as every stateful
+ * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
+enum nfsstat4 nfs4_client_renew(clientid4 clientid);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;

@@ -19,4 +19,12 @@
 /* Version 4 of program 100003, for src/server to register. */
 extern const struct rpc_version nfs4_version;
 
+/*
+ * nfs4_init - make the server's NFSv4 state (the table of clients),
+ * before version 4 is served; nfs4_fini frees it once no call runs.
+ * Return values: 0, or -1 when memory is short.
+ */
+int nfs4_init(void);
+void nfs4_fini(void);
+
 #endif

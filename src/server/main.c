@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "nfs3/nfs3.h"
+#include "nfs4/nfs4.h"
 #include "rpc/drc.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
@@ -381,6 +382,10 @@ int main(int argc, char **argv)
 		log_error("%s", errbuf);
 		return 1;
 	}
+	if (o.nfs4 && nfs4_init() < 0) {
+		log_error("out of memory for the NFSv4 clients table");
+		return 1;
+	}
 	/* Before any thread exists, so that every thread inherits the mask:
 	 * a signal the main thread does not wait for in sigwaitinfo goes to
 	 * a thread that does not block it, whose default action for
@@ -528,6 +533,8 @@ int main(int argc, char **argv)
 	rpc_drc_destroy(drc);
 	rpcb_map_clear();
 	nfs3_fini();
+	if (o.nfs4)
+		nfs4_fini();
 	vfs_dir_fini();
 	hostnames_free(names);
 	log_info("stopped");

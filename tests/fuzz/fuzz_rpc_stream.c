@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "nfs3/nfs3.h"
+#include "nfs4/nfs4.h"
 #include "server/programs.h"
 #include "rpc/drc.h"
 #include "rpc/program.h"
@@ -94,6 +95,10 @@ static void make_export(void)
 	snprintf(p, sizeof(p), "%s/state", dir);
 	mkdir(p, 0700);
 	if (nfs3_init(ex, p, err, sizeof(err)) < 0)
+		abort();
+	/* the client records of SETCLIENTID: one table for the whole run,
+	 * bounded and expiring as the server's */
+	if (nfs4_init() < 0)
 		abort();
 }
 

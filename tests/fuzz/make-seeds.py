@@ -100,6 +100,24 @@ seeds = {
     "nfs4-illegal": rec(call(52, 100003, 4, 1, opaque(b"x") + u32(0, 3) + u32(24, 32, 99),
                              cred=authsys(0, 0))),
     "nfs4-minor1": rec(call(53, 100003, 4, 1, opaque(b"m") + u32(1, 1) + u32(24))),
+    # NFSv4.0 client records: SETCLIENTID (verifier, id, callback
+    # program, netid, address, ident), a CONFIRM that cannot match the
+    # random verifier, RENEW of an unknown clientid; then the same id
+    # from another uid (CLID_INUSE once confirmed) and AUTH_NONE with an
+    # over-long callback address (kept empty).
+    "nfs4-setclientid": rec(call(54, 100003, 4, 1, opaque(b"sc") + u32(0, 3)
+                                 + u32(35) + b"\1" * 8 + opaque(b"fuzz-client")
+                                 + u32(0x40000000) + opaque(b"tcp") + opaque(b"127.0.0.1.3.4") + u32(1)
+                                 + u32(36) + u32(0, 1) + b"\0" * 8
+                                 + u32(30) + u32(0x12345678, 9), cred=authsys(1000, 1000)))
+    + rec(call(55, 100003, 4, 1, opaque(b"") + u32(0, 1)
+               + u32(35) + b"\2" * 8 + opaque(b"fuzz-client")
+               + u32(0x40000000) + opaque(b"tcp6") + opaque(b"::1.3.4") + u32(2),
+               cred=authsys(2000, 2000))),
+    "nfs4-setclientid-none": rec(call(56, 100003, 4, 1, opaque(b"n") + u32(0, 2)
+                                      + u32(35) + b"\3" * 8 + opaque(b"x" * 1024)
+                                      + u32(1) + opaque(b"tcp") + opaque(b"1" * 100) + u32(3)
+                                      + u32(30) + u32(0, 0))),
 }
 
 os.makedirs(out, exist_ok=True)

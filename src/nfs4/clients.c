@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv4.0 client records: see clients.h. The behaviour follows RFC 7530
+ * 16.33.5 and 16.34.5 case by case, with knfsd's nfsd4_setclientid()
+ * and nfsd4_setclientid_confirm() as the reference where the RFC leaves
+ * a choice.
+ */
+#include <pthread.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/clients.h"
+
+/* Expired records freed per call at most, so no call pays for many. */
+#define SWEEP_MAX 8u
+
+struct client {
+	struct client *name_next;   /* chain of the id's hash */
+	struct client *cid_next;    /* chain of the clientid's hash */
+	struct client *older, *newer;  /* order of last renewal */
+	clientid4 clientid;
+	verifier4 verf;
+	verifier4 confirm;
+	struct nfs4_principal who;
+	struct nfs4_callback cb;
+	uint64_t renewed;
+	bool confirmed;
+	uint32_t id_len;
+	uint8_t id[];
+};
+
+struct nfs4_clients {
+	pthread_mutex_t lock;
+	uint32_t boot;
+	uint32_t counter;           /* low half of the next clientid */
+	uint32_t max, count;
+	uint32_t mask;              /* buckets - 1 */
+	struct client *oldest, *newest;
+	struct client **by_name;
+	struct client **by_cid;
+};
+
+static uint32_t hash_name(const uint8_t *id, uint32_t len)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ id[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t hash_cid(clientid4 cid)
+{
+	uint64_t x = cid * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(x >> 32);
+}
+
+struct nfs4_clients *nfs4_clients_new(uint32_t boot, uint32_t max)
+{
+	struct nfs4_clients *t = calloc(1, sizeof(*t));
+	uint32_t n = 64;
+
+	/* randombytes_* need it; it may run more than once. */
+	if (!t || sodium_init() < 0) {
+		free(t);
+		return NULL;
+	}
+	/* about four records a chain when full */
+	while (n < max / 4 && n < (1u << 20))
+		n <<= 1;
+	t->by_name = calloc(n, sizeof(*t->by_name));
+	t->by_cid = calloc(n, sizeof(*t->by_cid));
+	if (!t->by_name || !t->by_cid || pthread_mutex_init(&t->lock, NULL) != 0) {
+		free(t->by_name);
+		free(t->by_cid);
+		free(t);
+		return NULL;
+	}
+	t->mask = n - 1;
+	t->boot = boot;
+	t->max = max;
+	t->counter = randombytes_random();
+	return t;
+}
+
+void nfs4_clients_free(struct nfs4_clients *t)
+{
+	struct client *c, *next;
+
+	if (!t)
+		return;
+	for (c = t->oldest; c; c = next) {
+		next = c->newer;
+		free(c);
+	}
+	free(t->by_name);
+	free(t->by_cid);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static bool expired(const struct client *c, uint64_t now)
+{
+	return now > c->renewed && now - c->renewed > NFS4_LEASE_TIME;
+}
+
+static bool same_principal(const struct nfs4_principal *a, const struct nfs4_principal *b)
+{
+	if (a->flavor != b->flavor)
+		return false;
+	return a->flavor != 1 /* AUTH_SYS */ || a->uid == b->uid;
+}
+
+static bool same_verf(const verifier4 *a, const verifier4 *b)
+{
+	return memcmp(a->val, b->val, sizeof(a->val)) == 0;
+}
+
+static void lru_unlink(struct nfs4_clients *t, struct client *c)
+{
+	if (c->older)
+		c->older->newer = c->newer;
+	else
+		t->oldest = c->newer;
+	if (c->newer)
+		c->newer->older = c->older;
+	else
+		t->newest = c->older;
+	c->older = c->newer = NULL;
+}
+
+static void lru_append(struct nfs4_clients *t, struct client *c)
+{
+	c->older = t->newest;
+	c->newer = NULL;
+	if (t->newest)
+		t->newest->newer = c;
+	else
+		t->oldest = c;
+	t->newest = c;
+}
+
+/* @c's lease starts again at @now; it becomes the newest. */
+static void touch(struct nfs4_clients *t, struct client *c, uint64_t now)
+{
+	/* Callers' clocks are read before the lock is taken: never let a
+	 * renewal move a record's time backwards. */
+	if (now > c->renewed)
+		c->renewed = now;
+	lru_unlink(t, c);
+	lru_append(t, c);
+}
+
+static void insert(struct nfs4_clients *t, struct client *c)
+{
+	struct client **nb = &t->by_name[hash_name(c->id, c->id_len) & t->mask];
+	struct client **cb = &t->by_cid[hash_cid(c->clientid) & t->mask];
+
+	c->name_next = *nb;
+	*nb = c;
+	c->cid_next = *cb;
+	*cb = c;
+	lru_append(t, c);
+	t->count++;
+}
+
+/*
+ * Take @c out of the table and free it. When state exists, a client's
+ * state goes with its record here.
+ */
+static void drop(struct nfs4_clients *t, struct client *c)
+{
+	struct client **p;
+
+	for (p = &t->by_name[hash_name(c->id, c->id_len) & t->mask]; *p != c; p = &(*p)->name_next)
+		;
+	*p = c->name_next;
+	for (p = &t->by_cid[hash_cid(c->clientid) & t->mask]; *p != c; p = &(*p)->cid_next)
+		;
+	*p = c->cid_next;
+	lru_unlink(t, c);
+	t->count--;
+	free(c);
+}
+
+/* Free up to SWEEP_MAX records whose lease ran out, oldest first. */
+static void sweep(struct nfs4_clients *t, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < SWEEP_MAX && t->oldest && expired(t->oldest, now); i++)
+		drop(t, t->oldest);
+}
+
+/* The live record of id @id with confirmation @confirmed, or NULL; dead
+ * ones met on the way are freed. */
+static struct client *find_name(struct nfs4_clients *t, const uint8_t *id, uint32_t len,
+				bool confirmed, uint64_t now)
+{
+	struct client *c = t->by_name[hash_name(id, len) & t->mask], *next;
+
+	for (; c; c = next) {
+		next = c->name_next;
+		if (c->id_len != len || memcmp(c->id, id, len) != 0)
+			continue;
+		if (expired(c, now)) {
+			drop(t, c);
+			continue;
+		}
+		if (c->confirmed == confirmed)
+			return c;
+	}
+	return NULL;
+}
+
+/* The live record of clientid @cid with confirmation @confirmed, or NULL. */
+static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed,
+			       uint64_t now)
+{
+	struct client *c = t->by_cid[hash_cid(cid) & t->mask], *next;
+
+	for (; c; c = next) {
+		next = c->cid_next;
+		if (c->clientid != cid)
+			continue;
+		if (expired(c, now)) {
+			drop(t, c);
+			continue;
+		}
+		if (c->confirmed == confirmed)
+			return c;
+	}
+	return NULL;
+}
+
+/* A clientid no record has: the counter may have wrapped round. */
+static clientid4 new_clientid(struct nfs4_clients *t)
+{
+	struct client *c;
+	clientid4 cid;
+
+again:
+	cid = (clientid4)t->boot << 32 | t->counter++;
+	for (c = t->by_cid[hash_cid(cid) & t->mask]; c; c = c->cid_next)
+		if (c->clientid == cid)
+			goto again;
+	return cid;
+}
+
+enum nfsstat4 nfs4_clients_setclientid(struct nfs4_clients *t, const uint8_t *id,
+				       uint32_t id_len, const verifier4 *verf,
+				       const struct nfs4_principal *who,
+				       const struct nfs4_callback *cb, uint64_t now,
+				       clientid4 *clientid, verifier4 *confirm)
+{
+	struct client *conf, *unconf, *c;
+	enum nfsstat4 st = NFS4_OK;
+
+	if (id_len > NFS4_OPAQUE_LIMIT)
+		return NFS4ERR_INVAL;
+	if (id_len == 0)
+		id = (const uint8_t *)"";  /* a decoded empty opaque may have no data */
+	c = calloc(1, sizeof(*c) + id_len);
+	if (!c)
+		return NFS4ERR_SERVERFAULT;
+	memcpy(c->id, id, id_len);
+	c->id_len = id_len;
+	c->verf = *verf;
+	c->who = *who;
+	if (cb)
+		c->cb = *cb;
+	c->renewed = now;
+	randombytes_buf(c->confirm.val, sizeof(c->confirm.val));
+
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	conf = find_name(t, id, id_len, true, now);
+	if (conf && !same_principal(&conf->who, who)) {
+		/* another principal's live client of that name */
+		st = NFS4ERR_CLID_INUSE;
+		goto out;
+	}
+	/* Any unconfirmed record of the name is replaced by this one. */
+	unconf = find_name(t, id, id_len, false, now);
+	if (unconf)
+		drop(t, unconf);
+	if (t->count >= t->max) {
+		st = NFS4ERR_RESOURCE;
+		goto out;
+	}
+	/* Same verifier: a callback update of the confirmed client, which
+	 * keeps its clientid. A new verifier (the client rebooted) or a
+	 * new name: a new clientid; a confirmed record of the old
+	 * incarnation goes when this one is confirmed. */
+	if (conf && same_verf(&conf->verf, verf)) {
+		c->clientid = conf->clientid;
+		/* a new confirm verifier, never the one in use */
+		while (same_verf(&c->confirm, &conf->confirm))
+			randombytes_buf(c->confirm.val, sizeof(c->confirm.val));
+	} else {
+		c->clientid = new_clientid(t);
+	}
+	insert(t, c);
+	*clientid = c->clientid;
+	*confirm = c->confirm;
+	c = NULL;
+out:
+	pthread_mutex_unlock(&t->lock);
+	free(c);
+	return st;
+}
+
+enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
+				   const verifier4 *confirm,
+				   const struct nfs4_principal *who, uint64_t now)
+{
+	struct client *conf, *unconf, *old;
+	enum nfsstat4 st = NFS4_OK;
+
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	conf = find_cid(t, clientid, true, now);
+	unconf = find_cid(t, clientid, false, now);
+	/* RFC 7530 16.34.5 recommends CLID_INUSE for a confirm by another
+	 * principal than the SETCLIENTID's. */
+	if ((unconf && !same_principal(&unconf->who, who)) ||
+	    (conf && !same_principal(&conf->who, who))) {
+		st = NFS4ERR_CLID_INUSE;
+		goto out;
+	}
+	if (!unconf || !same_verf(&unconf->confirm, confirm)) {
+		/* A retransmitted confirm of a record already confirmed
+		 * is answered as the first one was. */
+		if (conf && same_verf(&conf->confirm, confirm))
+			touch(t, conf, now);
+		else
+			st = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	if (conf) {
+		/* Callback update: the confirmed record takes the new
+		 * callback and confirm verifier (so that a retransmission
+		 * of this confirm is answered OK too) and keeps its state. */
+		conf->cb = unconf->cb;
+		conf->confirm = unconf->confirm;
+		drop(t, unconf);
+		touch(t, conf, now);
+		goto out;
+	}
+	old = find_name(t, unconf->id, unconf->id_len, true, now);
+	if (old) {
+		/* A confirmed record of the same name under another
+		 * clientid: the client's earlier incarnation, replaced now
+		 * (with its state), unless another principal holds it
+		 * alive. */
+		if (!same_principal(&old->who, &unconf->who)) {
+			st = NFS4ERR_CLID_INUSE;
+			goto out;
+		}
+		drop(t, old);
+	}
+	unconf->confirmed = true;
+	touch(t, unconf, now);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	struct client *c;
+	enum nfsstat4 st = NFS4_OK;
+
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	c = find_cid(t, clientid, true, now);
+	if (c)
+		touch(t, c, now);
+	else
+		st = NFS4ERR_STALE_CLIENTID;
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+uint32_t nfs4_clients_count(struct nfs4_clients *t)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
