@@ -486,10 +486,10 @@ static void test_compound(void)
 		   "OP_ILLEGAL itself: likewise");
 	}
 	v4op_simple(&ops[0], OP_PUTROOTFH);
-	v4op_simple(&ops[1], OP_LOCKT);
+	v4op_simple(&ops[1], OP_DELEGPURGE);
 	v4op_simple(&ops[2], OP_GETFH);
-	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_LOCKT,
-	   "LOCKT (not written yet): NOTSUPP and the COMPOUND stops there");
+	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_DELEGPURGE,
+	   "DELEGPURGE (not written yet): NOTSUPP and the COMPOUND stops there");
 	v4op_simple(&ops[1], OP_OPEN);
 	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_OPEN,
 	   "OPEN: NOTSUPP and the COMPOUND stops there");
