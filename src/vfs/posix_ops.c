@@ -529,13 +529,14 @@ static ssize_t px_listxattr(const struct vfs_export *e, const struct vfs_obj *o,
 	n = listxattr(p, all, sizeof(all));
 	if (n < 0)
 		return -errno;
-	for (i = 0; i < n; i += (ssize_t)strlen(all + i) + 1) {
+	for (i = 0; i < n; i += (ssize_t)strnlen(all + i, (size_t)(n - i)) + 1) {
 		const char *x = all + i;
-		size_t l;
+		size_t xl = strnlen(x, (size_t)(n - i)), l;
 
-		if (strncmp(x, "user.", 5) != 0)
+		/* names are NUL-terminated; a last one that is not is dropped */
+		if (xl == (size_t)(n - i) || xl < 5 || memcmp(x, "user.", 5) != 0)
 			continue;
-		l = strlen(x + 5) + 1;
+		l = xl - 5 + 1;
 		if (len) {
 			if ((size_t)out + l > len)
 				return -ERANGE;
