@@ -161,6 +161,16 @@ uint32_t export_pseudo_lookup(const struct export_pseudo *p, uint32_t dir, const
 	return PSEUDO_NONE;
 }
 
+uint32_t export_pseudo_node_of(const struct export_pseudo *p, const struct nfsx_export *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->nodes[i].exp == e)
+			return i;
+	return PSEUDO_NONE;
+}
+
 uint32_t export_pseudo_by_id(const struct export_pseudo *p, uint64_t id)
 {
 	uint32_t i;

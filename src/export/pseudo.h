@@ -65,6 +65,10 @@ void export_pseudo_free(struct export_pseudo *p);
 uint32_t export_pseudo_lookup(const struct export_pseudo *p, uint32_t dir, const char *name,
 			      size_t len);
 
+/* The node export @e is attached at, or PSEUDO_NONE (the fsid=0 root, a
+ * nested export). */
+uint32_t export_pseudo_node_of(const struct export_pseudo *p, const struct nfsx_export *e);
+
 /* The node of handle id @id, or PSEUDO_NONE. */
 uint32_t export_pseudo_by_id(const struct export_pseudo *p, uint64_t id);
 

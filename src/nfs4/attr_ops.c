@@ -61,17 +61,6 @@ void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st
 	st->st_atim = st->st_mtim = st->st_ctim = start_time;
 }
 
-/* The pseudo node an export hangs at (PSEUDO_NONE for the fsid=0 root). */
-static uint32_t export_node(const struct export_pseudo *p, const struct nfsx_export *e)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->nodes[i].exp == e)
-			return i;
-	return PSEUDO_NONE;
-}
-
 void nfs4_src_base(const struct nfs4_compound *c, struct nfs4_attr_src *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -105,7 +94,8 @@ void nfs4_src_obj(const struct nfs4_compound *c, const struct export_obj *o,
 	s->change = (uint64_t)st->st_ctim.tv_sec << 32 | (uint64_t)st->st_ctim.tv_nsec;
 	s->mounted_on_fileid = st->st_ino;
 	if (st->st_dev == v->root_dev && st->st_ino == v->root_ino &&
-	    v == export_root_of(c->snap, o->exp) && (node = export_node(p, o->exp)) != PSEUDO_NONE)
+	    v == export_root_of(c->snap, o->exp) &&
+	    (node = export_pseudo_node_of(p, o->exp)) != PSEUDO_NONE)
 		s->mounted_on_fileid = p->nodes[node].id;
 	s->read_only = !o->client->opts.rw;
 }

@@ -257,17 +257,6 @@ enum nfsstat4 nfs4_lookup(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	return r->u.oplookup.status = st;
 }
 
-/* The pseudo node an export is attached at, or PSEUDO_NONE. */
-static uint32_t node_of(const struct export_pseudo *p, const struct nfsx_export *e)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->nodes[i].exp == e)
-			return i;
-	return PSEUDO_NONE;
-}
-
 enum nfsstat4 nfs4_lookupp(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			   struct nfs_resop4 *r)
 {
@@ -288,7 +277,7 @@ enum nfsstat4 nfs4_lookupp(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	    c->cur.o.st.st_ino == c->cur.o.vexp->root_ino &&
 	    c->cur.o.vexp == export_root_of(c->snap, c->cur.o.exp)) {
 		/* the root of an export: into the pseudo file system */
-		i = node_of(p, c->cur.o.exp);
+		i = export_pseudo_node_of(p, c->cur.o.exp);
 		if (i == PSEUDO_NONE || i == 0)
 			return r->u.oplookupp.status = NFS4ERR_NOENT;
 		nfs4_fh_clear(&c->cur);
