@@ -16,7 +16,11 @@
  *   fileid as mounted_on_fileid, so that a client sees one inode number
  *   for the mount point from either side.
  * - change is the ctime (seconds << 32 | nanoseconds), as knfsd without
- *   i_version; two changes within one ctime tick are not told apart yet.
+ *   i_version (which user space cannot read). With multigrain timestamps
+ *   (Linux 6.13 and later, on tmpfs, ext4, XFS and btrfs) a ctime once
+ *   read is never given to a later change, so every change after a look
+ *   shows a new value (nfs4-ns checks it); before 6.13 two changes within
+ *   one clock tick may share a value.
  * - owner and owner_group as numbers, knfsd's default for AUTH_SYS
  *   (nfs4_disable_idmapping); numbers and name@domain are both accepted
  *   where a client sets them.

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "nfs3_raw.h"
@@ -817,6 +818,63 @@ static void test_v3_view(void)
 	v4_res_free(&s);
 }
 
+/*
+ * The change attribute is the ctime (attr_ops.c): with multigrain
+ * timestamps (Linux 6.13 and later, on tmpfs, ext4, XFS and btrfs) a
+ * ctime that was read is never given to a later change, so changes one
+ * after the other, each looked at, all show different values, however
+ * fast they come. Before 6.13 two changes within one clock tick may
+ * share a ctime: the check is skipped there.
+ */
+static void test_change(void)
+{
+	enum { N = 20 };
+	struct nfs_argop4 ops[1 + 2 * N];
+	struct v4_fattr f[2];
+	struct v4_res s;
+	struct v4_attrs a;
+	struct utsname u;
+	uint64_t seen[N];
+	uint32_t w[3], nw, i, j, got = 0;
+	int maj = 0, min = 0;
+	bool distinct = true;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2 ||
+	    maj < 6 || (maj == 6 && min < 13)) {
+		printf("ok %d # SKIP change on every change: Linux %s has no multigrain "
+		       "timestamps\n", ++tap_n, u.release);
+		return;
+	}
+	nw = v4_bits(w, FATTR4_CHANGE, -1);
+	v4f_init(&f[0]);
+	v4f_u32(&f[0], FATTR4_MODE, 0600);
+	v4f_init(&f[1]);
+	v4f_u32(&f[1], FATTR4_MODE, 0644);
+	v4op_putfh(&ops[0], &fh_plain);
+	for (i = 0; i < N; i++) {
+		v4op_setattr(&ops[1 + 2 * i], 0, NULL, &f[i % 2]);
+		v4op_getattr(&ops[2 + 2 * i], w, nw);
+	}
+	v4_res_init(&s);
+	if (call(ops, 1 + 2 * N, &s) == NFS4_OK && s.nops == 1 + 2 * N) {
+		for (i = 0; i < N; i++) {
+			if (s.ops[2 + 2 * i].resop != OP_GETATTR ||
+			    !v4_attrs_decode(&s.ops[2 + 2 * i].u.opgetattr.u.resok4.obj_attributes,
+					     &a))
+				break;
+			seen[got++] = a.change;
+		}
+	}
+	for (i = 0; i < got; i++)
+		for (j = 0; j < i; j++)
+			if (seen[i] == seen[j])
+				distinct = false;
+	ok(got == N && distinct,
+	   "%u SETATTRs one after the other in one COMPOUND, each followed by GETATTR: %u "
+	   "different change values", N, distinct ? got : 0);
+	v4_res_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -844,6 +902,7 @@ int main(int argc, char **argv)
 	test_rename();
 	test_link();
 	test_setattr();
+	test_change();
 	test_v3_view();
 	close(fd);
 	printf("1..%d\n", tap_n);
