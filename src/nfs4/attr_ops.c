@@ -28,6 +28,7 @@
  * (nfs4_attr_encode), rather than through the generated codec.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -41,6 +42,12 @@
 #define NFS4_IO_MAX (1024u * 1024u)
 
 static struct timespec start_time;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+static void start_time_set(void)
+{
+	clock_gettime(CLOCK_REALTIME, &start_time);
+}
 
 static bool wants(const bitmap4 *req, unsigned int attr)
 {
@@ -52,8 +59,8 @@ void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st
 {
 	uint32_t c, n = 2;
 
-	if (!start_time.tv_sec)
-		clock_gettime(CLOCK_REALTIME, &start_time);
+	/* workers make pseudo attributes at once: set once, read after */
+	pthread_once(&start_once, start_time_set);
 	for (c = p->nodes[i].child; c != PSEUDO_NONE; c = p->nodes[c].next)
 		n++;
 	memset(st, 0, sizeof(*st));

@@ -5,11 +5,15 @@
  * a worker thread against the exports (export/export.h) joined in one
  * name space by the pseudo file system (export/pseudo.h).
  *
- * What exists so far: the COMPOUND engine (compound.c) for minor version
- * 0, and the filehandle operations (fh_ops.c); every other operation of
- * the minor version answers NFS4ERR_NOTSUPP until it is written. Minor
- * versions 1 and 2 answer NFS4ERR_MINOR_VERS_MISMATCH until sessions
- * exist (a 4.1 COMPOUND must start with SEQUENCE).
+ * What exists so far (minor version 0): the COMPOUND engine
+ * (compound.c), the filehandle operations and SECINFO (fh_ops.c),
+ * GETATTR, VERIFY, NVERIFY, ACCESS, READLINK (attr_ops.c), READDIR
+ * (readdir.c), CREATE, REMOVE, RENAME, LINK, SETATTR (ns_ops.c) and the
+ * client records (clients.c, client_ops.c). Every other operation of the
+ * minor version answers NFS4ERR_NOTSUPP until it is written (OPEN and
+ * its state, I/O, locks). Minor versions 1 and 2 answer
+ * NFS4ERR_MINOR_VERS_MISMATCH until sessions exist (a 4.1 COMPOUND must
+ * start with SEQUENCE).
  */
 #ifndef NFSX_NFS4_NFS4_H
 #define NFSX_NFS4_NFS4_H

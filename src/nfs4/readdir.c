@@ -25,7 +25,7 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "nfs4/attr.h"
@@ -40,7 +40,9 @@ struct rd {
 	const bitmap4 *req;
 	struct xdr_enc *e;
 	uint32_t used, max, nent;
-	bool plus, want_err, failed;
+	bool plus, failed;
+	int sf_err;                  /* 1: sf not taken yet, 0: taken, < 0: failed */
+	struct vfs_statfs sf;        /* the directory's file system, once a call */
 	uint8_t scratch[ENTRY_MAX];
 	uint32_t slen;               /* the entry encoded in scratch */
 };
@@ -95,7 +97,6 @@ static bool obj_room(void *arg, const struct vfs_dirent *d)
 	uint32_t words[2] = { 0, 0 };
 	bitmap4 some = { 2, words };
 	struct nfs4_attr_src s;
-	struct vfs_statfs sf;
 	struct nfsx_fh fh;
 	struct stat st;
 
@@ -105,8 +106,12 @@ static bool obj_room(void *arg, const struct vfs_dirent *d)
 	nfs4_src_base(r->c, &s);
 	if (d->st && !export_crossing_point(o, d->st)) {
 		nfs4_src_obj(r->c, o, d->st, &s);
-		if (nfs4_attr_need_statfs(req) && o->vexp->ops->statfs(o->vexp, &o->obj, &sf) == 0)
-			s.sf = &sf;
+		/* every entry is on the directory's file system (a mount
+		 * point is not given attributes): one statfs a call */
+		if (r->sf_err == 1 && nfs4_attr_need_statfs(req))
+			r->sf_err = o->vexp->ops->statfs(o->vexp, &o->obj, &r->sf);
+		if (r->sf_err == 0)
+			s.sf = &r->sf;
 		if (d->fhlen && d->fhlen <= FH_MAX) {
 			fh.len = d->fhlen;
 			memcpy(fh.data, d->fh, d->fhlen);
@@ -209,7 +214,7 @@ enum nfsstat4 nfs4_readdir(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	static const uint8_t zero_verf[NFS4_VERIFIER_SIZE];
 	const struct READDIR4args *ra = &a->u.opreaddir;
 	struct rpc_req *rq = c->req;
-	struct rd *rd;
+	struct rd rdbuf, *rd = &rdbuf;
 	size_t at;
 	bool eof = false;
 	enum nfsstat4 st;
@@ -231,14 +236,11 @@ enum nfsstat4 nfs4_readdir(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	/* verifier, list end, eof: less cannot hold even an empty list */
 	if (maxcount < 16)
 		return r->u.opreaddir.status = NFS4ERR_TOOSMALL;
-	rd = calloc(1, sizeof(*rd));
-	if (!rd)
-		return r->u.opreaddir.status = NFS4ERR_DELAY;
 	at = xdr_enc_len(&rq->enc);
-	if (rpc_req_reply_reserve(rq, at + 8 + maxcount) < 0) {
-		free(rd);
+	if (rpc_req_reply_reserve(rq, at + 8 + maxcount) < 0)
 		return r->u.opreaddir.status = NFS4ERR_RESOURCE;
-	}
+	memset(rd, 0, offsetof(struct rd, scratch));
+	rd->sf_err = 1;
 	rd->c = c;
 	rd->req = &ra->attr_request;
 	rd->e = &rq->enc;
@@ -263,7 +265,6 @@ enum nfsstat4 nfs4_readdir(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	}
 	if (st == NFS4_OK && rd->nent == 0 && !eof)
 		st = NFS4ERR_TOOSMALL;
-	free(rd);
 	if (st != NFS4_OK) {
 		rq->enc.p = rq->enc.start + at;
 		return r->u.opreaddir.status = st;

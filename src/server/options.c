@@ -77,7 +77,7 @@ static const char usage[] =
 "                          (default 100)\n"
 "      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 (the\n"
 "                          default) and 4. Version 4 is incomplete: minor\n"
-"                          version 0 with the filehandle operations only, so\n"
+"                          version 0 without OPEN, READ, WRITE or locks, so\n"
 "                          clients that try it first (mount without vers=)\n"
 "                          would fail; it is off unless asked for\n"
 "      --busy-poll-us N    after a turn with work, an event loop polls its\n"

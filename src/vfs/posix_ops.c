@@ -240,8 +240,7 @@ static void umask_fixup(int fd, mode_t type, mode_t mode)
 	if (!missing || (missing & ~process_umask()))
 		return;
 	proc_path(p, sizeof(p), fd);
-	if (chmod(p, (st.st_mode & 07000) | want) < 0)
-		return;
+	(void)chmod(p, (st.st_mode & 07000) | want);
 }
 
 /* The same for @name in @dirfd, not followed (replaced meanwhile: left alone). */
