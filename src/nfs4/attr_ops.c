@@ -39,7 +39,6 @@
 #include "nfs4/internal.h"
 
 #define LEASE_TIME NFS4_LEASE_TIME
-#define NFS4_IO_MAX (1024u * 1024u)
 
 static struct timespec start_time;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;

@@ -13,6 +13,7 @@
  *   callback address of another principal's client is not told.
  * - None of these needs a current filehandle.
  */
+#include <sodium.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,11 +26,22 @@ static struct nfs4_clients *clients;
 int nfs4_init(void)
 {
 	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
-	return clients ? 0 : -1;
+	if (!clients)
+		return -1;
+	/* stateids of an earlier instance must be unknown here (STALE) */
+	nfs4_states = nfs4_state_new(randombytes_random());
+	if (!nfs4_states) {
+		nfs4_fini();
+		return -1;
+	}
+	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
+	return 0;
 }
 
 void nfs4_fini(void)
 {
+	nfs4_state_free(nfs4_states);
+	nfs4_states = NULL;
 	nfs4_clients_free(clients);
 	clients = NULL;
 }

@@ -13,6 +13,8 @@
  *   outlives it), and its result is encoded before the next runs.
  * - The result head (status, tag, count) is known last: its room is
  *   reserved first and written at the end. The tag is echoed as sent.
+ * - An operation may encode its own result (c->encoded: GETATTR's
+ *   attributes, READ's data, a replayed result), whatever its status.
  * - A result that does not fit the reply buffer, which grows up to the
  *   record limit, ends the COMPOUND with NFS4ERR_RESOURCE in its place
  *   (NFSv4.0's answer; sessions bring REP_TOO_BIG with 4.1).
@@ -31,6 +33,8 @@
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_ACCESS] = nfs4_access,
+	[OP_CLOSE] = nfs4_close,
+	[OP_COMMIT] = nfs4_commit,
 	[OP_CREATE] = nfs4_create,
 	[OP_LINK] = nfs4_link,
 	[OP_REMOVE] = nfs4_remove,
@@ -40,12 +44,16 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_GETFH] = nfs4_getfh,
 	[OP_LOOKUP] = nfs4_lookup,
 	[OP_LOOKUPP] = nfs4_lookupp,
+	[OP_OPEN] = nfs4_open,
+	[OP_OPEN_CONFIRM] = nfs4_open_confirm,
+	[OP_OPEN_DOWNGRADE] = nfs4_open_downgrade,
 	[OP_PUTFH] = nfs4_putfh,
 	[OP_PUTPUBFH] = nfs4_putpubfh,
 	[OP_PUTROOTFH] = nfs4_putrootfh,
 	[OP_RENEW] = nfs4_renew,
 	[OP_RESTOREFH] = nfs4_restorefh,
 	[OP_NVERIFY] = nfs4_nverify,
+	[OP_READ] = nfs4_read,
 	[OP_READDIR] = nfs4_readdir,
 	[OP_READLINK] = nfs4_readlink,
 	[OP_SAVEFH] = nfs4_savefh,
@@ -53,6 +61,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_SETCLIENTID] = nfs4_setclientid,
 	[OP_SETCLIENTID_CONFIRM] = nfs4_setclientid_confirm,
 	[OP_VERIFY] = nfs4_verify,
+	[OP_WRITE] = nfs4_write,
 };
 
 /*
@@ -139,7 +148,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	struct nfs4_compound c = { .req = req };
 	struct nfs4_args_head h;
 	struct nfs4_res_head rh = { .status = NFS4_OK };
-	size_t head_at, head_len, arena_at;
+	size_t head_at, head_len, arena_at, at;
 	uint32_t i;
 
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
@@ -187,13 +196,15 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			rh.status = run_op(&c, &a, &r);
 		}
 		rh.nops++;
-		if (c.encoded && rh.status == NFS4_OK)
-			continue;
-		if (!put_result(req, &r)) {
+		at = xdr_enc_len(&req->enc);
+		if (!c.encoded && !put_result(req, &r)) {
 			rh.nops--;
 			rh.status = NFS4ERR_RESOURCE;
-			break;
 		}
+		/* a seqid-bearing operation's result, kept for a replay */
+		if (c.seq.ow)
+			nfs4_state_seq_end(nfs4_states, &c.seq, rh.status, req->enc.start + at,
+					   (uint32_t)(xdr_enc_len(&req->enc) - at));
 		if (rh.status != NFS4_OK)
 			break;
 	}

@@ -8,10 +8,12 @@
 #define NFSX_NFS4_INTERNAL_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "export/export.h"
 #include "nfs4/clients.h"
+#include "nfs4/state.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
 #include "xdr/gen/nfs4.h"
@@ -40,6 +42,12 @@ struct nfs4_compound {
 	 * go straight into the reply). */
 	bool encoded;
 	uint32_t attrset[3];             /* SETATTR's / CREATE's attrsset, until encoded */
+	/* Minor version 1: the session's client, once SEQUENCE ran. */
+	clientid4 clientid;
+	bool sequenced;
+	/* A seqid-bearing operation's owner (minor version 0), let go
+	 * with its encoded result once that is encoded (state.h). */
+	struct nfs4_seq seq;
 };
 
 /*
@@ -79,6 +87,31 @@ nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
 enum nfsstat4 nfs4_client_renew(clientid4 clientid);
+
+/* open_ops.c */
+nfs4_op_fn nfs4_open, nfs4_open_confirm, nfs4_open_downgrade, nfs4_close;
+/* The server's open state (made by nfs4_init). */
+extern struct nfs4_state *nfs4_states;
+/* The file id of state on @o (its device and inode). */
+void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f);
+/*
+ * nfs4_check_stateid - may the current file be read (@write false) or
+ * written with @sid? Renews the lease of the stateid's client (minor
+ * version 0). Return values: nfs4_state_check_io's.
+ */
+enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write);
+
+/* io_ops.c */
+nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
+/* The largest READ and WRITE (the maxread and maxwrite attributes). */
+#define NFS4_IO_MAX (1024u * 1024u)
+/* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */
+extern verifier4 nfs4_write_verf;
+
+/* The change attribute of directory @o, as change_info4 reports it (ns_ops.c). */
+uint64_t nfs4_change_of(const struct export_obj *o);
+/* @n as a C string into @buf, checked as LOOKUP checks names (ns_ops.c). */
+enum nfsstat4 nfs4_name_of(const component4 *n, char buf[NAME_MAX + 1]);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;

@@ -18,8 +18,8 @@
  *   (0 when none is given, as knfsd), the other attributes after, and the
  *   new object becomes the current filehandle. Owners are applied only
  *   for a caller acting as root, as NFSv3's MKDIR does.
- * - SETATTR of the size takes a stateid: without OPEN yet, only the
- *   anonymous one (all zeros) is known; any other is BAD_STATEID.
+ * - SETATTR of a regular file's size takes a stateid, checked as
+ *   WRITE's (nfs4_check_stateid).
  * - Every change drops the cached attributes of directory listings
  *   (vfs_dir_changed), as NFSv3's wcc_data does.
  */
@@ -46,7 +46,7 @@ static enum nfsstat4 change_dir(const struct nfs4_fh *f)
 	return f->o.client->opts.rw ? NFS4_OK : NFS4ERR_ROFS;
 }
 
-static uint64_t change_of(const struct export_obj *o)
+uint64_t nfs4_change_of(const struct export_obj *o)
 {
 	struct stat st;
 
@@ -55,8 +55,7 @@ static uint64_t change_of(const struct export_obj *o)
 	return (uint64_t)st.st_ctim.tv_sec << 32 | (uint64_t)st.st_ctim.tv_nsec;
 }
 
-/* @n as a C string into @buf, checked as LOOKUP checks names. */
-static enum nfsstat4 name_of(const component4 *n, char buf[NAME_MAX + 1])
+enum nfsstat4 nfs4_name_of(const component4 *n, char buf[NAME_MAX + 1])
 {
 	enum nfsstat4 st = nfs4_check_name(n);
 
@@ -132,20 +131,20 @@ enum nfsstat4 nfs4_create(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 	st = change_dir(&c->cur);
 	if (st == NFS4_OK)
-		st = name_of(&ca->objname, name);
+		st = nfs4_name_of(&ca->objname, name);
 	if (st == NFS4_OK)
 		st = nfs4_attr_decode_set(&ca->createattrs, c->minorversion, NULL, &sa, c->attrset);
 	if (st == NFS4_OK && (sa.mask & VFS_SET_SIZE))
 		st = NFS4ERR_INVAL;   /* a size means nothing to what CREATE makes */
 	if (st != NFS4_OK)
 		return res->status = st;
-	before = change_of(d);
+	before = nfs4_change_of(d);
 	st = make(c, ca, name, sa.mask & VFS_SET_MODE ? sa.mode : 0);
 	if (st != NFS4_OK)
 		return res->status = st;
 	vfs_dir_changed();
 	res->u.resok4.cinfo.before = before;
-	res->u.resok4.cinfo.after = change_of(d);
+	res->u.resok4.cinfo.after = nfs4_change_of(d);
 	/* the rest of the attributes, then the new object becomes current */
 	err = d->vexp->ops->lookup(d->vexp, &d->obj, name, &nobj);
 	if (err < 0)
@@ -194,10 +193,10 @@ enum nfsstat4 nfs4_remove(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 	st = change_dir(&c->cur);
 	if (st == NFS4_OK)
-		st = name_of(&a->u.opremove.target, name);
+		st = nfs4_name_of(&a->u.opremove.target, name);
 	if (st != NFS4_OK)
 		return res->status = st;
-	before = change_of(d);
+	before = nfs4_change_of(d);
 	/* REMOVE takes files and directories alike */
 	err = d->vexp->ops->remove(d->vexp, &d->obj, name, false);
 	if (err == -EISDIR || err == -EPERM) {
@@ -214,7 +213,7 @@ enum nfsstat4 nfs4_remove(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = nfs4_errno(err);
 	vfs_dir_changed();
 	res->u.resok4.cinfo.before = before;
-	res->u.resok4.cinfo.after = change_of(d);
+	res->u.resok4.cinfo.after = nfs4_change_of(d);
 	return res->status = NFS4_OK;
 }
 
@@ -236,23 +235,23 @@ enum nfsstat4 nfs4_rename(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st == NFS4_OK)
 		st = change_dir(&c->cur);
 	if (st == NFS4_OK)
-		st = name_of(&a->u.oprename.oldname, oldname);
+		st = nfs4_name_of(&a->u.oprename.oldname, oldname);
 	if (st == NFS4_OK)
-		st = name_of(&a->u.oprename.newname, newname);
+		st = nfs4_name_of(&a->u.oprename.newname, newname);
 	if (st == NFS4_OK && from->exp != to->exp)
 		st = NFS4ERR_XDEV;
 	if (st != NFS4_OK)
 		return res->status = st;
-	fb = change_of(from);
-	tb = change_of(to);
+	fb = nfs4_change_of(from);
+	tb = nfs4_change_of(to);
 	err = to->vexp->ops->rename(to->vexp, &from->obj, oldname, &to->obj, newname);
 	if (err < 0)
 		return res->status = nfs4_errno(err);
 	vfs_dir_changed();
 	res->u.resok4.source_cinfo.before = fb;
-	res->u.resok4.source_cinfo.after = change_of(from);
+	res->u.resok4.source_cinfo.after = nfs4_change_of(from);
 	res->u.resok4.target_cinfo.before = tb;
-	res->u.resok4.target_cinfo.after = change_of(to);
+	res->u.resok4.target_cinfo.after = nfs4_change_of(to);
 	return res->status = NFS4_OK;
 }
 
@@ -272,31 +271,24 @@ enum nfsstat4 nfs4_link(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = NFS4ERR_ISDIR;
 	st = change_dir(&c->cur);
 	if (st == NFS4_OK)
-		st = name_of(&a->u.oplink.newname, name);
+		st = nfs4_name_of(&a->u.oplink.newname, name);
 	if (st == NFS4_OK && src->have_st && S_ISDIR(src->st.st_mode))
 		st = NFS4ERR_ISDIR;
 	if (st == NFS4_OK && src->exp != d->exp)
 		st = NFS4ERR_XDEV;
 	if (st != NFS4_OK)
 		return res->status = st;
-	before = change_of(d);
+	before = nfs4_change_of(d);
 	err = d->vexp->ops->link(d->vexp, &src->obj, &d->obj, name);
 	if (err < 0)
 		return res->status = nfs4_errno(err);
 	vfs_dir_changed();
 	res->u.resok4.cinfo.before = before;
-	res->u.resok4.cinfo.after = change_of(d);
+	res->u.resok4.cinfo.after = nfs4_change_of(d);
 	return res->status = NFS4_OK;
 }
 
 /* ---- SETATTR ---- */
-
-static bool anonymous(const struct stateid4 *s)
-{
-	static const uint8_t zero[NFS4_OTHER_SIZE];
-
-	return s->seqid == 0 && memcmp(s->other, zero, sizeof(zero)) == 0;
-}
 
 enum nfsstat4 nfs4_setattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			   struct nfs_resop4 *r)
@@ -319,8 +311,13 @@ enum nfsstat4 nfs4_setattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 				      c->attrset);
 	if (status != NFS4_OK)
 		return res->status = status;
-	if ((sa.mask & VFS_SET_SIZE) && !anonymous(&sa4->stateid))
-		return res->status = NFS4ERR_BAD_STATEID;
+	/* a size is a write: the stateid must allow one (an open for
+	 * writing, or the anonymous one when no open denies writes) */
+	if ((sa.mask & VFS_SET_SIZE) && o->have_st && S_ISREG(o->st.st_mode)) {
+		status = nfs4_check_stateid(c, &sa4->stateid, true);
+		if (status != NFS4_OK)
+			return res->status = status;
+	}
 	err = o->vexp->ops->getattr(o->vexp, &o->obj, &st);
 	if (err == 0 && sa.mask)
 		err = o->vexp->ops->setattr(o->vexp, &o->obj, &st, &sa, &o->cred);

@@ -490,9 +490,9 @@ static void test_compound(void)
 	v4op_simple(&ops[2], OP_GETFH);
 	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_DELEGPURGE,
 	   "DELEGPURGE (not written yet): NOTSUPP and the COMPOUND stops there");
-	v4op_simple(&ops[1], OP_OPEN);
-	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_OPEN,
-	   "OPEN: NOTSUPP and the COMPOUND stops there");
+	v4op_simple(&ops[1], OP_OPENATTR);
+	ok(expect(&s, ops, 3, NFS4ERR_NOTSUPP, 2) && s.ops[1].resop == OP_OPENATTR,
+	   "OPENATTR (named attributes are not served): NOTSUPP and the COMPOUND stops there");
 	ok(expect(&s, ops, 0, NFS4_OK, 0), "0 operations: OK, 0 results");
 
 	{

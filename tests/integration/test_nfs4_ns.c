@@ -659,8 +659,9 @@ static void test_setattr(void)
 	ok(c == NFS4_OK && stat(path_of("rw/sf"), &st) == 0 && st.st_size == 100000,
 	   "SETATTR size 100000: extended on the server");
 	c = setattr_as(0, &sf, 0, other, &f, &s);
-	ok(c == NFS4ERR_BAD_STATEID && bm_empty(&s.ops[1].u.opsetattr.attrsset),
-	   "SETATTR size with a stateid the server never gave: BAD_STATEID, attrsset empty");
+	ok(c == NFS4ERR_STALE_STATEID && bm_empty(&s.ops[1].u.opsetattr.attrsset),
+	   "SETATTR size with a stateid of no instance of this server: STALE_STATEID "
+	   "(as knfsd), attrsset empty");
 	c = setattr_as(1, &sf, 1, NULL, &f, &s);
 	ok(c == NFS4ERR_BAD_STATEID, "SETATTR size with seqid 1 and other all zeros: BAD_STATEID");
 	/* a directory's size: knfsd answers ISDIR (fh_verify asks for a

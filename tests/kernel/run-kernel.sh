@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Linux kernel's NFS client against nfsxd: boots Debian's kernel under
 # qemu (no KVM needed; about 20 s) with run.sh, mounts an export of a
-# freshly started nfsxd over NFSv3 and runs guest/test.sh's steps (mount,
+# freshly started nfsxd over NFSv3 or NFSv4.0 and runs guest/test.sh's steps (mount,
 # files, big files, rename, links, chmod, truncate, sparse, 200-entry
 # directories, remount, removal). Each step becomes one TAP line.
 #   run-kernel.sh NFSXD [VERSION]      (default version 3)
@@ -28,7 +28,9 @@ mkdir -p "$export_dir"
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 # The guest reaches 127.0.0.1 through qemu's user network from an
 # unprivileged port, as root: hence insecure and no_root_squash.
-start_nfsxd kernel --no-rpcbind --port "$P" --bind 127.0.0.1 \
+# NFSv4 is served only when asked for (--nfs-vers).
+case $vers in 4*) v4=(--nfs-vers 3,4) ;; *) v4=() ;; esac
+start_nfsxd kernel --no-rpcbind --port "$P" --bind 127.0.0.1 "${v4[@]}" \
 	--export "$export_dir:rw,no_root_squash,insecure"
 S=$SERVER_PID
 if ! wait_port "$P" 10 "$S"; then

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * READ, WRITE, COMMIT (RFC 7530 sections 16.23, 16.36, 16.3).
+ *
+ * DESIGN
+ * - The stateid is checked against the open state (state.h): an open
+ *   of the file by a confirmed owner, for writing to WRITE; the special
+ *   stateids as knfsd takes them (check_special_stateids). The file is
+ *   then opened for I/O as NFSv3 opens it (export_open_io: the caller's
+ *   permission, or the owner's override), so a stateid never gives more
+ *   than the file system allows the caller.
+ * - READ's data goes from the backend's read straight into the reply
+ *   buffer at its place in the encoded result (copied once before the
+ *   socket); eof is a short read or the end of the file as the COMPOUND
+ *   found it. COMPOUND is a blocking procedure: this runs on a worker.
+ * - WRITE's data is a view into the request record; UNSTABLE4 is not
+ *   synced, DATA_SYNC4 ends with fdatasync, FILE_SYNC4 with fsync, and
+ *   the reply says what was done. Offsets past what a file can hold are
+ *   FBIG for WRITE and INVAL for READ and COMMIT, as knfsd answers.
+ */
+#include <fcntl.h>
+#include <string.h>
+
+#include "nfs4/internal.h"
+
+verifier4 nfs4_write_verf;
+
+/* The current filehandle as a regular file. */
+static enum nfsstat4 cur_file(const struct nfs4_compound *c)
+{
+	const struct export_obj *o = &c->cur.o;
+
+	if (c->cur.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->cur.kind == NFS4_FH_PSEUDO)
+		return NFS4ERR_ISDIR;
+	if (!o->have_st)
+		return NFS4ERR_IO;
+	if (S_ISREG(o->st.st_mode))
+		return NFS4_OK;
+	return S_ISDIR(o->st.st_mode) ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+}
+
+enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			struct nfs_resop4 *r)
+{
+	const struct READ4args *ra = &a->u.opread;
+	struct export_obj *o = &c->cur.o;
+	struct rpc_req *rq = c->req;
+	struct vfs_obj io;
+	uint32_t count;
+	uint8_t *head;
+	size_t at;
+	ssize_t n;
+	bool eof;
+	int e;
+
+	enum nfsstat4 st = cur_file(c);
+
+	if (st == NFS4_OK)
+		st = nfs4_check_stateid(c, &ra->stateid, false);
+	if (st == NFS4_OK && ra->offset > (uint64_t)INT64_MAX)
+		st = NFS4ERR_INVAL;
+	if (st == NFS4_OK && (e = export_open_io(o, O_RDONLY, &io)) < 0)
+		st = nfs4_errno(e);
+	if (st != NFS4_OK)
+		return r->u.opread.status = st;
+	count = ra->count < NFS4_IO_MAX ? ra->count : NFS4_IO_MAX;
+	at = xdr_enc_len(&rq->enc);
+	/* resop, status, eof, length, then the data and its padding */
+	if (rpc_req_reply_reserve(rq, at + 16 + count + 4) < 0 ||
+	    !(head = xdr_enc_reserve(&rq->enc, 16)))
+		return r->u.opread.status = NFS4ERR_RESOURCE;
+	n = count ? o->vexp->ops->read(o->vexp, &io, head + 16, count, ra->offset, 0) : 0;
+	if (n < 0) {
+		rq->enc.p = rq->enc.start + at;
+		return r->u.opread.status = nfs4_errno((int)n);
+	}
+	eof = (uint32_t)n < count || ra->offset + (uint64_t)n >= (uint64_t)o->st.st_size;
+	rq->enc.p = head;
+	xdr_enc_u32(&rq->enc, OP_READ);
+	xdr_enc_u32(&rq->enc, NFS4_OK);
+	xdr_enc_bool(&rq->enc, eof);
+	xdr_enc_u32(&rq->enc, (uint32_t)n);
+	rq->enc.p += n;
+	memset(rq->enc.p, 0, xdr_pad((size_t)n) - (size_t)n);
+	rq->enc.p += xdr_pad((size_t)n) - (size_t)n;
+	c->encoded = true;
+	return r->u.opread.status = NFS4_OK;
+}
+
+enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			 struct nfs_resop4 *r)
+{
+	const struct WRITE4args *wa = &a->u.opwrite;
+	struct WRITE4res *res = &r->u.opwrite;
+	struct export_obj *o = &c->cur.o;
+	uint32_t len = wa->data.len, done = 0;
+	struct vfs_obj io;
+	enum nfsstat4 st;
+	ssize_t n;
+	int e;
+
+	st = cur_file(c);
+	if (st == NFS4_OK)
+		st = nfs4_check_stateid(c, &wa->stateid, true);
+	if (st == NFS4_OK && !o->client->opts.rw)
+		st = NFS4ERR_ROFS;
+	if (st == NFS4_OK && (wa->offset > (uint64_t)INT64_MAX ||
+			      wa->offset + len > (uint64_t)INT64_MAX))
+		st = NFS4ERR_FBIG;
+	if (st == NFS4_OK && (e = export_open_io(o, O_WRONLY, &io)) < 0)
+		st = nfs4_errno(e);
+	if (st != NFS4_OK)
+		return res->status = st;
+	while (done < len) {
+		n = o->vexp->ops->write(o->vexp, &io, wa->data.data + done, len - done,
+					wa->offset + done);
+		if (n <= 0) {
+			/* a short write that wrote something is a short count */
+			if (done)
+				break;
+			return res->status = n < 0 ? nfs4_errno((int)n) : NFS4ERR_IO;
+		}
+		done += (uint32_t)n;
+	}
+	res->u.resok4.committed = UNSTABLE4;
+	if (wa->stable != UNSTABLE4) {
+		e = o->vexp->ops->commit(o->vexp, &io, wa->stable == DATA_SYNC4);
+		if (e < 0)
+			return res->status = nfs4_errno(e);
+		res->u.resok4.committed = wa->stable == DATA_SYNC4 ? DATA_SYNC4 : FILE_SYNC4;
+	}
+	res->u.resok4.count = done;
+	res->u.resok4.writeverf = nfs4_write_verf;
+	return res->status = NFS4_OK;
+}
+
+enum nfsstat4 nfs4_commit(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			  struct nfs_resop4 *r)
+{
+	const struct COMMIT4args *ca = &a->u.opcommit;
+	struct COMMIT4res *res = &r->u.opcommit;
+	struct export_obj *o = &c->cur.o;
+	struct vfs_obj io;
+	enum nfsstat4 st;
+	int e;
+
+	st = cur_file(c);
+	if (st == NFS4_OK && (ca->offset > (uint64_t)INT64_MAX ||
+			      ca->offset + ca->count > (uint64_t)INT64_MAX))
+		st = NFS4ERR_INVAL;
+	if (st == NFS4_OK && (e = export_open_io(o, O_WRONLY, &io)) < 0)
+		st = nfs4_errno(e);
+	if (st == NFS4_OK && (e = o->vexp->ops->commit(o->vexp, &io, false)) < 0)
+		st = nfs4_errno(e);
+	if (st == NFS4_OK)
+		res->u.resok4.writeverf = nfs4_write_verf;
+	return res->status = st;
+}

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OPEN, OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE (RFC 7530 sections 16.16-16.19,
+ * 16.2; RFC 8881 18.16-18.18, 18.2) on the open state of state.h.
+ *
+ * DESIGN
+ * - OPEN checks the owner's seqid first (a replay must not create
+ *   twice), then does the file system's part (look up or create, the
+ *   permission, a truncation), then takes the share reservation. A
+ *   reservation refused after a create leaves the file, as knfsd does.
+ * - Creates as NFSv3's CREATE: looked up, then created exclusively, so
+ *   the kind of create is decided without a race. UNCHECKED applies only
+ *   a size to an existing file; GUARDED refuses it; EXCLUSIVE4 keeps the
+ *   verifier in the new file's atime and mtime seconds (as knfsd and
+ *   NFSv3), EXCLUSIVE4_1 too, with the other attributes applied.
+ * - Permission: a file this OPEN created is not checked (its creator
+ *   may write a file made with mode 0444); otherwise the caller must be
+ *   allowed the access asked, or own the file (knfsd's
+ *   NFSD_MAY_OWNER_OVERRIDE).
+ * - No delegation is ever offered (no callback path yet), no grace
+ *   period exists: CLAIM_PREVIOUS answers NO_GRACE, the delegation claims
+ *   BAD_STATEID (CUR, no delegation was given) or NOTSUPP (PREV).
+ * - The seqid-bearing results are kept for a replay by the COMPOUND
+ *   (c->seq, nfs4_state_seq_end) once encoded; a replay writes the kept
+ *   bytes as they are, and OPEN's also restores the file it opened as
+ *   the current filehandle.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+
+#include "nfs4/attr.h"
+#include "nfs4/internal.h"
+#include "vfs/dir.h"
+
+struct nfs4_state *nfs4_states;
+
+void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f)
+{
+	f->dev = o->st.st_dev;
+	f->ino = o->st.st_ino;
+}
+
+/* Minor version 0: the client of a stateful call must be confirmed and
+ * live; the call renews its lease. 4.1's SEQUENCE did both. */
+static enum nfsstat4 client_of(struct nfs4_compound *c, clientid4 cid, clientid4 *out)
+{
+	if (c->minorversion > 0) {
+		if (!c->sequenced)
+			return NFS4ERR_OP_NOT_IN_SESSION;
+		*out = c->clientid;
+		return NFS4_OK;
+	}
+	*out = cid;
+	return nfs4_client_renew(cid);
+}
+
+enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write)
+{
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+	clientid4 cid;
+
+	nfs4_file_id_of(&c->cur.o, &f);
+	st = nfs4_state_check_io(nfs4_states, sid, &f, write, c->minorversion == 0, &cid);
+	if (st == NFS4_OK && cid && c->minorversion == 0)
+		st = nfs4_client_renew(cid);
+	return st;
+}
+
+/* A replay: the kept result goes out as it is. Return values: its status. */
+static enum nfsstat4 replay(struct nfs4_compound *c)
+{
+	struct rpc_req *rq = c->req;
+	size_t at = xdr_enc_len(&rq->enc);
+	enum nfsstat4 st;
+	uint8_t *p;
+
+	if (c->seq.reply_len < 8 || rpc_req_reply_reserve(rq, at + c->seq.reply_len) < 0 ||
+	    !(p = xdr_enc_reserve(&rq->enc, c->seq.reply_len)))
+		return NFS4ERR_RESOURCE;
+	memcpy(p, c->seq.reply, c->seq.reply_len);
+	st = (enum nfsstat4)((uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 |
+			     (uint32_t)p[6] << 8 | p[7]);
+	c->encoded = true;
+	return st;
+}
+
+/* ---- OPEN ---- */
+
+struct open_job {
+	const struct OPEN4args *a;
+	uint32_t access, deny;
+	struct export_obj file;     /* the file opened, resolved */
+	bool have_file;
+	bool created;
+	bool truncate;
+	struct nfsx_fh fh;
+};
+
+/* The verifier as two times in seconds, 31 bits each (knfsd's and NFSv3's). */
+static void verf_times(const verifier4 *v, struct vfs_sattr *sa)
+{
+	const uint8_t *b = v->val;
+
+	sa->mtime.tv_sec = (time_t)(((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+				     (uint32_t)b[2] << 8 | b[3]) & 0x7fffffffu);
+	sa->atime.tv_sec = (time_t)(((uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 |
+				     (uint32_t)b[6] << 8 | b[7]) & 0x7fffffffu);
+	sa->mtime.tv_nsec = sa->atime.tv_nsec = 0;
+}
+
+static bool is_exclusive(enum createmode4 m)
+{
+	return m == EXCLUSIVE4 || m == EXCLUSIVE4_1;
+}
+
+/* The file system's part of a create in the current directory: @obj is
+ * the file (made or found). */
+static enum nfsstat4 create_in(struct nfs4_compound *c, struct open_job *j, const char *name,
+			       struct vfs_obj *obj)
+{
+	const struct createhow4 *how = &j->a->openhow.u.how;
+	const struct export_obj *d = &c->cur.o;
+	const struct vfs_ops *ops = d->vexp->ops;
+	struct vfs_sattr sa = { 0 }, ex = { 0 };
+	const struct fattr4 *attrs = NULL;
+	enum nfsstat4 st;
+	struct stat st_;
+	int e, tries;
+
+	memset(c->attrset, 0, sizeof(c->attrset));
+	if (how->mode == UNCHECKED4 || how->mode == GUARDED4)
+		attrs = &how->u.createattrs;
+	else if (how->mode == EXCLUSIVE4_1)
+		attrs = &how->u.ch_createboth.cva_attrs;
+	else if (how->mode != EXCLUSIVE4)
+		return NFS4ERR_INVAL;
+	if (how->mode == EXCLUSIVE4_1 && c->minorversion == 0)
+		return NFS4ERR_INVAL;
+	if (attrs) {
+		st = nfs4_attr_decode_set(attrs, c->minorversion, NULL, &sa, c->attrset);
+		if (st != NFS4_OK)
+			return st;
+		/* the verifier lives in the times (RFC 8881 18.16.3) */
+		if (how->mode == EXCLUSIVE4_1 && (sa.mask & (VFS_SET_ATIME | VFS_SET_MTIME)))
+			return NFS4ERR_INVAL;
+	}
+	if (is_exclusive(how->mode)) {
+		verf_times(how->mode == EXCLUSIVE4 ? &how->u.createverf :
+			   &how->u.ch_createboth.cva_verf, &ex);
+		ex.mask = VFS_SET_ATIME | VFS_SET_MTIME;
+	}
+	if (!d->client->opts.rw)
+		return NFS4ERR_ROFS;
+	for (tries = 0; tries < 3; tries++) {
+		e = ops->lookup(d->vexp, &d->obj, name, obj);
+		if (e == 0)
+			break;
+		if (e != -ENOENT)
+			return nfs4_errno(e);
+		e = ops->create(d->vexp, &d->obj, name, sa.mask & VFS_SET_MODE ? sa.mode : 0, obj);
+		if (e == 0) {
+			j->created = true;
+			vfs_dir_changed();
+			break;
+		}
+		if (e != -EEXIST || how->mode == GUARDED4)
+			return nfs4_errno(e);
+	}
+	if (tries == 3)
+		return NFS4ERR_EXIST;
+	if (ops->getattr(d->vexp, obj, &st_) < 0)
+		return NFS4ERR_IO;
+	if (!j->created) {
+		memset(c->attrset, 0, sizeof(c->attrset));
+		if (how->mode == GUARDED4)
+			return NFS4ERR_EXIST;
+		if (is_exclusive(how->mode)) {
+			/* the same create again, or somebody else's file */
+			if (!S_ISREG(st_.st_mode) || st_.st_mtim.tv_sec != ex.mtime.tv_sec ||
+			    st_.st_atim.tv_sec != ex.atime.tv_sec)
+				return NFS4ERR_EXIST;
+			goto exclusive_bits;
+		}
+		/* UNCHECKED on an existing file: only its size (truncate) */
+		if ((sa.mask & VFS_SET_SIZE) && S_ISREG(st_.st_mode)) {
+			if (sa.size != 0)
+				return NFS4ERR_INVAL;   /* knfsd: only truncation to 0 */
+			j->truncate = true;
+			c->attrset[0] |= 1u << FATTR4_SIZE;
+		}
+		return NFS4_OK;
+	}
+	/* the mode went in with the create; owners only for root (as CREATE) */
+	sa.mask &= ~(uint32_t)VFS_SET_MODE;
+	if (d->cred.uid != 0) {
+		sa.mask &= ~(uint32_t)(VFS_SET_UID | VFS_SET_GID);
+		c->attrset[1] &= ~(1u << (FATTR4_OWNER - 32) | 1u << (FATTR4_OWNER_GROUP - 32));
+	}
+	/* a new file is empty: a size of 0 is already so */
+	if ((sa.mask & VFS_SET_SIZE) && sa.size == 0)
+		sa.mask &= ~(uint32_t)VFS_SET_SIZE;
+	if (is_exclusive(how->mode)) {
+		sa.mask |= ex.mask;
+		sa.atime = ex.atime;
+		sa.mtime = ex.mtime;
+	}
+	if (sa.mask) {
+		e = ops->setattr(d->vexp, obj, &st_, &sa, &d->cred);
+		if (e < 0)
+			return nfs4_errno(e);
+	}
+	if (!is_exclusive(how->mode))
+		return NFS4_OK;
+exclusive_bits:
+	/* the times hold the verifier: reported as set (knfsd) */
+	c->attrset[1] |= 1u << (FATTR4_TIME_ACCESS_SET - 32) | 1u << (FATTR4_TIME_MODIFY_SET - 32);
+	return NFS4_OK;
+}
+
+/* The file of the OPEN, by claim: resolved into j->file. */
+static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
+{
+	const struct OPEN4args *a = j->a;
+	bool create = a->openhow.opentype == OPEN4_CREATE;
+	char name[NAME_MAX + 1];
+	struct vfs_obj obj = VFS_OBJ_NONE;
+	const struct export_obj *d;
+	enum nfsstat4 st;
+	int e;
+
+	switch (a->claim.claim) {
+	case CLAIM_NULL:
+		break;
+	case CLAIM_FH:
+		if (c->minorversion == 0)
+			return NFS4ERR_INVAL;
+		if (create)
+			return NFS4ERR_INVAL;
+		if (c->cur.kind != NFS4_FH_OBJ)
+			return c->cur.kind == NFS4_FH_NONE ? NFS4ERR_NOFILEHANDLE : NFS4ERR_ISDIR;
+		export_obj_dup(&j->file, &c->cur.o);
+		j->have_file = true;
+		return NFS4_OK;
+	case CLAIM_PREVIOUS:
+	case CLAIM_DELEGATE_PREV:
+	case CLAIM_DELEG_PREV_FH:
+		/* no grace period: nothing to reclaim */
+		return a->claim.claim == CLAIM_PREVIOUS ? NFS4ERR_NO_GRACE : NFS4ERR_NOTSUPP;
+	case CLAIM_DELEGATE_CUR:
+	case CLAIM_DELEG_CUR_FH:
+		return NFS4ERR_BAD_STATEID;   /* no delegation was ever given */
+	default:
+		return NFS4ERR_INVAL;
+	}
+	if (c->cur.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->cur.kind == NFS4_FH_PSEUDO) {
+		/* only directories there: an existing name is one */
+		uint32_t i;
+
+		st = nfs4_name_of(&a->claim.u.file, name);
+		if (st != NFS4_OK)
+			return st;
+		if (create)
+			return NFS4ERR_ROFS;
+		i = export_pseudo_lookup(&c->snap->pseudo, c->cur.node, name,
+					 (uint32_t)strlen(name));
+		return i == PSEUDO_NONE ? NFS4ERR_NOENT : NFS4ERR_ISDIR;
+	}
+	d = &c->cur.o;
+	if (!d->have_st)
+		return NFS4ERR_IO;
+	if (!S_ISDIR(d->st.st_mode))
+		return S_ISLNK(d->st.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+	st = nfs4_name_of(&a->claim.u.file, name);
+	if (st != NFS4_OK)
+		return st;
+	if (create) {
+		st = create_in(c, j, name, &obj);
+	} else {
+		e = d->vexp->ops->lookup(d->vexp, &d->obj, name, &obj);
+		st = e < 0 ? nfs4_errno(e) : NFS4_OK;
+	}
+	if (st == NFS4_OK) {
+		e = d->vexp->ops->handle(export_fh_key, d->vexp, &obj, &j->fh);
+		if (e == 0)
+			e = export_resolve(c->req, j->fh.data, j->fh.len, false, &j->file);
+		st = e < 0 ? nfs4_errno(e) : NFS4_OK;
+		j->have_file = e == 0;
+	}
+	if (vfs_obj_ok(&obj))
+		d->vexp->ops->release(&obj);
+	return st;
+}
+
+/* The opened object must be a regular file the caller may open so. */
+static enum nfsstat4 open_check(struct nfs4_compound *c, struct open_job *j)
+{
+	struct export_obj *o = &j->file;
+	const struct stat *s = &o->st;
+	int e;
+
+	if (!o->have_st)
+		return NFS4ERR_IO;
+	if (!S_ISREG(s->st_mode)) {
+		if (S_ISDIR(s->st_mode))
+			return NFS4ERR_ISDIR;
+		if (S_ISLNK(s->st_mode))
+			return NFS4ERR_SYMLINK;
+		return c->minorversion ? NFS4ERR_WRONG_TYPE : NFS4ERR_INVAL;
+	}
+	if ((j->access & OPEN4_SHARE_ACCESS_WRITE) && !o->client->opts.rw)
+		return NFS4ERR_ROFS;
+	if (j->truncate && !(j->access & OPEN4_SHARE_ACCESS_WRITE))
+		return NFS4ERR_INVAL;
+	if (j->created || o->cred.uid == 0 || s->st_uid == o->cred.uid)
+		return NFS4_OK;
+	if ((j->access & OPEN4_SHARE_ACCESS_READ) &&
+	    (e = o->vexp->ops->access(o->vexp, &o->obj, R_OK)) < 0)
+		return nfs4_errno(e);
+	if ((j->access & OPEN4_SHARE_ACCESS_WRITE) &&
+	    (e = o->vexp->ops->access(o->vexp, &o->obj, W_OK)) < 0)
+		return nfs4_errno(e);
+	return NFS4_OK;
+}
+
+static enum nfsstat4 open_truncate(struct open_job *j)
+{
+	struct export_obj *o = &j->file;
+	struct vfs_sattr sa = { .mask = VFS_SET_SIZE, .size = 0 };
+	int e;
+
+	if (!j->truncate || o->st.st_size == 0)
+		return NFS4_OK;
+	e = o->vexp->ops->setattr(o->vexp, &o->obj, &o->st, &sa, &o->cred);
+	if (e < 0)
+		return nfs4_errno(e);
+	o->st.st_size = 0;
+	vfs_dir_changed();
+	return NFS4_OK;
+}
+
+enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			struct nfs_resop4 *r)
+{
+	const struct OPEN4args *oa = &a->u.opopen;
+	struct OPEN4res *res = &r->u.opopen;
+	struct OPEN4resok *ok = &res->u.resok4;
+	struct open_job j = { .a = oa };
+	struct nfs4_file_id fid;
+	uint64_t before = 0;
+	enum nfsstat4 st;
+	clientid4 cid;
+	bool confirm = false;
+
+	j.access = oa->share_access & ~(uint32_t)(OPEN4_SHARE_ACCESS_WANT_DELEG_MASK |
+						  OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL |
+						  OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED);
+	if (c->minorversion == 0)
+		j.access = oa->share_access;
+	j.deny = oa->share_deny;
+	if (j.access == 0 || j.access > OPEN4_SHARE_ACCESS_BOTH ||
+	    j.deny > OPEN4_SHARE_DENY_BOTH)
+		return res->status = NFS4ERR_INVAL;
+	if (c->cur.kind == NFS4_FH_NONE)
+		return res->status = NFS4ERR_NOFILEHANDLE;
+	st = client_of(c, oa->owner.clientid, &cid);
+	if (st != NFS4_OK)
+		return res->status = st;
+	st = nfs4_state_open_begin(nfs4_states, cid, oa->owner.owner.data, oa->owner.owner.len,
+				   oa->seqid, c->minorversion == 0, &c->seq);
+	if (st != NFS4_OK)
+		return res->status = st;
+	if (c->seq.replay) {
+		struct export_obj o;
+		int e;
+
+		st = replay(c);
+		if (c->seq.fh_len) {
+			e = export_resolve(c->req, c->seq.fh, c->seq.fh_len, false, &o);
+			if (e == 0) {
+				nfs4_fh_clear(&c->cur);
+				c->cur.kind = NFS4_FH_OBJ;
+				c->cur.o = o;
+			}
+		}
+		return res->status = st;
+	}
+	if (c->cur.kind == NFS4_FH_OBJ && oa->claim.claim == CLAIM_NULL)
+		before = nfs4_change_of(&c->cur.o);
+	st = open_target(c, &j);
+	if (st == NFS4_OK)
+		st = open_check(c, &j);
+	if (st == NFS4_OK)
+		st = open_truncate(&j);
+	if (st == NFS4_OK) {
+		nfs4_file_id_of(&j.file, &fid);
+		st = nfs4_state_open(nfs4_states, &c->seq, &fid, j.access, j.deny, &ok->stateid,
+				     &confirm);
+	}
+	if (st != NFS4_OK) {
+		if (j.have_file)
+			export_release(&j.file);
+		return res->status = st;
+	}
+	ok->cinfo.atomic = false;
+	ok->cinfo.before = before;
+	ok->cinfo.after = oa->claim.claim == CLAIM_NULL ? nfs4_change_of(&c->cur.o) : 0;
+	if (!j.created)
+		ok->cinfo.after = ok->cinfo.before;
+	ok->rflags = OPEN4_RESULT_LOCKTYPE_POSIX | (confirm ? OPEN4_RESULT_CONFIRM : 0u);
+	ok->attrset.len = oa->openhow.opentype == OPEN4_CREATE ? NFS4_ATTR_WORDS : 0;
+	ok->attrset.val = c->attrset;
+	if (c->minorversion > 0 && (oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK)) {
+		ok->delegation.delegation_type = OPEN_DELEGATE_NONE_EXT;
+		ok->delegation.u.od_whynone.ond_why =
+			(oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK) ==
+				OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED : WND4_NOT_SUPP_FTYPE;
+	} else {
+		ok->delegation.delegation_type = OPEN_DELEGATE_NONE;
+	}
+	/* the file becomes current, and is kept for a replay */
+	if (!j.fh.len) {
+		int e = j.file.vexp->ops->handle(export_fh_key, j.file.vexp, &j.file.obj, &j.fh);
+
+		if (e < 0)
+			j.fh.len = 0;
+	}
+	if (j.fh.len <= sizeof(c->seq.fh)) {
+		memcpy(c->seq.fh, j.fh.data, j.fh.len);
+		c->seq.fh_len = j.fh.len;
+	}
+	nfs4_fh_clear(&c->cur);
+	c->cur.kind = NFS4_FH_OBJ;
+	c->cur.o = j.file;
+	return res->status = NFS4_OK;
+}
+
+/* ---- OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE ---- */
+
+/* The current filehandle as a file with state, and its id. */
+static enum nfsstat4 state_file(const struct nfs4_compound *c, struct nfs4_file_id *f)
+{
+	if (c->cur.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->cur.kind == NFS4_FH_PSEUDO)
+		return NFS4ERR_ISDIR;
+	if (!c->cur.o.have_st)
+		return NFS4ERR_IO;
+	if (S_ISDIR(c->cur.o.st.st_mode))
+		return NFS4ERR_ISDIR;
+	nfs4_file_id_of(&c->cur.o, f);
+	return NFS4_OK;
+}
+
+/* The common start: the file, the stateid, the seqid (or a replay, *@done). */
+static enum nfsstat4 seqid_op(struct nfs4_compound *c, const struct stateid4 *sid, uint32_t seqid,
+			      bool confirming, bool *done)
+{
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+
+	*done = false;
+	st = state_file(c, &f);
+	if (st != NFS4_OK)
+		return st;
+	st = nfs4_state_seqid_begin(nfs4_states, sid, &f, seqid, c->minorversion == 0,
+				    confirming, &c->seq);
+	if (st == NFS4_OK && c->seq.replay) {
+		*done = true;
+		return replay(c);
+	}
+	return st;
+}
+
+enum nfsstat4 nfs4_open_confirm(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				struct nfs_resop4 *r)
+{
+	const struct OPEN_CONFIRM4args *oa = &a->u.opopen_confirm;
+	struct OPEN_CONFIRM4res *res = &r->u.opopen_confirm;
+	enum nfsstat4 st;
+	bool done;
+
+	st = seqid_op(c, &oa->open_stateid, oa->seqid, true, &done);
+	if (st != NFS4_OK || done)
+		return res->status = st;
+	return res->status = nfs4_state_confirm(nfs4_states, &oa->open_stateid,
+						&res->u.resok4.open_stateid);
+}
+
+enum nfsstat4 nfs4_open_downgrade(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				  struct nfs_resop4 *r)
+{
+	const struct OPEN_DOWNGRADE4args *oa = &a->u.opopen_downgrade;
+	struct OPEN_DOWNGRADE4res *res = &r->u.opopen_downgrade;
+	uint32_t access = oa->share_access;
+	enum nfsstat4 st;
+	bool done;
+
+	st = seqid_op(c, &oa->open_stateid, oa->seqid, false, &done);
+	if (st != NFS4_OK || done)
+		return res->status = st;
+	if (c->minorversion > 0)
+		access &= ~(uint32_t)OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+	return res->status = nfs4_state_downgrade(nfs4_states, &oa->open_stateid, access,
+						  oa->share_deny, &res->u.resok4.open_stateid);
+}
+
+enum nfsstat4 nfs4_close(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			 struct nfs_resop4 *r)
+{
+	const struct CLOSE4args *ca = &a->u.opclose;
+	struct CLOSE4res *res = &r->u.opclose;
+	enum nfsstat4 st;
+	bool done;
+
+	st = seqid_op(c, &ca->open_stateid, ca->seqid, false, &done);
+	if (st != NFS4_OK || done)
+		return res->status = st;
+	st = nfs4_state_close(nfs4_states, &ca->open_stateid, &res->u.open_stateid);
+	/* RFC 8881 18.2.4: 4.1 clients get the invalid special stateid */
+	if (st == NFS4_OK && c->minorversion > 0) {
+		memset(&res->u.open_stateid, 0, sizeof(res->u.open_stateid));
+		res->u.open_stateid.seqid = 0xffffffffu;
+	}
+	return res->status = st;
+}

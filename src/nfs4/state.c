@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of open state (state.h).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/state.h"
+
+#define BUCKETS (1u << 16)
+#define STID_OPEN 1u
+
+struct stid;
+
+/* A client's share of the table: its owners, and the counts bounded per client. */
+struct client {
+	struct client *hnext;
+	clientid4 id;
+	struct nfs4_owner *owners;
+	uint32_t nowners, nstids;
+};
+
+struct nfs4_owner {
+	struct nfs4_owner *hnext;   /* chain of the (clientid, owner) hash */
+	struct nfs4_owner *cnext;   /* the client's owners, newest first */
+	struct client *cl;
+	struct stid *stids;         /* its stateids (snext) */
+	uint32_t refs;              /* seqid-bearing calls holding it */
+	uint32_t seqid;             /* the last one accepted */
+	bool confirmed;
+	bool fresh;                 /* no seqid accepted yet */
+	uint32_t reply_len;         /* 0: no result kept */
+	uint32_t fh_len;
+	uint8_t *reply;             /* NFS4_REPLAY_MAX, then the handle */
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct file {
+	struct file *hnext;
+	struct nfs4_file_id id;
+	struct stid *opens;         /* (fnext) */
+};
+
+struct stid {
+	struct stid *hnext;         /* chain of the id hash */
+	struct stid *snext;         /* the owner's stateids */
+	struct stid *fnext;         /* the file's opens */
+	uint64_t id;
+	uint32_t seqid;
+	uint8_t access, deny;       /* OPEN4_SHARE_* in force */
+	uint8_t access_bmap, deny_bmap;  /* 1 << each mode asked */
+	struct nfs4_owner *ow;
+	struct file *f;
+};
+
+struct nfs4_state {
+	pthread_mutex_t lock;
+	uint32_t tag;
+	uint64_t next_id;
+	uint32_t nstids, nowners;
+	struct client *clients[BUCKETS];
+	struct nfs4_owner *owners[BUCKETS];
+	struct file *files[BUCKETS];
+	struct stid *stids[BUCKETS];
+};
+
+static uint32_t mix64(uint64_t x)
+{
+	x *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 40) & (BUCKETS - 1);
+}
+
+static uint32_t hash_owner(clientid4 cid, const uint8_t *d, uint32_t len)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ d[i]) * 16777619u;
+	return mix64(cid ^ h);
+}
+
+static uint32_t hash_file(const struct nfs4_file_id *f)
+{
+	return mix64((uint64_t)f->ino * 31u + (uint64_t)f->dev);
+}
+
+bool nfs4_stateid_anonymous(const struct stateid4 *sid)
+{
+	static const uint8_t zero[NFS4_OTHER_SIZE];
+
+	return sid->seqid == 0 && memcmp(sid->other, zero, sizeof(zero)) == 0;
+}
+
+bool nfs4_stateid_bypass(const struct stateid4 *sid)
+{
+	static const uint8_t ones[NFS4_OTHER_SIZE] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	};
+
+	return sid->seqid == 0xffffffffu && memcmp(sid->other, ones, sizeof(ones)) == 0;
+}
+
+struct nfs4_state *nfs4_state_new(uint32_t tag)
+{
+	struct nfs4_state *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (pthread_mutex_init(&t->lock, NULL) != 0) {
+		free(t);
+		return NULL;
+	}
+	t->tag = tag;
+	t->next_id = 1;
+	return t;
+}
+
+static void free_owner(struct nfs4_owner *o)
+{
+	free(o->reply);
+	free(o);
+}
+
+void nfs4_state_free(struct nfs4_state *t)
+{
+	uint32_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < BUCKETS; i++) {
+		while (t->stids[i]) {
+			struct stid *s = t->stids[i];
+
+			t->stids[i] = s->hnext;
+			free(s);
+		}
+		while (t->files[i]) {
+			struct file *f = t->files[i];
+
+			t->files[i] = f->hnext;
+			free(f);
+		}
+		while (t->owners[i]) {
+			struct nfs4_owner *o = t->owners[i];
+
+			t->owners[i] = o->hnext;
+			free_owner(o);
+		}
+		while (t->clients[i]) {
+			struct client *c = t->clients[i];
+
+			t->clients[i] = c->hnext;
+			free(c);
+		}
+	}
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* ---- lookups (the lock held) ---- */
+
+static struct client *client_get(struct nfs4_state *t, clientid4 id, bool make)
+{
+	struct client **pp = &t->clients[mix64(id)], *c;
+
+	for (c = *pp; c; c = c->hnext)
+		if (c->id == id)
+			return c;
+	if (!make || !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->id = id;
+	c->hnext = *pp;
+	*pp = c;
+	return c;
+}
+
+static struct stid *stid_find(struct nfs4_state *t, const struct stateid4 *sid)
+{
+	uint64_t id;
+	struct stid *s;
+
+	memcpy(&id, sid->other + 4, sizeof(id));
+	for (s = t->stids[mix64(id)]; s; s = s->hnext)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+static void stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out)
+{
+	out->seqid = s->seqid;
+	memcpy(out->other, &t->tag, 4);
+	memcpy(out->other + 4, &s->id, 8);
+}
+
+static struct file *file_get(struct nfs4_state *t, const struct nfs4_file_id *id, bool make)
+{
+	struct file **pp = &t->files[hash_file(id)], *f;
+
+	for (f = *pp; f; f = f->hnext)
+		if (f->id.dev == id->dev && f->id.ino == id->ino)
+			return f;
+	if (!make || !(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->id = *id;
+	f->hnext = *pp;
+	*pp = f;
+	return f;
+}
+
+static void file_put(struct nfs4_state *t, struct file *f)
+{
+	struct file **pp;
+
+	if (f->opens)
+		return;
+	for (pp = &t->files[hash_file(&f->id)]; *pp != f; pp = &(*pp)->hnext)
+		;
+	*pp = f->hnext;
+	free(f);
+}
+
+/* Unlink stateid @s from everything and free it. */
+static void stid_drop(struct nfs4_state *t, struct stid *s)
+{
+	struct stid **pp;
+
+	for (pp = &t->stids[mix64(s->id)]; *pp != s; pp = &(*pp)->hnext)
+		;
+	*pp = s->hnext;
+	for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
+		;
+	*pp = s->snext;
+	for (pp = &s->f->opens; *pp != s; pp = &(*pp)->fnext)
+		;
+	*pp = s->fnext;
+	file_put(t, s->f);
+	s->ow->cl->nstids--;
+	t->nstids--;
+	free(s);
+}
+
+static void owner_unhash(struct nfs4_state *t, struct nfs4_owner *o)
+{
+	struct nfs4_owner **pp;
+
+	for (pp = &t->owners[hash_owner(o->cl->id, o->data, o->len)]; *pp != o;
+	     pp = &(*pp)->hnext)
+		;
+	*pp = o->hnext;
+	for (pp = &o->cl->owners; *pp != o; pp = &(*pp)->cnext)
+		;
+	*pp = o->cnext;
+	o->cl->nowners--;
+	t->nowners--;
+}
+
+/* Make room for one more owner of @c: drop its oldest idle ones. */
+static bool owner_room(struct nfs4_state *t, struct client *c)
+{
+	struct nfs4_owner **pp, *o, *victim;
+
+	while (c->nowners >= NFS4_STATE_CLIENT_MAX || t->nowners >= NFS4_STATE_MAX) {
+		victim = NULL;
+		for (pp = &c->owners; (o = *pp); pp = &o->cnext)
+			if (!o->stids && !o->refs)
+				victim = o;   /* the last idle one is the oldest */
+		if (!victim)
+			return false;
+		owner_unhash(t, victim);
+		free_owner(victim);
+	}
+	return true;
+}
+
+static struct nfs4_owner *owner_get(struct nfs4_state *t, clientid4 cid, const uint8_t *d,
+				    uint32_t len, bool make, enum nfsstat4 *err)
+{
+	uint32_t h = hash_owner(cid, d, len);
+	struct nfs4_owner *o;
+	struct client *c;
+
+	for (o = t->owners[h]; o; o = o->hnext)
+		if (o->cl->id == cid && o->len == len && memcmp(o->data, d, len) == 0)
+			return o;
+	*err = NFS4ERR_SERVERFAULT;
+	if (!make || !(c = client_get(t, cid, true)))
+		return NULL;
+	if (!owner_room(t, c)) {
+		*err = NFS4ERR_RESOURCE;
+		return NULL;
+	}
+	o = calloc(1, sizeof(*o) + len);
+	if (!o)
+		return NULL;
+	o->cl = c;
+	o->fresh = true;
+	o->len = len;
+	memcpy(o->data, d, len);
+	o->hnext = t->owners[h];
+	t->owners[h] = o;
+	o->cnext = c->owners;
+	c->owners = o;
+	c->nowners++;
+	t->nowners++;
+	return o;
+}
+
+/*
+ * Check @seqid against @o (RFC 7530 9.1.7): the next one goes on, the
+ * last one is a replay (q->replay, with the result kept), anything else
+ * is BAD_SEQID. A fresh owner takes whatever seqid comes first.
+ */
+static enum nfsstat4 seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4_seq *q)
+{
+	if (o->fresh || seqid == o->seqid + 1)
+		return NFS4_OK;
+	if (seqid == o->seqid && o->reply_len) {
+		q->replay = true;
+		q->reply_len = o->reply_len;
+		memcpy(q->reply, o->reply, o->reply_len);
+		q->fh_len = o->fh_len;
+		memcpy(q->fh, o->reply + NFS4_REPLAY_MAX, o->fh_len);
+		return NFS4_OK;
+	}
+	return NFS4ERR_BAD_SEQID;
+}
+
+static void hold(struct nfs4_owner *o, struct nfs4_seq *q, uint32_t seqid, bool minor0)
+{
+	o->refs++;
+	q->ow = o;
+	q->check = minor0;
+	q->seqid = seqid;
+}
+
+/* Minor version 0 runs one seqid-bearing call of an owner at a time
+ * (clients send them in order; a retransmission racing its original
+ * waits): knfsd's so_replay mutex, answered DELAY instead of waiting. */
+static bool busy(const struct nfs4_owner *o, bool minor0)
+{
+	return minor0 && o->refs > 0;
+}
+
+enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
+				    const uint8_t *owner, uint32_t len, uint32_t seqid,
+				    bool minor0, struct nfs4_seq *q)
+{
+	enum nfsstat4 st = NFS4_OK;
+	struct nfs4_owner *o;
+
+	q->ow = NULL;
+	q->replay = false;
+	q->reply_len = 0;
+	q->fh_len = 0;
+	pthread_mutex_lock(&t->lock);
+	o = owner_get(t, clientid, owner, len, true, &st);
+	if (!o)
+		goto out;
+	if (busy(o, minor0)) {
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	if (minor0 && !o->confirmed && !o->fresh) {
+		/* An owner never confirmed is replaced by the next OPEN,
+		 * replay or not, its opens gone (RFC 7530 16.16.5; knfsd's
+		 * nfsd4_process_open1). */
+		while (o->stids)
+			stid_drop(t, o->stids);
+		o->fresh = true;
+		o->reply_len = 0;
+	}
+	if (minor0)
+		st = seq_check(o, seqid, q);
+	if (st == NFS4_OK)
+		hold(o, q, seqid, minor0);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+static bool share_conflict(const struct file *f, const struct nfs4_owner *o,
+			   uint32_t access, uint32_t deny)
+{
+	const struct stid *s;
+
+	for (s = f->opens; s; s = s->fnext)
+		if (s->ow != o && ((s->deny & access) || (s->access & deny)))
+			return true;
+	return false;
+}
+
+enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
+			      const struct nfs4_file_id *fid, uint32_t access, uint32_t deny,
+			      struct stateid4 *sid, bool *confirm)
+{
+	struct nfs4_owner *o = q->ow;
+	enum nfsstat4 st = NFS4_OK;
+	struct stid *s;
+	struct file *f;
+
+	pthread_mutex_lock(&t->lock);
+	if (!o->cl) {
+		/* the client was purged while the OPEN ran */
+		st = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	f = file_get(t, fid, true);
+	if (!f) {
+		st = NFS4ERR_SERVERFAULT;
+		goto out;
+	}
+	for (s = o->stids; s && s->f != f; s = s->snext)
+		;
+	if (share_conflict(f, o, access | (s ? s->access : 0u), deny | (s ? s->deny : 0u))) {
+		st = NFS4ERR_SHARE_DENIED;
+		goto out_file;
+	}
+	if (!s) {
+		if (o->cl->nstids >= NFS4_STATE_CLIENT_MAX || t->nstids >= NFS4_STATE_MAX) {
+			st = NFS4ERR_RESOURCE;
+			goto out_file;
+		}
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			st = NFS4ERR_SERVERFAULT;
+			goto out_file;
+		}
+		s->id = t->next_id++;
+		s->ow = o;
+		s->f = f;
+		s->hnext = t->stids[mix64(s->id)];
+		t->stids[mix64(s->id)] = s;
+		s->snext = o->stids;
+		o->stids = s;
+		s->fnext = f->opens;
+		f->opens = s;
+		o->cl->nstids++;
+		t->nstids++;
+	}
+	s->seqid++;
+	s->access |= (uint8_t)access;
+	s->deny |= (uint8_t)deny;
+	s->access_bmap |= (uint8_t)(1u << access);
+	s->deny_bmap |= (uint8_t)(1u << deny);
+	stid_out(t, s, sid);
+	*confirm = q->check && !o->confirmed;
+	goto out;
+out_file:
+	file_put(t, f);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+/* @sid as a stateid of this table: found, or why not. */
+static enum nfsstat4 stid_lookup(struct nfs4_state *t, const struct stateid4 *sid, struct stid **out)
+{
+	static const uint8_t zero[NFS4_OTHER_SIZE];
+	uint8_t ones[NFS4_OTHER_SIZE];
+
+	/* a special "other" with another seqid (RFC 7530 9.1.4.3) */
+	memset(ones, 0xff, sizeof(ones));
+	*out = NULL;
+	if (memcmp(sid->other, zero, sizeof(zero)) == 0 ||
+	    memcmp(sid->other, ones, sizeof(ones)) == 0)
+		return NFS4ERR_BAD_STATEID;
+	if (memcmp(sid->other, &t->tag, 4) != 0)
+		return NFS4ERR_STALE_STATEID;
+	*out = stid_find(t, sid);
+	return *out ? NFS4_OK : NFS4ERR_BAD_STATEID;
+}
+
+/* The stateid's own seqid (RFC 8881 8.2.2: 0 means the current one in 4.1). */
+static enum nfsstat4 stid_seqid(const struct stid *s, const struct stateid4 *sid, bool minor0)
+{
+	if (sid->seqid == 0 && !minor0)
+		return NFS4_OK;
+	if (sid->seqid == s->seqid)
+		return NFS4_OK;
+	/* wrapped or ahead: never given out */
+	return sid->seqid > s->seqid ? NFS4ERR_BAD_STATEID : NFS4ERR_OLD_STATEID;
+}
+
+enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4 *sid,
+				     const struct nfs4_file_id *f, uint32_t seqid, bool minor0,
+				     bool confirming, struct nfs4_seq *q)
+{
+	struct stid *s = NULL;
+	enum nfsstat4 st;
+
+	q->ow = NULL;
+	q->replay = false;
+	q->reply_len = 0;
+	q->fh_len = 0;
+	pthread_mutex_lock(&t->lock);
+	st = stid_lookup(t, sid, &s);
+	if (st != NFS4_OK)
+		goto out;
+	if (s->f->id.dev != f->dev || s->f->id.ino != f->ino) {
+		st = NFS4ERR_BAD_STATEID;
+		goto out;
+	}
+	if (busy(s->ow, minor0)) {
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	if (minor0) {
+		st = seq_check(s->ow, seqid, q);
+		if (st != NFS4_OK)
+			goto out;
+		if (q->replay) {
+			hold(s->ow, q, seqid, minor0);
+			goto out;
+		}
+	}
+	st = stid_seqid(s, sid, minor0);
+	if (st == NFS4_OK && minor0 && !confirming && !s->ow->confirmed)
+		st = NFS4ERR_BAD_STATEID;
+	/* A seqid error of the stateid still counts the owner's seqid. */
+	if (st == NFS4_OK || st == NFS4ERR_OLD_STATEID)
+		hold(s->ow, q, seqid, minor0);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = stid_lookup(t, sid, &s);
+	if (st == NFS4_OK && s->ow->confirmed)
+		st = NFS4ERR_BAD_STATEID;
+	if (st == NFS4_OK) {
+		s->ow->confirmed = true;
+		s->seqid++;
+		stid_out(t, s, out);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *sid,
+				   uint32_t access, uint32_t deny, struct stateid4 *out)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = stid_lookup(t, sid, &s);
+	if (st == NFS4_OK &&
+	    (access > 3 || deny > 3 || !(s->access_bmap & (1u << access)) ||
+	     !(s->deny_bmap & (1u << deny))))
+		st = NFS4ERR_INVAL;
+	if (st == NFS4_OK) {
+		s->access = (uint8_t)access;
+		s->deny = (uint8_t)deny;
+		s->access_bmap = (uint8_t)(1u << access);
+		s->deny_bmap = (uint8_t)(1u << deny);
+		s->seqid++;
+		stid_out(t, s, out);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = stid_lookup(t, sid, &s);
+	if (st == NFS4_OK) {
+		s->seqid++;
+		stid_out(t, s, out);
+		stid_drop(t, s);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+/* Statuses after which the owner's seqid does not count (RFC 7530 9.1.7). */
+static bool seqid_exempt(enum nfsstat4 st)
+{
+	switch (st) {
+	case NFS4ERR_STALE_CLIENTID:
+	case NFS4ERR_STALE_STATEID:
+	case NFS4ERR_BAD_STATEID:
+	case NFS4ERR_BAD_SEQID:
+	case NFS4ERR_BADXDR:
+	case NFS4ERR_RESOURCE:
+	case NFS4ERR_NOFILEHANDLE:
+	case NFS4ERR_MOVED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void nfs4_state_seq_end(struct nfs4_state *t, struct nfs4_seq *q, enum nfsstat4 status,
+			const uint8_t *res, uint32_t len)
+{
+	struct nfs4_owner *o = q->ow;
+
+	if (!o)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (q->check && !q->replay && !seqid_exempt(status) && o->cl) {
+		o->seqid = q->seqid;
+		o->fresh = false;
+		o->reply_len = 0;
+		if (res && len <= NFS4_REPLAY_MAX) {
+			if (!o->reply)
+				o->reply = malloc(NFS4_REPLAY_MAX + NFS4_FHSIZE);
+			if (o->reply && q->fh_len <= NFS4_FHSIZE) {
+				memcpy(o->reply, res, len);
+				o->reply_len = len;
+				memcpy(o->reply + NFS4_REPLAY_MAX, q->fh, q->fh_len);
+				o->fh_len = q->fh_len;
+			}
+		}
+	}
+	/* an owner purged while held is freed by its last holder */
+	if (--o->refs == 0 && !o->cl)
+		free_owner(o);
+	pthread_mutex_unlock(&t->lock);
+	q->ow = NULL;
+}
+
+enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *sid,
+				  const struct nfs4_file_id *fid, bool write, bool minor0,
+				  clientid4 *clientid)
+{
+	enum nfsstat4 st = NFS4_OK;
+	struct stid *s;
+	struct file *f;
+
+	*clientid = 0;
+	if (nfs4_stateid_bypass(sid) && !write)
+		return NFS4_OK;
+	pthread_mutex_lock(&t->lock);
+	if (nfs4_stateid_anonymous(sid) || nfs4_stateid_bypass(sid)) {
+		/* knfsd's check_special_stateids: a deny of that access by
+		 * any open is LOCKED */
+		f = file_get(t, fid, false);
+		if (f && share_conflict(f, NULL, write ? OPEN4_SHARE_ACCESS_WRITE :
+						      OPEN4_SHARE_ACCESS_READ, 0))
+			st = NFS4ERR_LOCKED;
+		goto out;
+	}
+	st = stid_lookup(t, sid, &s);
+	if (st != NFS4_OK)
+		goto out;
+	*clientid = s->ow->cl->id;
+	if (s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
+		st = NFS4ERR_BAD_STATEID;
+	else if ((st = stid_seqid(s, sid, minor0)) != NFS4_OK)
+		;
+	else if (minor0 && !s->ow->confirmed)
+		st = NFS4ERR_BAD_STATEID;
+	else if (write && !(s->access & OPEN4_SHARE_ACCESS_WRITE))
+		st = NFS4ERR_OPENMODE;
+	/* a READ through a write-only open is allowed, as knfsd does */
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
+{
+	struct client **pp, *c;
+	struct nfs4_owner *o;
+
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->clients[mix64(clientid)]; (c = *pp) && c->id != clientid;
+	     pp = &c->hnext)
+		;
+	if (!c)
+		goto out;
+	while ((o = c->owners)) {
+		while (o->stids)
+			stid_drop(t, o->stids);
+		owner_unhash(t, o);
+		/* a call holding it still ends on it: keep it until then
+		 * (it is no longer reachable) */
+		if (o->refs) {
+			o->cl = NULL;
+			continue;
+		}
+		free_owner(o);
+	}
+	*pp = c->hnext;
+	free(c);
+out:
+	pthread_mutex_unlock(&t->lock);
+}
+
+uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid)
+{
+	struct client *c;
+	uint32_t n;
+
+	pthread_mutex_lock(&t->lock);
+	c = client_get(t, clientid, false);
+	n = c ? c->nstids : 0;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}

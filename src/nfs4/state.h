@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Open state (RFC 7530 section 9, RFC 8881 sections 8-9): open-owners,
+ * their seqids and replay cache, the open stateids, share reservations.
+ * No RPC and no file system in sight, so that a unit test drives it
+ * alone; open_ops.c and io_ops.c put it on the wire.
+ *
+ * DESIGN
+ * - A file is named by its (st_dev, st_ino): every export reaching it
+ *   shares its reservations. Nothing here holds the file: an inode
+ *   number reused after a file with open state was removed on the server
+ *   would meet that state (clients rename open files away instead of
+ *   removing them, so it takes a removal behind their back).
+ * - An open stateid is (open-owner, file): a second OPEN by the same
+ *   owner upgrades it (access and deny are or-ed, the stateid's seqid
+ *   goes up), as RFC 7530 9.1.4.2 asks. Which modes were asked is kept
+ *   as a bitmap per stateid for OPEN_DOWNGRADE's check (knfsd's
+ *   st_access_bmap).
+ * - A stateid's "other" is the table's tag (a 32-bit value new at every
+ *   start: a stateid of an earlier instance is STALE_STATEID) and a
+ *   64-bit id never reused within the instance.
+ * - Seqid-bearing operations of minor version 0 (OPEN, OPEN_CONFIRM,
+ *   OPEN_DOWNGRADE, CLOSE) are bracketed: a begin call checks the owner's
+ *   seqid and holds the owner; the operation runs; the end call bumps
+ *   the seqid (unless the status is one RFC 7530 9.1.7 exempts) and keeps
+ *   the encoded result for a replay. A request with the last seqid gets
+ *   that result back, byte for byte. Minor version 1 has no owner seqids
+ *   (sessions replay whole COMPOUNDs): begin and end skip both checks.
+ * - Open-owners are kept after their last CLOSE (the CLOSE may be
+ *   replayed); a client's owners without stateids are dropped, oldest
+ *   first, when the client reaches its bound of owners.
+ * - Bounds: NFS4_STATE_MAX stateids and owners in all, and per client
+ *   NFS4_STATE_CLIENT_MAX of each; past them, RESOURCE.
+ * - One mutex over the table; every call is short (no file system
+ *   work under it).
+ */
+#ifndef NFSX_NFS4_STATE_H
+#define NFSX_NFS4_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "xdr/gen/nfs4.h"
+
+#define NFS4_STATE_MAX (1u << 20)
+#define NFS4_STATE_CLIENT_MAX 16384u
+/* The longest result kept for a replay (a LOCK's denial carries an
+ * owner of up to NFS4_OPAQUE_LIMIT bytes). */
+#define NFS4_REPLAY_MAX (NFS4_OPAQUE_LIMIT + 128u)
+
+struct nfs4_state;
+struct nfs4_owner;
+
+struct nfs4_file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/*
+ * What a seqid-bearing operation holds between nfs4_state_*_begin and
+ * nfs4_state_seq_end. @replay: the call is a retransmission whose
+ * result is in @reply (@reply_len bytes), to be sent as it is.
+ */
+struct nfs4_seq {
+	struct nfs4_owner *ow;
+	bool check;                /* minor version 0: a seqid to keep */
+	uint32_t seqid;
+	bool replay;
+	uint32_t reply_len;
+	uint8_t reply[NFS4_REPLAY_MAX];
+	/* The current filehandle the operation left (OPEN's file): kept
+	 * with the result, given back with a replay (the next operation
+	 * of the COMPOUND works on it). */
+	uint32_t fh_len;
+	uint8_t fh[NFS4_FHSIZE];
+};
+
+/*
+ * nfs4_state_new - an empty table whose stateids carry @tag.
+ * Return values: the table, or NULL when memory is short.
+ */
+struct nfs4_state *nfs4_state_new(uint32_t tag);
+void nfs4_state_free(struct nfs4_state *t);
+
+/*
+ * nfs4_state_open_begin - OPEN's first step: find or make the open-owner
+ * (@clientid, @owner of @len bytes) and check @seqid against it (minor
+ * version 0, @minor0). On NFS4_OK @q holds the owner (nfs4_state_seq_end
+ * lets go) and q->replay says the call is a retransmission.
+ * Return values: NFS4_OK; NFS4ERR_BAD_SEQID; NFS4ERR_RESOURCE (bounds);
+ * NFS4ERR_SERVERFAULT (memory).
+ */
+enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
+				    const uint8_t *owner, uint32_t len, uint32_t seqid,
+				    bool minor0, struct nfs4_seq *q);
+
+/*
+ * nfs4_state_open - OPEN's share reservation on @f for the owner @q
+ * holds: @access and @deny (OPEN4_SHARE_*, both two bits) checked against
+ * every other owner's open of @f, then the owner's stateid of @f made or
+ * upgraded into @sid. @confirm: the owner still needs OPEN_CONFIRM
+ * (minor version 0, first open of a new owner).
+ * Return values: NFS4_OK; NFS4ERR_SHARE_DENIED; NFS4ERR_RESOURCE.
+ */
+enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
+			      const struct nfs4_file_id *f, uint32_t access, uint32_t deny,
+			      struct stateid4 *sid, bool *confirm);
+
+/*
+ * nfs4_state_seqid_begin - first step of OPEN_CONFIRM, OPEN_DOWNGRADE
+ * and CLOSE: find open stateid @sid of file @f and check the owner's
+ * @seqid (minor version 0), as knfsd's nfs4_preprocess_seqid_op: stateid
+ * known, then seqid (replay or BAD_SEQID), then the stateid's own seqid,
+ * then (but for @confirming) that the owner is confirmed.
+ * Return values: NFS4_OK (@q holds the owner; see q->replay);
+ * NFS4ERR_BAD_STATEID, NFS4ERR_STALE_STATEID, NFS4ERR_OLD_STATEID,
+ * NFS4ERR_BAD_SEQID.
+ */
+enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4 *sid,
+				     const struct nfs4_file_id *f, uint32_t seqid, bool minor0,
+				     bool confirming, struct nfs4_seq *q);
+
+/* OPEN_CONFIRM of @sid (after nfs4_state_seqid_begin): the owner is
+ * confirmed, the stateid's seqid goes up into @out.
+ * Return values: NFS4_OK; NFS4ERR_BAD_STATEID when already confirmed. */
+enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out);
+
+/* OPEN_DOWNGRADE of @sid to @access/@deny (RFC 7530 16.19.4: each must
+ * be a mode the owner opened with); the new stateid in @out.
+ * Return values: NFS4_OK; NFS4ERR_INVAL. */
+enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *sid,
+				   uint32_t access, uint32_t deny, struct stateid4 *out);
+
+/* CLOSE of @sid: the stateid is gone; @out is it with its seqid up (as
+ * minor version 0 answers; 4.1 clients ignore it). Return values: NFS4_OK. */
+enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out);
+
+/*
+ * nfs4_state_seq_end - the end of a seqid-bearing operation begun on
+ * @q: @status and its encoded result (@res, @len bytes; NULL when it was
+ * not encoded) kept for a replay with q->fh, the owner's seqid counted, the owner
+ * let go. Calls without an owner (q->ow NULL) do nothing.
+ */
+void nfs4_state_seq_end(struct nfs4_state *t, struct nfs4_seq *q, enum nfsstat4 status,
+			const uint8_t *res, uint32_t len);
+
+/*
+ * nfs4_state_check_io - may a READ (@write false) or WRITE of file @f
+ * go on with stateid @sid? The special stateids: all zeros (anonymous)
+ * unless another open denies that access, all ones for READ (bypass).
+ * An open stateid: of @f, current (minor version 1: seqid 0 means the
+ * current one), of a confirmed owner, opened for writing for a WRITE.
+ * @clientid: the stateid's client, for its lease (0 for special ones).
+ * Return values: NFS4_OK; NFS4ERR_LOCKED (a deny); NFS4ERR_OPENMODE;
+ * NFS4ERR_BAD_STATEID; NFS4ERR_STALE_STATEID; NFS4ERR_OLD_STATEID.
+ */
+enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *sid,
+				  const struct nfs4_file_id *f, bool write, bool minor0,
+				  clientid4 *clientid);
+
+/* Drop every owner and stateid of @clientid (gone, or replaced by a new
+ * instance of the same client). */
+void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);
+
+/* Stateids of @clientid (open ones), for DESTROY_CLIENTID and tests. */
+uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid);
+
+/* Is @sid the anonymous stateid (all zeros)? */
+bool nfs4_stateid_anonymous(const struct stateid4 *sid);
+/* ... the READ bypass (all ones)? */
+bool nfs4_stateid_bypass(const struct stateid4 *sid);
+
+#endif
