@@ -520,7 +520,8 @@ enum nfsstat4 nfs4_close(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	st = seqid_op(c, &ca->open_stateid, ca->seqid, false, &done);
 	if (st != NFS4_OK || done)
 		return res->status = st;
-	st = nfs4_state_close(nfs4_states, &ca->open_stateid, &res->u.open_stateid);
+	st = nfs4_state_close(nfs4_states, &ca->open_stateid, c->minorversion == 0,
+			      &res->u.open_stateid);
 	/* RFC 8881 18.2.4: 4.1 clients get the invalid special stateid */
 	if (st == NFS4_OK && c->minorversion > 0) {
 		memset(&res->u.open_stateid, 0, sizeof(res->u.open_stateid));

@@ -30,6 +30,7 @@ struct nfs4_owner {
 	uint32_t seqid;             /* the last one accepted */
 	bool confirmed;
 	bool fresh;                 /* no seqid accepted yet */
+	struct stid *closed;        /* its last CLOSE's stateid, for a replay */
 	uint32_t reply_len;         /* 0: no result kept */
 	uint32_t fh_len;
 	uint8_t *reply;             /* NFS4_REPLAY_MAX, then the handle */
@@ -51,6 +52,7 @@ struct stid {
 	uint32_t seqid;
 	uint8_t access, deny;       /* OPEN4_SHARE_* in force */
 	uint8_t access_bmap, deny_bmap;  /* 1 << each mode asked */
+	bool closed;                /* only its owner's closed one (f NULL) */
 	struct nfs4_owner *ow;
 	struct file *f;
 };
@@ -223,6 +225,18 @@ static void file_put(struct nfs4_state *t, struct file *f)
 	free(f);
 }
 
+/* Take open stateid @s off its file (its reservation ends). */
+static void stid_unfile(struct nfs4_state *t, struct stid *s)
+{
+	struct stid **pp;
+
+	for (pp = &s->f->opens; *pp != s; pp = &(*pp)->fnext)
+		;
+	*pp = s->fnext;
+	file_put(t, s->f);
+	s->f = NULL;
+}
+
 /* Unlink stateid @s from everything and free it. */
 static void stid_drop(struct nfs4_state *t, struct stid *s)
 {
@@ -231,13 +245,14 @@ static void stid_drop(struct nfs4_state *t, struct stid *s)
 	for (pp = &t->stids[mix64(s->id)]; *pp != s; pp = &(*pp)->hnext)
 		;
 	*pp = s->hnext;
-	for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
-		;
-	*pp = s->snext;
-	for (pp = &s->f->opens; *pp != s; pp = &(*pp)->fnext)
-		;
-	*pp = s->fnext;
-	file_put(t, s->f);
+	if (s->closed) {
+		s->ow->closed = NULL;
+	} else {
+		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
+			;
+		*pp = s->snext;
+		stid_unfile(t, s);
+	}
 	s->ow->cl->nstids--;
 	t->nstids--;
 	free(s);
@@ -270,6 +285,8 @@ static bool owner_room(struct nfs4_state *t, struct client *c)
 				victim = o;   /* the last idle one is the oldest */
 		if (!victim)
 			return false;
+		if (victim->closed)
+			stid_drop(t, victim->closed);
 		owner_unhash(t, victim);
 		free_owner(victim);
 	}
@@ -329,8 +346,12 @@ static enum nfsstat4 seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4
 	return NFS4ERR_BAD_SEQID;
 }
 
-static void hold(struct nfs4_owner *o, struct nfs4_seq *q, uint32_t seqid, bool minor0)
+static void hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
+		 uint32_t seqid, bool minor0)
 {
+	/* a new seqid-bearing call: the last CLOSE can no longer be replayed */
+	if (!q->replay && o->closed)
+		stid_drop(t, o->closed);
 	o->refs++;
 	q->ow = o;
 	q->check = minor0;
@@ -360,6 +381,7 @@ enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
 	o = owner_get(t, clientid, owner, len, true, &st);
 	if (!o)
 		goto out;
+	st = NFS4_OK;
 	if (busy(o, minor0)) {
 		st = NFS4ERR_DELAY;
 		goto out;
@@ -376,7 +398,7 @@ enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
 	if (minor0)
 		st = seq_check(o, seqid, q);
 	if (st == NFS4_OK)
-		hold(o, q, seqid, minor0);
+		hold(t, o, q, seqid, minor0);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -474,6 +496,15 @@ static enum nfsstat4 stid_lookup(struct nfs4_state *t, const struct stateid4 *si
 	return *out ? NFS4_OK : NFS4ERR_BAD_STATEID;
 }
 
+/* ... and open (not kept only for its CLOSE's replay). */
+static enum nfsstat4 stid_open(struct nfs4_state *t, const struct stateid4 *sid,
+			       struct stid **out)
+{
+	enum nfsstat4 st = stid_lookup(t, sid, out);
+
+	return st == NFS4_OK && (*out)->closed ? NFS4ERR_BAD_STATEID : st;
+}
+
 /* The stateid's own seqid (RFC 8881 8.2.2: 0 means the current one in 4.1). */
 static enum nfsstat4 stid_seqid(const struct stid *s, const struct stateid4 *sid, bool minor0)
 {
@@ -500,7 +531,7 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 	st = stid_lookup(t, sid, &s);
 	if (st != NFS4_OK)
 		goto out;
-	if (s->f->id.dev != f->dev || s->f->id.ino != f->ino) {
+	if (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino)) {
 		st = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
@@ -513,16 +544,20 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 		if (st != NFS4_OK)
 			goto out;
 		if (q->replay) {
-			hold(s->ow, q, seqid, minor0);
+			hold(t, s->ow, q, seqid, minor0);
 			goto out;
 		}
+	}
+	if (s->closed) {
+		st = NFS4ERR_BAD_STATEID;   /* only its CLOSE's replay */
+		goto out;
 	}
 	st = stid_seqid(s, sid, minor0);
 	if (st == NFS4_OK && minor0 && !confirming && !s->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
 	/* A seqid error of the stateid still counts the owner's seqid. */
 	if (st == NFS4_OK || st == NFS4ERR_OLD_STATEID)
-		hold(s->ow, q, seqid, minor0);
+		hold(t, s->ow, q, seqid, minor0);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -534,7 +569,7 @@ enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *si
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_lookup(t, sid, &s);
+	st = stid_open(t, sid, &s);
 	if (st == NFS4_OK && s->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK) {
@@ -553,7 +588,7 @@ enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_lookup(t, sid, &s);
+	st = stid_open(t, sid, &s);
 	if (st == NFS4_OK &&
 	    (access > 3 || deny > 3 || !(s->access_bmap & (1u << access)) ||
 	     !(s->deny_bmap & (1u << deny))))
@@ -570,18 +605,33 @@ enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *
 	return st;
 }
 
-enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out)
+enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, bool minor0,
+			       struct stateid4 *out)
 {
+	struct stid **pp;
 	enum nfsstat4 st;
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_lookup(t, sid, &s);
+	st = stid_open(t, sid, &s);
 	if (st == NFS4_OK) {
 		s->seqid++;
 		stid_out(t, s, out);
-		stid_drop(t, s);
+		if (!minor0) {
+			stid_drop(t, s);
+			goto out;
+		}
+		/* kept, off its file, until the owner's next call */
+		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
+			;
+		*pp = s->snext;
+		stid_unfile(t, s);
+		if (s->ow->closed)
+			stid_drop(t, s->ow->closed);
+		s->closed = true;
+		s->ow->closed = s;
 	}
+out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }
@@ -655,7 +705,7 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 			st = NFS4ERR_LOCKED;
 		goto out;
 	}
-	st = stid_lookup(t, sid, &s);
+	st = stid_open(t, sid, &s);
 	if (st != NFS4_OK)
 		goto out;
 	*clientid = s->ow->cl->id;
@@ -687,6 +737,8 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 	while ((o = c->owners)) {
 		while (o->stids)
 			stid_drop(t, o->stids);
+		if (o->closed)
+			stid_drop(t, o->closed);
 		owner_unhash(t, o);
 		/* a call holding it still ends on it: keep it until then
 		 * (it is no longer reachable) */

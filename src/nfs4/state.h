@@ -132,9 +132,13 @@ enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *si
 enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *sid,
 				   uint32_t access, uint32_t deny, struct stateid4 *out);
 
-/* CLOSE of @sid: the stateid is gone; @out is it with its seqid up (as
- * minor version 0 answers; 4.1 clients ignore it). Return values: NFS4_OK. */
-enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out);
+/* CLOSE of @sid: its reservation ends; @out is it with its seqid up
+ * (as minor version 0 answers). In minor version 0 the stateid stays
+ * known for a replay of the CLOSE until its owner's next seqid-bearing
+ * call (anything else with it is BAD_STATEID), as knfsd keeps it.
+ * Return values: NFS4_OK; NFS4ERR_BAD_STATEID. */
+enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid, bool minor0,
+			       struct stateid4 *out);
 
 /*
  * nfs4_state_seq_end - the end of a seqid-bearing operation begun on

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the NFSv4 open state (src/nfs4/state.c): open-owner
+ * seqids and their replay cache (RFC 7530 9.1.7), OPEN_CONFIRM, share
+ * reservations and deny modes (9.9), upgrades and OPEN_DOWNGRADE's rule
+ * (16.19.4), CLOSE, the stateid checks of READ and WRITE (special,
+ * stale, old, bad, open mode), minor version 1's seqid 0, unconfirmed
+ * owners replaced, purging a client, the per-client bound.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/state.h"
+#include "../../tap.h"
+
+#define TAG 0x5eed1234u
+
+static struct nfs4_state *t;
+static const struct nfs4_file_id F1 = { 1, 100 }, F2 = { 1, 200 };
+
+/* OPEN by @owner of client @cid with @seqid (minor version 0 unless
+ * @m1): the whole bracket, result bytes @res kept. */
+static enum nfsstat4 open_(clientid4 cid, const char *owner, uint32_t seqid, bool m1,
+			   const struct nfs4_file_id *f, uint32_t acc, uint32_t deny,
+			   struct stateid4 *sid, bool *confirm, bool *replayed)
+{
+	static struct nfs4_seq q;
+	enum nfsstat4 st;
+	bool c = false;
+
+	*replayed = false;
+	st = nfs4_state_open_begin(t, cid, (const uint8_t *)owner, (uint32_t)strlen(owner),
+				   seqid, !m1, &q);
+	if (st != NFS4_OK)
+		return st;
+	if (q.replay) {
+		*replayed = true;
+		nfs4_state_seq_end(t, &q, NFS4_OK, NULL, 0);
+		return NFS4_OK;
+	}
+	st = nfs4_state_open(t, &q, f, acc, deny, sid, &c);
+	if (confirm)
+		*confirm = c;
+	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"OPENRES!", 8);
+	return st;
+}
+
+/* A seqid-bearing call on @sid: OPEN_CONFIRM (@what 'c'), CLOSE ('x') or
+ * OPEN_DOWNGRADE ('d' to @acc/@deny). @replay gets the kept bytes. */
+static enum nfsstat4 seqop(char what, const struct stateid4 *sid, uint32_t seqid, bool m1,
+			   uint32_t acc, uint32_t deny, struct stateid4 *out, char *replay)
+{
+	static struct nfs4_seq q;
+	enum nfsstat4 st;
+	char res[16];
+
+	replay[0] = 0;
+	st = nfs4_state_seqid_begin(t, sid, &F1, seqid, !m1, what == 'c', &q);
+	if (st != NFS4_OK) {
+		nfs4_state_seq_end(t, &q, st, NULL, 0);
+		return st;
+	}
+	if (q.replay) {
+		memcpy(replay, q.reply, q.reply_len);
+		replay[q.reply_len] = 0;
+		nfs4_state_seq_end(t, &q, NFS4_OK, NULL, 0);
+		return NFS4_OK;
+	}
+	if (what == 'c')
+		st = nfs4_state_confirm(t, sid, out);
+	else if (what == 'x')
+		st = nfs4_state_close(t, sid, !m1, out);
+	else
+		st = nfs4_state_downgrade(t, sid, acc, deny, out);
+	snprintf(res, sizeof(res), "%c%u", what, (unsigned)seqid);
+	nfs4_state_seq_end(t, &q, st, (const uint8_t *)res, (uint32_t)strlen(res));
+	return st;
+}
+
+static enum nfsstat4 io(const struct stateid4 *sid, const struct nfs4_file_id *f, bool w,
+			bool m1)
+{
+	clientid4 cid;
+
+	return nfs4_state_check_io(t, sid, f, w, !m1, &cid);
+}
+
+int main(void)
+{
+	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
+	enum nfsstat4 st;
+	bool confirm, rep;
+	char replay[64];
+	uint32_t i, n;
+
+	t = nfs4_state_new(TAG);
+	ok(t != NULL, "a table");
+	memset(&bypass, 0xff, sizeof(bypass));
+
+	/* ---- an owner's first OPEN, OPEN_CONFIRM, replays ---- */
+	st = open_(1, "ownerA", 5, false, &F1, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE,
+		   &a, &confirm, &rep);
+	ok(st == NFS4_OK && !rep && confirm && a.seqid == 1,
+	   "first OPEN of a new owner (any seqid): stateid seqid 1, OPEN_CONFIRM asked");
+	ok(io(&a, &F1, false, false) == NFS4ERR_BAD_STATEID,
+	   "READ with the stateid of an owner not confirmed: BAD_STATEID");
+	st = seqop('c', &a, 6, false, 0, 0, &a2, replay);
+	ok(st == NFS4_OK && a2.seqid == 2 && memcmp(a2.other, a.other, 12) == 0,
+	   "OPEN_CONFIRM with seqid+1: the stateid's seqid goes to 2");
+	st = seqop('c', &a, 6, false, 0, 0, &x, replay);
+	ok(st == NFS4_OK && strcmp(replay, "c6") == 0,
+	   "OPEN_CONFIRM again with the same seqid: the kept result, byte for byte");
+	st = seqop('c', &a2, 8, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_BAD_SEQID, "a seqid two ahead: BAD_SEQID");
+	st = seqop('c', &a2, 7, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_BAD_STATEID, "OPEN_CONFIRM of a confirmed owner: BAD_STATEID");
+	st = seqop('c', &a2, 8, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_BAD_SEQID, "... which did not count its seqid (8 is still ahead)");
+	ok(io(&a2, &F1, false, false) == NFS4_OK, "READ with the confirmed stateid: OK");
+	ok(io(&a, &F1, false, false) == NFS4ERR_OLD_STATEID, "READ with its seqid 1: OLD_STATEID");
+	x = a2;
+	x.seqid = 9;
+	ok(io(&x, &F1, false, false) == NFS4ERR_BAD_STATEID,
+	   "READ with a seqid never given: BAD_STATEID");
+	ok(io(&a2, &F1, true, false) == NFS4ERR_OPENMODE,
+	   "WRITE through a read-only open: OPENMODE");
+	ok(io(&a2, &F2, false, false) == NFS4ERR_BAD_STATEID,
+	   "READ of another file with it: BAD_STATEID");
+	stale = a2;
+	stale.other[0] ^= 0xff;
+	ok(io(&stale, &F1, false, false) == NFS4ERR_STALE_STATEID,
+	   "a stateid of another server instance: STALE_STATEID");
+	x = a2;
+	x.other[11] ^= 0x40;
+	ok(io(&x, &F1, false, false) == NFS4ERR_BAD_STATEID,
+	   "this instance's stateid never given: BAD_STATEID");
+	memset(&special, 0, sizeof(special));
+	special.seqid = 1;
+	ok(io(&special, &F1, false, false) == NFS4ERR_BAD_STATEID,
+	   "other all zeros with seqid 1: BAD_STATEID (RFC 7530 9.1.4.3)");
+
+	/* ---- share reservations ---- */
+	st = open_(1, "ownerB", 1, false, &F1, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE,
+		   &b, &confirm, &rep);
+	ok(st == NFS4_OK, "another owner: read, deny write, beside a read open: OK");
+	st = seqop('c', &b, 2, false, 0, 0, &b, replay);
+	ok(st == NFS4_OK, "... confirmed");
+	st = open_(1, "ownerA", 7, false, &F1, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+		   &x, &confirm, &rep);
+	ok(st == NFS4ERR_SHARE_DENIED, "the first owner's upgrade to write: SHARE_DENIED");
+	ok(io(&a2, &F1, false, false) == NFS4_OK, "... its read open unchanged");
+	ok(io(&anon, &F1, true, false) == NFS4ERR_LOCKED,
+	   "WRITE with the anonymous stateid while an open denies writes: LOCKED");
+	ok(io(&anon, &F1, false, false) == NFS4_OK, "READ with the anonymous stateid: OK");
+	ok(io(&bypass, &F1, false, false) == NFS4_OK, "READ with the bypass stateid: OK");
+	ok(io(&anon, &F2, true, false) == NFS4_OK,
+	   "WRITE with the anonymous stateid to a file without opens: OK");
+	st = open_(2, "ownerC", 1, false, &F1, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ,
+		   &x, &confirm, &rep);
+	ok(st == NFS4ERR_SHARE_DENIED, "another client denying reads of a file being read: "
+	   "SHARE_DENIED");
+	st = open_(2, "ownerC", 2, false, &F1, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+		   &x, &confirm, &rep);
+	ok(st == NFS4ERR_SHARE_DENIED, "... writing a file whose opener denies writes: "
+	   "SHARE_DENIED");
+
+	/* ---- upgrade, downgrade ---- */
+	st = seqop('x', &b, 3, false, 0, 0, &x, replay);
+	ok(st == NFS4_OK && x.seqid == b.seqid + 1, "CLOSE: the stateid's seqid goes up");
+	ok(io(&b, &F1, false, false) == NFS4ERR_BAD_STATEID, "the closed stateid: BAD_STATEID");
+	st = seqop('x', &b, 3, false, 0, 0, &x, replay);
+	ok(st == NFS4_OK && strcmp(replay, "x3") == 0, "CLOSE replayed: the kept result");
+	st = seqop('c', &b, 4, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_BAD_STATEID, "the closed stateid for anything but the replay: BAD_STATEID");
+	st = open_(1, "ownerA", 8, false, &F1, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+		   &x, &confirm, &rep);
+	ok(st == NFS4_OK && !confirm && memcmp(x.other, a.other, 12) == 0 && x.seqid == 3,
+	   "the upgrade once the deny is gone: the same stateid, seqid 3");
+	ok(io(&x, &F1, true, false) == NFS4_OK, "WRITE through the upgraded open: OK");
+	st = seqop('d', &x, 9, false, OPEN4_SHARE_ACCESS_BOTH, 0, &a2, replay);
+	ok(st == NFS4ERR_INVAL, "OPEN_DOWNGRADE to both (never asked as such): INVAL");
+	st = seqop('d', &x, 10, false, OPEN4_SHARE_ACCESS_READ, 1, &a2, replay);
+	ok(st == NFS4ERR_INVAL, "OPEN_DOWNGRADE to a deny never asked: INVAL");
+	st = seqop('d', &x, 11, false, OPEN4_SHARE_ACCESS_READ, 0, &a2, replay);
+	ok(st == NFS4_OK && a2.seqid == 4, "OPEN_DOWNGRADE to read: OK, seqid 4");
+	ok(io(&a2, &F1, true, false) == NFS4ERR_OPENMODE, "... WRITE then: OPENMODE");
+
+	/* ---- seqid exemptions ---- */
+	st = seqop('x', &stale, 12, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_STALE_STATEID, "CLOSE of a stale stateid: STALE_STATEID");
+	st = seqop('c', &a2, 12, false, 0, 0, &x, replay);
+	ok(st == NFS4ERR_BAD_STATEID && replay[0] == 0,
+	   "the same seqid again is new, not a replay (BAD_STATEID does not count it)");
+
+	/* ---- an unconfirmed owner is replaced by its next OPEN ---- */
+	st = open_(1, "ownerD", 1, false, &F2, OPEN4_SHARE_ACCESS_READ, 0, &x, &confirm, &rep);
+	ok(st == NFS4_OK && confirm, "a new owner's OPEN, not confirmed");
+	st = open_(1, "ownerD", 40, false, &F2, OPEN4_SHARE_ACCESS_READ, 0, &b, &confirm, &rep);
+	ok(st == NFS4_OK && confirm && memcmp(b.other, x.other, 12) != 0,
+	   "its next OPEN (any seqid) starts it again: a new stateid");
+	st = seqop('c', &x, 41, false, 0, 0, &a2, replay);
+	ok(st == NFS4ERR_BAD_STATEID, "the first stateid is gone: BAD_STATEID");
+
+	/* ---- minor version 1 ---- */
+	st = open_(3, "owner41", 0, true, &F2, OPEN4_SHARE_ACCESS_BOTH, 0, &x, &confirm, &rep);
+	ok(st == NFS4_OK && !confirm, "minor version 1: OPEN, no confirmation");
+	ok(io(&x, &F2, true, true) == NFS4_OK, "WRITE with it at once");
+	a2 = x;
+	a2.seqid = 0;
+	ok(io(&a2, &F2, true, true) == NFS4_OK, "seqid 0: the current one (RFC 8881 8.2.2)");
+	st = open_(3, "owner41", 0, true, &F2, OPEN4_SHARE_ACCESS_BOTH, 0, &b, &confirm, &rep);
+	ok(st == NFS4_OK && !rep && b.seqid == 2, "the same OPEN again: no replay, seqid 2");
+	ok(io(&x, &F2, true, true) == NFS4ERR_OLD_STATEID, "seqid 1 then: OLD_STATEID");
+	ok(nfs4_state_client_count(t, 3) == 1, "client 3 has one stateid");
+
+	/* ---- busy owner ---- */
+	{
+		struct nfs4_seq q1, q2;
+
+		st = nfs4_state_open_begin(t, 1, (const uint8_t *)"ownerA", 6, 12, true, &q1);
+		ok(st == NFS4_OK, "an OPEN of owner A running ...");
+		ok(nfs4_state_open_begin(t, 1, (const uint8_t *)"ownerA", 6, 12, true, &q2) ==
+		   NFS4ERR_DELAY, "... a second one meanwhile (minor version 0): DELAY");
+		nfs4_state_seq_end(t, &q1, NFS4ERR_SHARE_DENIED, NULL, 0);
+	}
+
+	/* ---- purge ---- */
+	nfs4_state_purge_client(t, 1);
+	ok(nfs4_state_client_count(t, 1) == 0 && io(&a2, &F1, false, false) ==
+	   NFS4ERR_BAD_STATEID, "purging client 1: its stateids are gone");
+	ok(io(&anon, &F1, true, false) == NFS4_OK, "... and so are its denies");
+
+	/* ---- the per-client bound ---- */
+	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {
+		struct nfs4_file_id f = { 9, 1000 + i };
+
+		st = open_(4, "bulk", 0, true, &f, OPEN4_SHARE_ACCESS_READ, 0, &x, &confirm, &rep);
+		if (st != NFS4_OK)
+			break;
+		n++;
+	}
+	ok(n == NFS4_STATE_CLIENT_MAX && st == NFS4ERR_RESOURCE,
+	   "a client's opens stop at its bound (%u) with RESOURCE", n);
+	nfs4_state_purge_client(t, 4);
+	ok(nfs4_state_client_count(t, 4) == 0, "and are all freed with it");
+	nfs4_state_free(t);
+	return tap_done();
+}
