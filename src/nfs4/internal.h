@@ -101,6 +101,13 @@ void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f);
  */
 enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write);
 
+/* A seqid-bearing operation's replay: the result kept in c->seq goes
+ * out as it is (open_ops.c). Return values: its status. */
+enum nfsstat4 nfs4_replay(struct nfs4_compound *c);
+
+/* lock_ops.c */
+nfs4_op_fn nfs4_lock, nfs4_lockt, nfs4_locku, nfs4_release_lockowner;
+
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */

@@ -69,8 +69,7 @@ enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 
 	return st;
 }
 
-/* A replay: the kept result goes out as it is. Return values: its status. */
-static enum nfsstat4 replay(struct nfs4_compound *c)
+enum nfsstat4 nfs4_replay(struct nfs4_compound *c)
 {
 	struct rpc_req *rq = c->req;
 	size_t at = xdr_enc_len(&rq->enc);
@@ -378,7 +377,7 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		struct export_obj o;
 		int e;
 
-		st = replay(c);
+		st = nfs4_replay(c);
 		if (c->seq.fh_len) {
 			e = export_resolve(c->req, c->seq.fh, c->seq.fh_len, false, &o);
 			if (e == 0) {
@@ -471,7 +470,7 @@ static enum nfsstat4 seqid_op(struct nfs4_compound *c, const struct stateid4 *si
 				    confirming, &c->seq);
 	if (st == NFS4_OK && c->seq.replay) {
 		*done = true;
-		return replay(c);
+		return nfs4_replay(c);
 	}
 	return st;
 }

@@ -2,91 +2,30 @@
 /*
  * The table of open state (state.h).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nfs4/state.h"
+#include "nfs4/state_internal.h"
 
-#define BUCKETS (1u << 16)
-#define STID_OPEN 1u
-
-struct stid;
-
-/* A client's share of the table: its owners, and the counts bounded per client. */
-struct client {
-	struct client *hnext;
-	clientid4 id;
-	struct nfs4_owner *owners;
-	uint32_t nowners, nstids;
-};
-
-struct nfs4_owner {
-	struct nfs4_owner *hnext;   /* chain of the (clientid, owner) hash */
-	struct nfs4_owner *cnext;   /* the client's owners, newest first */
-	struct client *cl;
-	struct stid *stids;         /* its stateids (snext) */
-	uint32_t refs;              /* seqid-bearing calls holding it */
-	uint32_t seqid;             /* the last one accepted */
-	bool confirmed;
-	bool fresh;                 /* no seqid accepted yet */
-	struct stid *closed;        /* its last CLOSE's stateid, for a replay */
-	uint32_t reply_len;         /* 0: no result kept */
-	uint32_t fh_len;
-	uint8_t *reply;             /* NFS4_REPLAY_MAX, then the handle */
-	uint32_t len;
-	uint8_t data[];
-};
-
-struct file {
-	struct file *hnext;
-	struct nfs4_file_id id;
-	struct stid *opens;         /* (fnext) */
-};
-
-struct stid {
-	struct stid *hnext;         /* chain of the id hash */
-	struct stid *snext;         /* the owner's stateids */
-	struct stid *fnext;         /* the file's opens */
-	uint64_t id;
-	uint32_t seqid;
-	uint8_t access, deny;       /* OPEN4_SHARE_* in force */
-	uint8_t access_bmap, deny_bmap;  /* 1 << each mode asked */
-	bool closed;                /* only its owner's closed one (f NULL) */
-	struct nfs4_owner *ow;
-	struct file *f;
-};
-
-struct nfs4_state {
-	pthread_mutex_t lock;
-	uint32_t tag;
-	uint64_t next_id;
-	uint32_t nstids, nowners;
-	struct client *clients[BUCKETS];
-	struct nfs4_owner *owners[BUCKETS];
-	struct file *files[BUCKETS];
-	struct stid *stids[BUCKETS];
-};
-
-static uint32_t mix64(uint64_t x)
+uint32_t state_hash(uint64_t x)
 {
 	x *= 0x9e3779b97f4a7c15ull;
 	return (uint32_t)(x >> 40) & (BUCKETS - 1);
 }
 
-static uint32_t hash_owner(clientid4 cid, const uint8_t *d, uint32_t len)
+static uint32_t hash_owner(clientid4 cid, uint8_t kind, const uint8_t *d, uint32_t len)
 {
 	uint32_t h = 2166136261u;   /* FNV-1a */
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
 		h = (h ^ d[i]) * 16777619u;
-	return mix64(cid ^ h);
+	return state_hash(cid ^ h ^ kind);
 }
 
 static uint32_t hash_file(const struct nfs4_file_id *f)
 {
-	return mix64((uint64_t)f->ino * 31u + (uint64_t)f->dev);
+	return state_hash((uint64_t)f->ino * 31u + (uint64_t)f->dev);
 }
 
 bool nfs4_stateid_anonymous(const struct stateid4 *sid)
@@ -120,7 +59,15 @@ struct nfs4_state *nfs4_state_new(uint32_t tag)
 	return t;
 }
 
-static void free_owner(struct nfs4_owner *o)
+void state_seq_reset(struct nfs4_seq *q)
+{
+	q->ow = NULL;
+	q->replay = false;
+	q->reply_len = 0;
+	q->fh_len = 0;
+}
+
+static void owner_free(struct nfs4_owner *o)
 {
 	free(o->reply);
 	free(o);
@@ -149,7 +96,7 @@ void nfs4_state_free(struct nfs4_state *t)
 			struct nfs4_owner *o = t->owners[i];
 
 			t->owners[i] = o->hnext;
-			free_owner(o);
+			owner_free(o);
 		}
 		while (t->clients[i]) {
 			struct client *c = t->clients[i];
@@ -164,9 +111,9 @@ void nfs4_state_free(struct nfs4_state *t)
 
 /* ---- lookups (the lock held) ---- */
 
-static struct client *client_get(struct nfs4_state *t, clientid4 id, bool make)
+struct client *state_client_get(struct nfs4_state *t, clientid4 id, bool make)
 {
-	struct client **pp = &t->clients[mix64(id)], *c;
+	struct client **pp = &t->clients[state_hash(id)], *c;
 
 	for (c = *pp; c; c = c->hnext)
 		if (c->id == id)
@@ -185,20 +132,20 @@ static struct stid *stid_find(struct nfs4_state *t, const struct stateid4 *sid)
 	struct stid *s;
 
 	memcpy(&id, sid->other + 4, sizeof(id));
-	for (s = t->stids[mix64(id)]; s; s = s->hnext)
+	for (s = t->stids[state_hash(id)]; s; s = s->hnext)
 		if (s->id == id)
 			return s;
 	return NULL;
 }
 
-static void stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out)
+void state_stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out)
 {
 	out->seqid = s->seqid;
 	memcpy(out->other, &t->tag, 4);
 	memcpy(out->other + 4, &s->id, 8);
 }
 
-static struct file *file_get(struct nfs4_state *t, const struct nfs4_file_id *id, bool make)
+struct file *state_file_get(struct nfs4_state *t, const struct nfs4_file_id *id, bool make)
 {
 	struct file **pp = &t->files[hash_file(id)], *f;
 
@@ -213,11 +160,11 @@ static struct file *file_get(struct nfs4_state *t, const struct nfs4_file_id *id
 	return f;
 }
 
-static void file_put(struct nfs4_state *t, struct file *f)
+void state_file_put(struct nfs4_state *t, struct file *f)
 {
 	struct file **pp;
 
-	if (f->opens)
+	if (f->opens || f->locks)
 		return;
 	for (pp = &t->files[hash_file(&f->id)]; *pp != f; pp = &(*pp)->hnext)
 		;
@@ -225,24 +172,24 @@ static void file_put(struct nfs4_state *t, struct file *f)
 	free(f);
 }
 
-/* Take open stateid @s off its file (its reservation ends). */
+/* Take stateid @s off its file (its reservation or locks end). */
 static void stid_unfile(struct nfs4_state *t, struct stid *s)
 {
 	struct stid **pp;
 
-	for (pp = &s->f->opens; *pp != s; pp = &(*pp)->fnext)
+	for (pp = s->lock ? &s->f->locks : &s->f->opens; *pp != s; pp = &(*pp)->fnext)
 		;
 	*pp = s->fnext;
-	file_put(t, s->f);
+	state_file_put(t, s->f);
 	s->f = NULL;
 }
 
 /* Unlink stateid @s from everything and free it. */
-static void stid_drop(struct nfs4_state *t, struct stid *s)
+void state_stid_drop(struct nfs4_state *t, struct stid *s)
 {
 	struct stid **pp;
 
-	for (pp = &t->stids[mix64(s->id)]; *pp != s; pp = &(*pp)->hnext)
+	for (pp = &t->stids[state_hash(s->id)]; *pp != s; pp = &(*pp)->hnext)
 		;
 	*pp = s->hnext;
 	if (s->closed) {
@@ -251,8 +198,11 @@ static void stid_drop(struct nfs4_state *t, struct stid *s)
 		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
 			;
 		*pp = s->snext;
+		if (!s->lock)
+			state_locks_of_open_drop(t, s);
 		stid_unfile(t, s);
 	}
+	state_ranges_free(s);
 	s->ow->cl->nstids--;
 	t->nstids--;
 	free(s);
@@ -262,7 +212,7 @@ static void owner_unhash(struct nfs4_state *t, struct nfs4_owner *o)
 {
 	struct nfs4_owner **pp;
 
-	for (pp = &t->owners[hash_owner(o->cl->id, o->data, o->len)]; *pp != o;
+	for (pp = &t->owners[hash_owner(o->cl->id, o->kind, o->data, o->len)]; *pp != o;
 	     pp = &(*pp)->hnext)
 		;
 	*pp = o->hnext;
@@ -271,6 +221,16 @@ static void owner_unhash(struct nfs4_state *t, struct nfs4_owner *o)
 	*pp = o->cnext;
 	o->cl->nowners--;
 	t->nowners--;
+}
+
+void state_owner_free(struct nfs4_state *t, struct nfs4_owner *o)
+{
+	while (o->stids)
+		state_stid_drop(t, o->stids);
+	if (o->closed)
+		state_stid_drop(t, o->closed);
+	owner_unhash(t, o);
+	owner_free(o);
 }
 
 /* Make room for one more owner of @c: drop its oldest idle ones. */
@@ -286,25 +246,26 @@ static bool owner_room(struct nfs4_state *t, struct client *c)
 		if (!victim)
 			return false;
 		if (victim->closed)
-			stid_drop(t, victim->closed);
+			state_stid_drop(t, victim->closed);
 		owner_unhash(t, victim);
-		free_owner(victim);
+		owner_free(victim);
 	}
 	return true;
 }
 
-static struct nfs4_owner *owner_get(struct nfs4_state *t, clientid4 cid, const uint8_t *d,
-				    uint32_t len, bool make, enum nfsstat4 *err)
+struct nfs4_owner *state_owner_get(struct nfs4_state *t, clientid4 cid, uint8_t kind,
+				   const uint8_t *d, uint32_t len, bool make, enum nfsstat4 *err)
 {
-	uint32_t h = hash_owner(cid, d, len);
+	uint32_t h = hash_owner(cid, kind, d, len);
 	struct nfs4_owner *o;
 	struct client *c;
 
 	for (o = t->owners[h]; o; o = o->hnext)
-		if (o->cl->id == cid && o->len == len && memcmp(o->data, d, len) == 0)
+		if (o->cl->id == cid && o->kind == kind && o->len == len &&
+		    memcmp(o->data, d, len) == 0)
 			return o;
 	*err = NFS4ERR_SERVERFAULT;
-	if (!make || !(c = client_get(t, cid, true)))
+	if (!make || !(c = state_client_get(t, cid, true)))
 		return NULL;
 	if (!owner_room(t, c)) {
 		*err = NFS4ERR_RESOURCE;
@@ -314,6 +275,7 @@ static struct nfs4_owner *owner_get(struct nfs4_state *t, clientid4 cid, const u
 	if (!o)
 		return NULL;
 	o->cl = c;
+	o->kind = kind;
 	o->fresh = true;
 	o->len = len;
 	memcpy(o->data, d, len);
@@ -331,7 +293,7 @@ static struct nfs4_owner *owner_get(struct nfs4_state *t, clientid4 cid, const u
  * last one is a replay (q->replay, with the result kept), anything else
  * is BAD_SEQID. A fresh owner takes whatever seqid comes first.
  */
-static enum nfsstat4 seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4_seq *q)
+enum nfsstat4 state_seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4_seq *q)
 {
 	if (o->fresh || seqid == o->seqid + 1)
 		return NFS4_OK;
@@ -346,12 +308,12 @@ static enum nfsstat4 seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4
 	return NFS4ERR_BAD_SEQID;
 }
 
-static void hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
+void state_hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
 		 uint32_t seqid, bool minor0)
 {
 	/* a new seqid-bearing call: the last CLOSE can no longer be replayed */
 	if (!q->replay && o->closed)
-		stid_drop(t, o->closed);
+		state_stid_drop(t, o->closed);
 	o->refs++;
 	q->ow = o;
 	q->check = minor0;
@@ -361,7 +323,7 @@ static void hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
 /* Minor version 0 runs one seqid-bearing call of an owner at a time
  * (clients send them in order; a retransmission racing its original
  * waits): knfsd's so_replay mutex, answered DELAY instead of waiting. */
-static bool busy(const struct nfs4_owner *o, bool minor0)
+bool state_busy(const struct nfs4_owner *o, bool minor0)
 {
 	return minor0 && o->refs > 0;
 }
@@ -373,16 +335,13 @@ enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
 	enum nfsstat4 st = NFS4_OK;
 	struct nfs4_owner *o;
 
-	q->ow = NULL;
-	q->replay = false;
-	q->reply_len = 0;
-	q->fh_len = 0;
+	state_seq_reset(q);
 	pthread_mutex_lock(&t->lock);
-	o = owner_get(t, clientid, owner, len, true, &st);
+	o = state_owner_get(t, clientid, OWNER_OPEN, owner, len, true, &st);
 	if (!o)
 		goto out;
 	st = NFS4_OK;
-	if (busy(o, minor0)) {
+	if (state_busy(o, minor0)) {
 		st = NFS4ERR_DELAY;
 		goto out;
 	}
@@ -391,14 +350,14 @@ enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
 		 * replay or not, its opens gone (RFC 7530 16.16.5; knfsd's
 		 * nfsd4_process_open1). */
 		while (o->stids)
-			stid_drop(t, o->stids);
+			state_stid_drop(t, o->stids);
 		o->fresh = true;
 		o->reply_len = 0;
 	}
 	if (minor0)
-		st = seq_check(o, seqid, q);
+		st = state_seq_check(o, seqid, q);
 	if (st == NFS4_OK)
-		hold(t, o, q, seqid, minor0);
+		state_hold(t, o, q, seqid, minor0);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -430,7 +389,7 @@ enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 		st = NFS4ERR_STALE_CLIENTID;
 		goto out;
 	}
-	f = file_get(t, fid, true);
+	f = state_file_get(t, fid, true);
 	if (!f) {
 		st = NFS4ERR_SERVERFAULT;
 		goto out;
@@ -442,44 +401,55 @@ enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 		goto out_file;
 	}
 	if (!s) {
-		if (o->cl->nstids >= NFS4_STATE_CLIENT_MAX || t->nstids >= NFS4_STATE_MAX) {
-			st = NFS4ERR_RESOURCE;
+		s = state_stid_new(t, o, f, &st);
+		if (!s)
 			goto out_file;
-		}
-		s = calloc(1, sizeof(*s));
-		if (!s) {
-			st = NFS4ERR_SERVERFAULT;
-			goto out_file;
-		}
-		s->id = t->next_id++;
-		s->ow = o;
-		s->f = f;
-		s->hnext = t->stids[mix64(s->id)];
-		t->stids[mix64(s->id)] = s;
-		s->snext = o->stids;
-		o->stids = s;
 		s->fnext = f->opens;
 		f->opens = s;
-		o->cl->nstids++;
-		t->nstids++;
 	}
 	s->seqid++;
 	s->access |= (uint8_t)access;
 	s->deny |= (uint8_t)deny;
 	s->access_bmap |= (uint8_t)(1u << access);
 	s->deny_bmap |= (uint8_t)(1u << deny);
-	stid_out(t, s, sid);
+	state_stid_out(t, s, sid);
 	*confirm = q->check && !o->confirmed;
 	goto out;
 out_file:
-	file_put(t, f);
+	state_file_put(t, f);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }
 
+struct stid *state_stid_new(struct nfs4_state *t, struct nfs4_owner *o, struct file *f,
+			    enum nfsstat4 *err)
+{
+	struct stid *s;
+
+	if (o->cl->nstids >= NFS4_STATE_CLIENT_MAX || t->nstids >= NFS4_STATE_MAX) {
+		*err = NFS4ERR_RESOURCE;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		*err = NFS4ERR_SERVERFAULT;
+		return NULL;
+	}
+	s->id = t->next_id++;
+	s->ow = o;
+	s->f = f;
+	s->hnext = t->stids[state_hash(s->id)];
+	t->stids[state_hash(s->id)] = s;
+	s->snext = o->stids;
+	o->stids = s;
+	o->cl->nstids++;
+	t->nstids++;
+	return s;
+}
+
 /* @sid as a stateid of this table: found, or why not. */
-static enum nfsstat4 stid_lookup(struct nfs4_state *t, const struct stateid4 *sid, struct stid **out)
+enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid, struct stid **out)
 {
 	static const uint8_t zero[NFS4_OTHER_SIZE];
 	uint8_t ones[NFS4_OTHER_SIZE];
@@ -497,16 +467,16 @@ static enum nfsstat4 stid_lookup(struct nfs4_state *t, const struct stateid4 *si
 }
 
 /* ... and open (not kept only for its CLOSE's replay). */
-static enum nfsstat4 stid_open(struct nfs4_state *t, const struct stateid4 *sid,
+enum nfsstat4 state_stid_open(struct nfs4_state *t, const struct stateid4 *sid,
 			       struct stid **out)
 {
-	enum nfsstat4 st = stid_lookup(t, sid, out);
+	enum nfsstat4 st = state_stid_lookup(t, sid, out);
 
 	return st == NFS4_OK && (*out)->closed ? NFS4ERR_BAD_STATEID : st;
 }
 
 /* The stateid's own seqid (RFC 8881 8.2.2: 0 means the current one in 4.1). */
-static enum nfsstat4 stid_seqid(const struct stid *s, const struct stateid4 *sid, bool minor0)
+enum nfsstat4 state_stid_seqid(const struct stid *s, const struct stateid4 *sid, bool minor0)
 {
 	if (sid->seqid == 0 && !minor0)
 		return NFS4_OK;
@@ -523,28 +493,25 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 	struct stid *s = NULL;
 	enum nfsstat4 st;
 
-	q->ow = NULL;
-	q->replay = false;
-	q->reply_len = 0;
-	q->fh_len = 0;
+	state_seq_reset(q);
 	pthread_mutex_lock(&t->lock);
-	st = stid_lookup(t, sid, &s);
+	st = state_stid_lookup(t, sid, &s);
 	if (st != NFS4_OK)
 		goto out;
-	if (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino)) {
+	if (s->lock || (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino))) {
 		st = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	if (busy(s->ow, minor0)) {
+	if (state_busy(s->ow, minor0)) {
 		st = NFS4ERR_DELAY;
 		goto out;
 	}
 	if (minor0) {
-		st = seq_check(s->ow, seqid, q);
+		st = state_seq_check(s->ow, seqid, q);
 		if (st != NFS4_OK)
 			goto out;
 		if (q->replay) {
-			hold(t, s->ow, q, seqid, minor0);
+			state_hold(t, s->ow, q, seqid, minor0);
 			goto out;
 		}
 	}
@@ -552,12 +519,12 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 		st = NFS4ERR_BAD_STATEID;   /* only its CLOSE's replay */
 		goto out;
 	}
-	st = stid_seqid(s, sid, minor0);
+	st = state_stid_seqid(s, sid, minor0);
 	if (st == NFS4_OK && minor0 && !confirming && !s->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
 	/* A seqid error of the stateid still counts the owner's seqid. */
 	if (st == NFS4_OK || st == NFS4ERR_OLD_STATEID)
-		hold(t, s->ow, q, seqid, minor0);
+		state_hold(t, s->ow, q, seqid, minor0);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -569,13 +536,15 @@ enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *si
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_open(t, sid, &s);
+	st = state_stid_open(t, sid, &s);
+	if (st == NFS4_OK && s->lock)
+		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK && s->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK) {
 		s->ow->confirmed = true;
 		s->seqid++;
-		stid_out(t, s, out);
+		state_stid_out(t, s, out);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -588,7 +557,9 @@ enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_open(t, sid, &s);
+	st = state_stid_open(t, sid, &s);
+	if (st == NFS4_OK && s->lock)
+		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK &&
 	    (access > 3 || deny > 3 || !(s->access_bmap & (1u << access)) ||
 	     !(s->deny_bmap & (1u << deny))))
@@ -599,7 +570,7 @@ enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *
 		s->access_bmap = (uint8_t)(1u << access);
 		s->deny_bmap = (uint8_t)(1u << deny);
 		s->seqid++;
-		stid_out(t, s, out);
+		state_stid_out(t, s, out);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -613,21 +584,24 @@ enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid,
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = stid_open(t, sid, &s);
+	st = state_stid_open(t, sid, &s);
+	if (st == NFS4_OK && s->lock)
+		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK) {
 		s->seqid++;
-		stid_out(t, s, out);
+		state_stid_out(t, s, out);
 		if (!minor0) {
-			stid_drop(t, s);
+			state_stid_drop(t, s);
 			goto out;
 		}
 		/* kept, off its file, until the owner's next call */
 		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
 			;
 		*pp = s->snext;
+		state_locks_of_open_drop(t, s);
 		stid_unfile(t, s);
 		if (s->ow->closed)
-			stid_drop(t, s->ow->closed);
+			state_stid_drop(t, s->ow->closed);
 		s->closed = true;
 		s->ow->closed = s;
 	}
@@ -679,7 +653,7 @@ void nfs4_state_seq_end(struct nfs4_state *t, struct nfs4_seq *q, enum nfsstat4 
 	}
 	/* an owner purged while held is freed by its last holder */
 	if (--o->refs == 0 && !o->cl)
-		free_owner(o);
+		owner_free(o);
 	pthread_mutex_unlock(&t->lock);
 	q->ow = NULL;
 }
@@ -689,6 +663,7 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 				  clientid4 *clientid)
 {
 	enum nfsstat4 st = NFS4_OK;
+	const struct stid *os;
 	struct stid *s;
 	struct file *f;
 
@@ -699,23 +674,25 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 	if (nfs4_stateid_anonymous(sid) || nfs4_stateid_bypass(sid)) {
 		/* knfsd's check_special_stateids: a deny of that access by
 		 * any open is LOCKED */
-		f = file_get(t, fid, false);
+		f = state_file_get(t, fid, false);
 		if (f && share_conflict(f, NULL, write ? OPEN4_SHARE_ACCESS_WRITE :
 						      OPEN4_SHARE_ACCESS_READ, 0))
 			st = NFS4ERR_LOCKED;
 		goto out;
 	}
-	st = stid_open(t, sid, &s);
+	st = state_stid_open(t, sid, &s);
 	if (st != NFS4_OK)
 		goto out;
 	*clientid = s->ow->cl->id;
+	/* a lock stateid carries its open's access */
+	os = s->lock ? s->open : s;
 	if (s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
 		st = NFS4ERR_BAD_STATEID;
-	else if ((st = stid_seqid(s, sid, minor0)) != NFS4_OK)
+	else if ((st = state_stid_seqid(s, sid, minor0)) != NFS4_OK)
 		;
-	else if (minor0 && !s->ow->confirmed)
+	else if (minor0 && !os->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
-	else if (write && !(s->access & OPEN4_SHARE_ACCESS_WRITE))
+	else if (write && !(os->access & OPEN4_SHARE_ACCESS_WRITE))
 		st = NFS4ERR_OPENMODE;
 	/* a READ through a write-only open is allowed, as knfsd does */
 out:
@@ -729,16 +706,16 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 	struct nfs4_owner *o;
 
 	pthread_mutex_lock(&t->lock);
-	for (pp = &t->clients[mix64(clientid)]; (c = *pp) && c->id != clientid;
+	for (pp = &t->clients[state_hash(clientid)]; (c = *pp) && c->id != clientid;
 	     pp = &c->hnext)
 		;
 	if (!c)
 		goto out;
 	while ((o = c->owners)) {
 		while (o->stids)
-			stid_drop(t, o->stids);
+			state_stid_drop(t, o->stids);
 		if (o->closed)
-			stid_drop(t, o->closed);
+			state_stid_drop(t, o->closed);
 		owner_unhash(t, o);
 		/* a call holding it still ends on it: keep it until then
 		 * (it is no longer reachable) */
@@ -746,7 +723,7 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 			o->cl = NULL;
 			continue;
 		}
-		free_owner(o);
+		owner_free(o);
 	}
 	*pp = c->hnext;
 	free(c);
@@ -760,7 +737,7 @@ uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid)
 	uint32_t n;
 
 	pthread_mutex_lock(&t->lock);
-	c = client_get(t, clientid, false);
+	c = state_client_get(t, clientid, false);
 	n = c ? c->nstids : 0;
 	pthread_mutex_unlock(&t->lock);
 	return n;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Open state (RFC 7530 section 9, RFC 8881 sections 8-9): open-owners,
- * their seqids and replay cache, the open stateids, share reservations.
+ * Open and lock state (RFC 7530 section 9, RFC 8881 sections 8-9):
+ * open- and lock-owners, their seqids and replay cache, the open
+ * stateids and share reservations, lock stateids and byte ranges.
  * No RPC and no file system in sight, so that a unit test drives it
  * alone; open_ops.c and io_ops.c put it on the wire.
  *
@@ -163,11 +164,86 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 				  const struct nfs4_file_id *f, bool write, bool minor0,
 				  clientid4 *clientid);
 
+/* ---- byte-range locks (state_lock.c) ----
+ * Conflicts are decided here, between lock-owners of every client: a
+ * write lock conflicts with any other owner's lock on an overlapping
+ * range, a read lock with another owner's write lock. An owner's own
+ * ranges merge and split as POSIX locks do. Blocking lock types are
+ * taken as their non-blocking ones (the client polls on DENIED). Locks
+ * live only here: local processes on the server do not see them. */
+
+/* A conflicting lock, as LOCK4denied tells it. */
+struct nfs4_lock_denied {
+	uint64_t offset, length;
+	uint32_t type;              /* READ_LT or WRITE_LT */
+	clientid4 clientid;
+	uint32_t owner_len;
+	uint8_t owner[NFS4_OPAQUE_LIMIT];
+};
+
+struct nfs4_lock_args {
+	uint32_t type;              /* READ_LT, WRITE_LT, READW_LT, WRITEW_LT */
+	uint64_t offset, length;    /* length NFS4_UINT64_MAX: to the end */
+	bool new_owner;             /* open_to_lock_owner4 */
+	const struct stateid4 *sid; /* the open stateid (new owner) or the lock stateid */
+	uint32_t seqid;             /* open_seqid (new owner) or lock_seqid */
+	uint32_t lock_seqid;        /* new owner: its first seqid */
+	clientid4 clientid;         /* new owner: its client */
+	const uint8_t *owner;       /* new owner: its name */
+	uint32_t owner_len;
+};
+
+/* Most ranges one lock stateid holds (each LOCK may split one in two). */
+#define NFS4_LOCK_RANGES_MAX 4096u
+
+/*
+ * nfs4_state_lock - LOCK on file @f: the seqid of the owner it names
+ * checked (minor version 0; q->replay as for the others), the lock
+ * stateid found or made, the range locked unless another owner's lock
+ * conflicts (@denied says which). @q holds the owner whose seqid was
+ * checked, for nfs4_state_seq_end, whatever the status.
+ * Return values: NFS4_OK (@out the lock stateid); NFS4ERR_DENIED;
+ * NFS4ERR_INVAL (a length of 0, or a range past 2^64 - 1); the stateid and
+ * seqid errors of nfs4_state_seqid_begin; NFS4ERR_RESOURCE.
+ */
+enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f,
+			      const struct nfs4_lock_args *a, bool minor0, struct nfs4_seq *q,
+			      struct stateid4 *out, struct nfs4_lock_denied *denied);
+
+/*
+ * nfs4_state_locku - LOCKU of the range on file @f with lock stateid
+ * @sid and the lock-owner's @seqid; unlocking what is not locked is no
+ * error. Return values: as nfs4_state_lock's, DENIED aside.
+ */
+enum nfsstat4 nfs4_state_locku(struct nfs4_state *t, const struct nfs4_file_id *f,
+			       const struct stateid4 *sid, uint32_t seqid, uint64_t offset,
+			       uint64_t length, bool minor0, struct nfs4_seq *q,
+			       struct stateid4 *out);
+
+/*
+ * nfs4_state_lockt - LOCKT: would lock-owner (@clientid, @owner) get the
+ * range on @f? Return values: NFS4_OK; NFS4ERR_DENIED (@denied);
+ * NFS4ERR_INVAL.
+ */
+enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *f,
+			       clientid4 clientid, const uint8_t *owner, uint32_t len,
+			       uint32_t type, uint64_t offset, uint64_t length,
+			       struct nfs4_lock_denied *denied);
+
+/*
+ * nfs4_state_release_lockowner - RELEASE_LOCKOWNER: forget lock-owner
+ * (@clientid, @owner) and its stateids.
+ * Return values: NFS4_OK (also for an owner never seen);
+ * NFS4ERR_LOCKS_HELD while it holds a lock.
+ */
+enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clientid,
+					   const uint8_t *owner, uint32_t len);
+
 /* Drop every owner and stateid of @clientid (gone, or replaced by a new
  * instance of the same client). */
 void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);
 
-/* Stateids of @clientid (open ones), for DESTROY_CLIENTID and tests. */
+/* Stateids of @clientid, for DESTROY_CLIENTID and tests. */
 uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid);
 
 /* Is @sid the anonymous stateid (all zeros)? */

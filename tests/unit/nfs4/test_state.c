@@ -86,6 +86,134 @@ static enum nfsstat4 io(const struct stateid4 *sid, const struct nfs4_file_id *f
 	return nfs4_state_check_io(t, sid, f, w, !m1, &cid);
 }
 
+
+/* LOCK (minor version 1 unless @m0): a new lock-owner @lo from open
+ * stateid @open, or (@lo NULL) the lock stateid @open. */
+static enum nfsstat4 lock_(clientid4 cid, const char *lo, const struct stateid4 *open,
+			   uint32_t seqid, bool m0, uint32_t type, uint64_t off, uint64_t len,
+			   struct stateid4 *out, struct nfs4_lock_denied *d, bool *replayed)
+{
+	static struct nfs4_seq q;
+	struct nfs4_lock_args a = {
+		.type = type, .offset = off, .length = len, .new_owner = lo != NULL,
+		.sid = open, .seqid = seqid, .lock_seqid = 0, .clientid = cid,
+		.owner = (const uint8_t *)lo, .owner_len = lo ? (uint32_t)strlen(lo) : 0,
+	};
+	enum nfsstat4 st = nfs4_state_lock(t, &F1, &a, m0, &q, out, d);
+
+	*replayed = q.replay;
+	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"LOCKRES!", 8);
+	return st;
+}
+
+static enum nfsstat4 locku_(const struct stateid4 *sid, uint64_t off, uint64_t len,
+			    struct stateid4 *out)
+{
+	static struct nfs4_seq q;
+	enum nfsstat4 st = nfs4_state_locku(t, &F1, sid, 0, off, len, false, &q, out);
+
+	nfs4_state_seq_end(t, &q, st, NULL, 0);
+	return st;
+}
+
+static enum nfsstat4 lockt_(clientid4 cid, const char *lo, uint32_t type, uint64_t off,
+			    uint64_t len, struct nfs4_lock_denied *d)
+{
+	return nfs4_state_lockt(t, &F1, cid, (const uint8_t *)lo, (uint32_t)strlen(lo), type,
+				off, len, d);
+}
+
+static void locks(void)
+{
+	struct stateid4 o1, o2, l1, l2, x;
+	struct nfs4_lock_denied d;
+	enum nfsstat4 st;
+	bool confirm, rep;
+
+	ok(open_(10, "open10", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && open_(11, "open11", 0, true, &F1, OPEN4_SHARE_ACCESS_READ, 0, &o2,
+			    &confirm, &rep) == NFS4_OK, "two clients open one file");
+	st = lock_(10, "lk1", &o1, 0, false, WRITE_LT, 0, 100, &l1, &d, &rep);
+	ok(st == NFS4_OK && l1.seqid == 1, "LOCK write [0, 100) by a new lock-owner: seqid 1");
+	memset(&d, 0, sizeof(d));
+	st = lock_(11, "lk2", &o2, 0, false, READ_LT, 50, 10, &l2, &d, &rep);
+	ok(st == NFS4ERR_DENIED && d.offset == 0 && d.length == 100 && d.type == WRITE_LT &&
+	   d.clientid == 10 && d.owner_len == 3 && memcmp(d.owner, "lk1", 3) == 0,
+	   "another client's read lock inside it: DENIED, with the holder's range and owner");
+	ok(lockt_(11, "lk2", READ_LT, 100, 10, &d) == NFS4_OK,
+	   "LOCKT just past the range: OK");
+	ok(lockt_(11, "lk2", WRITE_LT, 99, 1, &d) == NFS4ERR_DENIED, "LOCKT of its last byte: DENIED");
+	ok(lockt_(10, "lk1", WRITE_LT, 0, 100, &d) == NFS4_OK, "LOCKT by the holder itself: OK");
+	ok(lockt_(11, "lk2", READ_LT, 0, 0, &d) == NFS4ERR_INVAL, "length 0: INVAL");
+	ok(lockt_(11, "lk2", READ_LT, 10, NFS4_UINT64_MAX - 5, &d) == NFS4ERR_INVAL,
+	   "a range past 2^64 - 1: INVAL");
+	ok(io(&l1, &F1, true, true) == NFS4_OK, "WRITE with the lock stateid (a read/write open)");
+	st = locku_(&l1, 0, 50, &x);
+	ok(st == NFS4_OK && x.seqid == 2, "LOCKU of [0, 50): seqid 2");
+	ok(lockt_(11, "lk2", WRITE_LT, 0, 50, &d) == NFS4_OK &&
+	   lockt_(11, "lk2", READ_LT, 50, 1, &d) == NFS4ERR_DENIED,
+	   "[0, 50) free, [50, 100) still held");
+	st = lock_(10, NULL, &x, 0, false, READ_LT, 60, 10, &l1, &d, &rep);
+	ok(st == NFS4_OK, "the holder turns [60, 70) into a read lock (a split)");
+	ok(lockt_(11, "lk2", READ_LT, 60, 10, &d) == NFS4_OK &&
+	   lockt_(11, "lk2", READ_LT, 59, 2, &d) == NFS4ERR_DENIED &&
+	   lockt_(11, "lk2", READ_LT, 70, 1, &d) == NFS4ERR_DENIED,
+	   "... reads of [60, 70) pass, its write neighbours still conflict");
+	st = lock_(11, "lk2", &o2, 0, false, READ_LT, 62, 5, &l2, &d, &rep);
+	ok(st == NFS4_OK, "the other client's read lock there: OK (the owner sent as new again)");
+	ok(io(&l2, &F1, true, true) == NFS4ERR_OPENMODE,
+	   "WRITE with a lock stateid of a read-only open: OPENMODE");
+	ok(nfs4_state_release_lockowner(t, 10, (const uint8_t *)"lk1", 3) == NFS4ERR_LOCKS_HELD,
+	   "RELEASE_LOCKOWNER while it holds locks: LOCKS_HELD");
+	ok(locku_(&l1, 0, NFS4_UINT64_MAX, &x) == NFS4_OK &&
+	   nfs4_state_release_lockowner(t, 10, (const uint8_t *)"lk1", 3) == NFS4_OK,
+	   "unlocked to the end, then released: OK");
+	ok(io(&x, &F1, false, true) == NFS4ERR_BAD_STATEID, "its lock stateid is gone");
+	st = lock_(10, "lk3", &o1, 0, false, WRITE_LT, 0, NFS4_UINT64_MAX, &l1, &d, &rep);
+	ok(st == NFS4ERR_DENIED && d.offset == 62 && d.length == 5 && d.type == READ_LT,
+	   "a write lock of the whole file: DENIED by the read lock [62, 67)");
+	{
+		static struct nfs4_seq q;
+
+		ok(nfs4_state_seqid_begin(t, &o2, &F1, 0, false, false, &q) == NFS4_OK &&
+		   nfs4_state_close(t, &o2, false, &x) == NFS4_OK, "CLOSE of the read open ...");
+		nfs4_state_seq_end(t, &q, NFS4_OK, NULL, 0);
+	}
+	ok(lockt_(10, "lk3", WRITE_LT, 0, NFS4_UINT64_MAX, &d) == NFS4_OK &&
+	   io(&l2, &F1, false, true) == NFS4ERR_BAD_STATEID,
+	   "... takes its locks and their stateid with it");
+	nfs4_state_purge_client(t, 10);
+	nfs4_state_purge_client(t, 11);
+	ok(nfs4_state_client_count(t, 10) + nfs4_state_client_count(t, 11) == 0,
+	   "both clients purged");
+}
+
+/* Minor version 0: a LOCK's replay, and its seqid rules. */
+static void locks40(void)
+{
+	struct stateid4 o, l, x;
+	struct nfs4_lock_denied d;
+	enum nfsstat4 st;
+	bool confirm, rep;
+	char replay[64];
+
+	st = open_(20, "o40", 1, false, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &o, &confirm, &rep);
+	ok(st == NFS4_OK && seqop('c', &o, 2, false, 0, 0, &o, replay) == NFS4_OK,
+	   "4.0: open and confirm");
+	st = lock_(20, "l40", &o, 3, true, WRITE_LT, 0, 10, &l, &d, &rep);
+	ok(st == NFS4_OK && !rep, "4.0 LOCK by a new lock-owner (open seqid 3)");
+	st = lock_(20, "l40", &o, 3, true, WRITE_LT, 0, 10, &x, &d, &rep);
+	ok(st == NFS4_OK && rep, "the same LOCK again: a replay");
+	st = lock_(20, NULL, &l, 1, true, WRITE_LT, 20, 10, &x, &d, &rep);
+	ok(st == NFS4_OK && !rep && x.seqid == 2, "the lock-owner's next LOCK (lock seqid 1)");
+	st = lock_(20, NULL, &x, 5, true, WRITE_LT, 40, 10, &x, &d, &rep);
+	ok(st == NFS4ERR_BAD_SEQID, "a lock seqid ahead: BAD_SEQID");
+	st = lock_(21, "l40", &o, 4, true, WRITE_LT, 0, 10, &x, &d, &rep);
+	ok(st == NFS4ERR_BAD_STATEID, "4.0: a lock-owner of another client than the open's: "
+	   "BAD_STATEID");
+	nfs4_state_purge_client(t, 20);
+}
+
 int main(void)
 {
 	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
@@ -230,6 +358,9 @@ int main(void)
 	ok(nfs4_state_client_count(t, 1) == 0 && io(&a2, &F1, false, false) ==
 	   NFS4ERR_BAD_STATEID, "purging client 1: its stateids are gone");
 	ok(io(&anon, &F1, true, false) == NFS4_OK, "... and so are its denies");
+
+	locks();
+	locks40();
 
 	/* ---- the per-client bound ---- */
 	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {

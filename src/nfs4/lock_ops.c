@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * LOCK, LOCKT, LOCKU, RELEASE_LOCKOWNER (RFC 7530 sections 16.10-16.12,
+ * 16.37; RFC 8881 18.10-18.12) on the lock state of state.h.
+ *
+ * DESIGN
+ * - Conflicts between NFS clients are decided by the state table alone;
+ *   the locks are not taken on the file system, so processes on the
+ *   server do not see them (OFD locks through the backend would).
+ * - A reclaim (LOCK's reclaim flag) outside a grace period, which never
+ *   exists yet, is NO_GRACE, as knfsd answers.
+ * - LOCK and LOCKU are seqid-bearing: their results are kept for a
+ *   replay by the COMPOUND, as OPEN's (c->seq). A DENIED result carries
+ *   the conflicting owner, copied into the request's arena until the
+ *   result is encoded.
+ * - In minor version 1 the lock-owner's client is the session's.
+ */
+#include <string.h>
+
+#include "nfs4/internal.h"
+
+/* The current filehandle as a file that may hold locks. */
+static enum nfsstat4 lock_file(const struct nfs4_compound *c, struct nfs4_file_id *f)
+{
+	const struct export_obj *o = &c->cur.o;
+
+	if (c->cur.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->cur.kind == NFS4_FH_PSEUDO)
+		return NFS4ERR_ISDIR;
+	if (!o->have_st)
+		return NFS4ERR_IO;
+	if (S_ISDIR(o->st.st_mode))
+		return NFS4ERR_ISDIR;
+	if (!S_ISREG(o->st.st_mode))
+		return NFS4ERR_INVAL;
+	nfs4_file_id_of(o, f);
+	return NFS4_OK;
+}
+
+/* @d into LOCK4denied @out, its owner kept in the request's arena. */
+static enum nfsstat4 denied_out(struct nfs4_compound *c, const struct nfs4_lock_denied *d,
+				struct LOCK4denied *out)
+{
+	uint8_t *owner = xdr_arena_alloc(&c->req->arena, d->owner_len ? d->owner_len : 1);
+
+	if (!owner)
+		return NFS4ERR_RESOURCE;
+	memcpy(owner, d->owner, d->owner_len);
+	out->offset = d->offset;
+	out->length = d->length;
+	out->locktype = (enum nfs_lock_type4)d->type;
+	out->owner.clientid = d->clientid;
+	out->owner.owner.data = owner;
+	out->owner.owner.len = d->owner_len;
+	return NFS4ERR_DENIED;
+}
+
+/* The client of a lock-owner named in the arguments (LOCKT,
+ * RELEASE_LOCKOWNER): minor version 0's must be confirmed and live (its
+ * lease renewed); 4.1's is the session's. */
+static enum nfsstat4 owner_client(struct nfs4_compound *c, clientid4 given, clientid4 *out)
+{
+	if (c->minorversion > 0) {
+		*out = c->clientid;
+		return c->sequenced ? NFS4_OK : NFS4ERR_OP_NOT_IN_SESSION;
+	}
+	*out = given;
+	return nfs4_client_renew(given);
+}
+
+enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			struct nfs_resop4 *r)
+{
+	const struct LOCK4args *la = &a->u.oplock;
+	struct LOCK4res *res = &r->u.oplock;
+	struct nfs4_lock_args args = {
+		.type = la->locktype, .offset = la->offset, .length = la->length,
+		.new_owner = la->locker.new_lock_owner,
+	};
+	struct nfs4_lock_denied *d;
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+
+	st = lock_file(c, &f);
+	if (st != NFS4_OK)
+		return res->status = st;
+	if (la->reclaim)
+		return res->status = NFS4ERR_NO_GRACE;
+	if (args.new_owner) {
+		const struct open_to_lock_owner4 *o = &la->locker.u.open_owner;
+
+		args.sid = &o->open_stateid;
+		args.seqid = o->open_seqid;
+		args.lock_seqid = o->lock_seqid;
+		args.clientid = o->lock_owner.clientid;
+		args.owner = o->lock_owner.owner.data;
+		args.owner_len = o->lock_owner.owner.len;
+		if (c->minorversion == 0 && (st = nfs4_client_renew(args.clientid)) != NFS4_OK)
+			return res->status = st;
+	} else {
+		args.sid = &la->locker.u.lock_owner.lock_stateid;
+		args.seqid = la->locker.u.lock_owner.lock_seqid;
+	}
+	d = xdr_arena_alloc(&c->req->arena, sizeof(*d));
+	if (!d)
+		return res->status = NFS4ERR_RESOURCE;
+	st = nfs4_state_lock(nfs4_states, &f, &args, c->minorversion == 0, &c->seq,
+			     &res->u.resok4.lock_stateid, d);
+	if (st == NFS4_OK && c->seq.replay)
+		return res->status = nfs4_replay(c);
+	if (st == NFS4ERR_DENIED)
+		st = denied_out(c, d, &res->u.denied);
+	return res->status = st;
+}
+
+enum nfsstat4 nfs4_lockt(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			 struct nfs_resop4 *r)
+{
+	const struct LOCKT4args *la = &a->u.oplockt;
+	struct LOCKT4res *res = &r->u.oplockt;
+	struct nfs4_lock_denied *d;
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+	clientid4 cid;
+
+	st = lock_file(c, &f);
+	if (st == NFS4_OK)
+		st = owner_client(c, la->owner.clientid, &cid);
+	if (st != NFS4_OK)
+		return res->status = st;
+	d = xdr_arena_alloc(&c->req->arena, sizeof(*d));
+	if (!d)
+		return res->status = NFS4ERR_RESOURCE;
+	st = nfs4_state_lockt(nfs4_states, &f, cid, la->owner.owner.data, la->owner.owner.len,
+			      la->locktype, la->offset, la->length, d);
+	if (st == NFS4ERR_DENIED)
+		st = denied_out(c, d, &res->u.denied);
+	return res->status = st;
+}
+
+enum nfsstat4 nfs4_locku(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			 struct nfs_resop4 *r)
+{
+	const struct LOCKU4args *la = &a->u.oplocku;
+	struct LOCKU4res *res = &r->u.oplocku;
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+
+	st = lock_file(c, &f);
+	if (st == NFS4_OK && la->locktype != READ_LT && la->locktype != WRITE_LT &&
+	    la->locktype != READW_LT && la->locktype != WRITEW_LT)
+		st = NFS4ERR_INVAL;
+	if (st != NFS4_OK)
+		return res->status = st;
+	st = nfs4_state_locku(nfs4_states, &f, &la->lock_stateid, la->seqid, la->offset,
+			      la->length, c->minorversion == 0, &c->seq, &res->u.lock_stateid);
+	if (st == NFS4_OK && c->seq.replay)
+		return res->status = nfs4_replay(c);
+	return res->status = st;
+}
+
+enum nfsstat4 nfs4_release_lockowner(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				     struct nfs_resop4 *r)
+{
+	const lock_owner4 *lo = &a->u.oprelease_lockowner.lock_owner;
+	enum nfsstat4 st;
+
+	if (c->minorversion > 0)
+		return r->u.oprelease_lockowner.status = NFS4ERR_NOTSUPP;
+	st = nfs4_client_renew(lo->clientid);
+	if (st == NFS4_OK)
+		st = nfs4_state_release_lockowner(nfs4_states, lo->clientid, lo->owner.data,
+						  lo->owner.len);
+	return r->u.oprelease_lockowner.status = st;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What state.c (owners, open stateids, seqids) and state_lock.c (lock
+ * stateids and byte ranges) share: the table's structures and the
+ * helpers both call with the table's lock held.
+ */
+#ifndef NFSX_NFS4_STATE_INTERNAL_H
+#define NFSX_NFS4_STATE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "nfs4/state.h"
+
+#define BUCKETS (1u << 16)
+
+struct stid;
+
+/* A client's share of the table: its owners, and the counts bounded per client. */
+struct client {
+	struct client *hnext;
+	clientid4 id;
+	struct nfs4_owner *owners;
+	uint32_t nowners, nstids;
+};
+
+enum { OWNER_OPEN, OWNER_LOCK };
+
+struct nfs4_owner {
+	struct nfs4_owner *hnext;   /* chain of the (clientid, kind, owner) hash */
+	struct nfs4_owner *cnext;   /* the client's owners, newest first */
+	struct client *cl;
+	struct stid *stids;         /* its stateids (snext) */
+	uint32_t refs;              /* seqid-bearing calls holding it */
+	uint8_t kind;               /* OWNER_OPEN or OWNER_LOCK */
+	uint32_t seqid;             /* the last one accepted */
+	bool confirmed;
+	bool fresh;                 /* no seqid accepted yet */
+	struct stid *closed;        /* its last CLOSE's stateid, for a replay */
+	uint32_t reply_len;         /* 0: no result kept */
+	uint32_t fh_len;
+	uint8_t *reply;             /* NFS4_REPLAY_MAX, then the handle */
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct file {
+	struct file *hnext;
+	struct nfs4_file_id id;
+	struct stid *opens;         /* (fnext) */
+	struct stid *locks;         /* lock stateids (fnext) */
+};
+
+/* A byte range locked, @end inclusive (a lock to the end of the file
+ * ends at UINT64_MAX). */
+struct range {
+	struct range *next;         /* in order of start */
+	uint64_t start, end;
+	uint32_t type;              /* READ_LT or WRITE_LT */
+};
+
+struct stid {
+	struct stid *hnext;         /* chain of the id hash */
+	struct stid *snext;         /* the owner's stateids */
+	struct stid *fnext;         /* the file's opens, or its locks */
+	uint64_t id;
+	uint32_t seqid;
+	uint8_t access, deny;       /* OPEN4_SHARE_* in force */
+	uint8_t access_bmap, deny_bmap;  /* 1 << each mode asked */
+	bool closed;                /* only its owner's closed one (f NULL) */
+	bool lock;                  /* a lock stateid (else an open one) */
+	struct nfs4_owner *ow;
+	struct file *f;
+	struct stid *open;          /* a lock stateid's open */
+	struct range *ranges;       /* a lock stateid's ranges */
+};
+
+struct nfs4_state {
+	pthread_mutex_t lock;
+	uint32_t tag;
+	uint64_t next_id;
+	uint32_t nstids, nowners;
+	struct client *clients[BUCKETS];
+	struct nfs4_owner *owners[BUCKETS];
+	struct file *files[BUCKETS];
+	struct stid *stids[BUCKETS];
+};
+
+
+uint32_t state_hash(uint64_t x);
+struct client *state_client_get(struct nfs4_state *t, clientid4 id, bool make);
+/* Find or (@make) make the owner (@cid, @kind, @d of @len bytes); *@err
+ * says why not. */
+struct nfs4_owner *state_owner_get(struct nfs4_state *t, clientid4 cid, uint8_t kind,
+				   const uint8_t *d, uint32_t len, bool make,
+				   enum nfsstat4 *err);
+void state_owner_free(struct nfs4_state *t, struct nfs4_owner *o);
+struct file *state_file_get(struct nfs4_state *t, const struct nfs4_file_id *id, bool make);
+/* Free @f once no stateid is on it. */
+void state_file_put(struct nfs4_state *t, struct file *f);
+/* A new stateid of owner @o on file @f, or NULL past the bounds (*@err). */
+struct stid *state_stid_new(struct nfs4_state *t, struct nfs4_owner *o, struct file *f,
+			    enum nfsstat4 *err);
+void state_stid_drop(struct nfs4_state *t, struct stid *s);
+void state_stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out);
+enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid,
+				struct stid **out);
+enum nfsstat4 state_stid_open(struct nfs4_state *t, const struct stateid4 *sid,
+			      struct stid **out);
+enum nfsstat4 state_stid_seqid(const struct stid *s, const struct stateid4 *sid, bool minor0);
+enum nfsstat4 state_seq_check(struct nfs4_owner *o, uint32_t seqid, struct nfs4_seq *q);
+void state_hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
+		uint32_t seqid, bool minor0);
+bool state_busy(const struct nfs4_owner *o, bool minor0);
+void state_seq_reset(struct nfs4_seq *q);
+/* Drop the lock stateids on @open's file that came from @open (state_lock.c). */
+void state_locks_of_open_drop(struct nfs4_state *t, struct stid *open);
+/* Free a lock stateid's ranges (state_lock.c). */
+void state_ranges_free(struct stid *s);
+
+#endif
