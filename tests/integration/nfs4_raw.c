@@ -265,12 +265,8 @@ long v4_walk(int fd, const char *path, struct v4_fh *fh)
 	v4_res_init(&s);
 	if (v4_call(fd, ops, n, &s)) {
 		st = s.status;
-		if (st == NFS4_OK && s.nops == n) {
-			const nfs_fh4 *o = &s.ops[n - 1].u.opgetfh.u.resok4.object;
-
-			fh->len = o->len;
-			memcpy(fh->d, o->data, o->len);
-		}
+		if (st == NFS4_OK && s.nops == n)
+			v4_fh_of_res(&s, n - 1, fh);
 	} else {
 		v4_diag(&s);
 	}
@@ -557,4 +553,29 @@ void v4op_setattr(struct nfs_argop4 *a, uint32_t seqid, const uint8_t *other,
 		memcpy(a->u.opsetattr.stateid.other, other,
 		       sizeof(a->u.opsetattr.stateid.other));
 	v4_fattr(f, &a->u.opsetattr.obj_attributes);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+bool v4_fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
+{
+	const nfs_fh4 *o;
+
+	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
+	    s->ops[i].u.opgetfh.status != NFS4_OK)
+		return false;
+	o = &s->ops[i].u.opgetfh.u.resok4.object;
+	if (o->len > sizeof(fh->d))
+		return false;
+	fh->len = o->len;
+	memcpy(fh->d, o->data, o->len);
+	return true;
+}
+
+bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
+{
+	if (i >= s->nops || s->ops[i].resop != OP_GETATTR ||
+	    s->ops[i].u.opgetattr.status != NFS4_OK)
+		return false;
+	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
 }

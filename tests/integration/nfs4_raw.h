@@ -167,4 +167,21 @@ static inline bool v4_has(const uint32_t w[3], unsigned int n)
 	return n < 96 && (w[n / 32] >> (n % 32) & 1);
 }
 
+/* ---- results ---------------------------------------------------------- */
+
+/*
+ * v4_fh_of_res - the handle GETFH returned as result @i of @s.
+ * Return values: true with @fh filled; false when result @i is not a
+ * GETFH that succeeded.
+ */
+bool v4_fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh);
+
+/*
+ * v4_attrs_of_res - the attributes GETATTR returned as result @i of @s,
+ * decoded by v4_attrs_decode().
+ * Return values: true with @a filled; false when result @i is not a
+ * GETATTR that succeeded or its attributes do not decode.
+ */
+bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a);
+
 #endif

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,26 +24,10 @@
 #include <unistd.h>
 
 #include "nfs4_raw.h"
+#include "tap.h"
 
-static int tap_n, tap_fail;
 static const char *base;
 static int fd;
-
-static bool ok(bool c, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	printf("%s %d - ", c ? "ok" : "not ok", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!c)
-		tap_fail++;
-	fflush(stdout);
-	return c;
-}
 
 static char *path_of(const char *rel)
 {
@@ -59,27 +42,6 @@ static char *path_of(const char *rel)
 static bool fh_eq(const struct v4_fh *a, const struct v4_fh *b)
 {
 	return a->len == b->len && memcmp(a->d, b->d, a->len) == 0;
-}
-
-static bool fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
-{
-	const nfs_fh4 *o;
-
-	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
-	    s->ops[i].u.opgetfh.status != NFS4_OK)
-		return false;
-	o = &s->ops[i].u.opgetfh.u.resok4.object;
-	fh->len = o->len;
-	memcpy(fh->d, o->data, o->len);
-	return true;
-}
-
-static bool attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
-{
-	if (i >= s->nops || s->ops[i].resop != OP_GETATTR ||
-	    s->ops[i].u.opgetattr.status != NFS4_OK)
-		return false;
-	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
 }
 
 /* COMPOUND of @n ops: the reply decoded, its status @st and @nres results. */
@@ -124,7 +86,7 @@ static bool getattr_fh(const struct v4_fh *fh, uint32_t *w, uint32_t nw,
 	v4op_putfh(&ops[0], fh);
 	v4op_getattr(&ops[1], w, nw);
 	v4_res_init(&s);
-	r = expect(&s, ops, 2, NFS4_OK, 2) && attrs_of_res(&s, 1, a);
+	r = expect(&s, ops, 2, NFS4_OK, 2) && v4_attrs_of_res(&s, 1, a);
 	v4_res_free(&s);
 	return r;
 }
@@ -275,13 +237,13 @@ static void test_pseudo(void)
 	v4op_putfh(&ops[0], &fh_a);
 	v4op_lookup(&ops[1], "exp1");
 	v4op_simple(&ops[2], OP_GETFH);
-	ok(expect(&s, ops, 3, NFS4_OK, 3) && fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_e1),
+	ok(expect(&s, ops, 3, NFS4_OK, 3) && v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_e1),
 	   "PUTFH of a pseudo directory's handle, LOOKUP exp1: exp1's handle");
 
 	v4op_putfh(&ops[0], &fh_e1);
 	v4op_simple(&ops[1], OP_LOOKUPP);
 	v4op_simple(&ops[2], OP_GETFH);
-	ok(expect(&s, ops, 3, NFS4_OK, 3) && fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
+	ok(expect(&s, ops, 3, NFS4_OK, 3) && v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
 	   "LOOKUPP from exp1's root: the pseudo parent's handle");
 	v4op_simple(&ops[0], OP_PUTROOTFH);
 	v4op_simple(&ops[1], OP_LOOKUPP);
@@ -299,7 +261,7 @@ static void test_pseudo(void)
 	/* RFC 7530 5.8.2.19: an export's root has as mounted_on_fileid the
 	 * fileid of the directory it covers, here the pseudo file system's
 	 * node "exp1" in "a", which a client sees only in a's listing */
-	got = expect(&s, ops, 3, NFS4_OK, 3) && attrs_of_res(&s, 2, &b);
+	got = expect(&s, ops, 3, NFS4_OK, 3) && v4_attrs_of_res(&s, 2, &b);
 	st = list_dir(&fh_a, 8192, &l);
 	ok(got && v4_has(b.mask, FATTR4_MOUNTED_ON_FILEID) && b.mounted_on_fileid != 0 &&
 	   st == NFS4_OK && l.n == 1 && count_name(&l, "exp1") == 1 &&
@@ -350,14 +312,14 @@ static void test_fh_rules(void)
 	v4op_lookup(&ops[2], "f");
 	v4op_simple(&ops[3], OP_RESTOREFH);
 	v4op_simple(&ops[4], OP_GETFH);
-	ok(expect(&s, ops, 5, NFS4_OK, 5) && fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_e1),
+	ok(expect(&s, ops, 5, NFS4_OK, 5) && v4_fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_e1),
 	   "SAVEFH, LOOKUP, RESTOREFH: the saved object again");
 	v4op_putfh(&ops[0], &fh_f);
 	v4op_simple(&ops[1], OP_SAVEFH);
 	v4op_simple(&ops[2], OP_PUTROOTFH);
 	v4op_simple(&ops[3], OP_RESTOREFH);
 	v4op_simple(&ops[4], OP_GETFH);
-	ok(expect(&s, ops, 5, NFS4_OK, 5) && fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_f),
+	ok(expect(&s, ops, 5, NFS4_OK, 5) && v4_fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_f),
 	   "SAVEFH of a file, PUTROOTFH, RESTOREFH: the file");
 
 	memset(&x, 0x5a, sizeof(x));
@@ -408,8 +370,8 @@ static void test_fh_rules(void)
 	v4op_lookup(&ops[1], "l");
 	v4op_getattr(&ops[2], w, nw);
 	v4op_simple(&ops[3], OP_GETFH);
-	ok(expect(&s, ops, 4, NFS4_OK, 4) && attrs_of_res(&s, 2, &a) && a.type == NF4LNK &&
-	   fh_of_res(&s, 3, &fh_l), "LOOKUP of a symlink does not follow it: NF4LNK");
+	ok(expect(&s, ops, 4, NFS4_OK, 4) && v4_attrs_of_res(&s, 2, &a) && a.type == NF4LNK &&
+	   v4_fh_of_res(&s, 3, &fh_l), "LOOKUP of a symlink does not follow it: NF4LNK");
 	v4op_lookup(&ops[0], "x");
 	ok(on_fh(&fh_l, &ops[0]) == NFS4ERR_SYMLINK, "LOOKUP in a symlink: SYMLINK");
 	v4op_putfh(&ops[0], &fh_l);
@@ -577,7 +539,7 @@ static void test_getattr(void)
 	nw = v4_bits(w, FATTR4_TYPE, 95, -1);
 	w[3] = 0x10;
 	v4op_getattr(&ops[1], w, 4);
-	ok(expect(&s, ops, 2, NFS4_OK, 2) && attrs_of_res(&s, 1, &a) &&
+	ok(expect(&s, ops, 2, NFS4_OK, 2) && v4_attrs_of_res(&s, 1, &a) &&
 	   a.mask[0] == (1u << FATTR4_TYPE) && a.mask[1] == 0 && a.mask[2] == 0 &&
 	   s.ops[1].u.opgetattr.u.resok4.obj_attributes.attrmask.len <= 3,
 	   "bits the server does not know are left out of the answer");
@@ -768,7 +730,7 @@ static void test_secinfo(void)
 	v4op_simple(&ops[2], OP_GETFH);
 	ok(expect(&s, ops, 3, NFS4_OK, 3) && s.ops[1].resop == OP_SECINFO &&
 	   (k = &s.ops[1].u.opsecinfo.u.resok4, k->len == 1 && k->val[0].flavor == 1) &&
-	   fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
+	   v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
 	   "SECINFO of an export in a pseudo directory: AUTH_SYS, the current filehandle kept");
 	v4_res_free(&s);
 	v4_res_init(&s);
@@ -801,7 +763,7 @@ static void test_fsid0(uint16_t port0)
 	v4op_simple(&ops[0], OP_PUTROOTFH);
 	v4op_getattr(&ops[1], w, nw);
 	ok(stat(path_of("a/exp1"), &st) == 0 && expect(&s, ops, 2, NFS4_OK, 2) &&
-	   attrs_of_res(&s, 1, &a) && a.type == NF4DIR && a.fileid == (uint64_t)st.st_ino,
+	   v4_attrs_of_res(&s, 1, &a) && a.type == NF4DIR && a.fileid == (uint64_t)st.st_ino,
 	   "with an fsid=0 export, PUTROOTFH is that export's root (fileid is its inode)");
 	v4op_lookup(&ops[1], "f");
 	v4op_simple(&ops[2], OP_GETFH);
@@ -834,6 +796,5 @@ int main(int argc, char **argv)
 	test_secinfo();
 	test_fsid0((uint16_t)atoi(argv[2]));
 	close(fd);
-	printf("1..%d\n", tap_n);
-	return tap_fail ? 1 : 0;
+	return tap_done();
 }

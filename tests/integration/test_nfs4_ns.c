@@ -11,7 +11,6 @@
  *
  *   test_nfs4_ns PORT BASE
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,26 +22,10 @@
 
 #include "nfs3_raw.h"
 #include "nfs4_raw.h"
+#include "tap.h"
 
-static int tap_n, tap_fail;
 static const char *base;
 static int fd;
-
-static bool ok(bool c, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	printf("%s %d - ", c ? "ok" : "not ok", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!c)
-		tap_fail++;
-	fflush(stdout);
-	return c;
-}
 
 static char *path_of(const char *rel)
 {
@@ -52,27 +35,6 @@ static char *path_of(const char *rel)
 	i = (i + 1) % 8;
 	snprintf(b[i], sizeof(b[i]), "%s/%s", base, rel);
 	return b[i];
-}
-
-static bool fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
-{
-	const nfs_fh4 *o;
-
-	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
-	    s->ops[i].u.opgetfh.status != NFS4_OK)
-		return false;
-	o = &s->ops[i].u.opgetfh.u.resok4.object;
-	fh->len = o->len;
-	memcpy(fh->d, o->data, o->len);
-	return true;
-}
-
-static bool attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
-{
-	if (i >= s->nops || s->ops[i].resop != OP_GETATTR ||
-	    s->ops[i].u.opgetattr.status != NFS4_OK)
-		return false;
-	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
 }
 
 /* COMPOUND of @n ops as @uid/@gid: the reply's status (-1 on no or odd
@@ -215,7 +177,7 @@ static void create_ok(const char *what, const struct nfs_argop4 *cr, const char 
 	   "CREATE %s: the server's object is there with mode %o (got %o)", what,
 	   (unsigned)mode, (unsigned)(st.st_mode & 07777));
 	memset(&a, 0, sizeof(a));
-	got = fh_of_res(&s, 2, &fh) && attrs_of_res(&s, 3, &a);
+	got = v4_fh_of_res(&s, 2, &fh) && v4_attrs_of_res(&s, 3, &a);
 	ok(got && a.type == type && a.fileid == (uint64_t)st.st_ino && a.mode == mode,
 	   "CREATE %s: the new object is the current filehandle (GETATTR type %u, fileid)",
 	   what, a.type);
@@ -556,7 +518,7 @@ static void test_link(void)
 	v4op_link(&ops[3], "lf2");
 	v4op_simple(&ops[4], OP_RESTOREFH);
 	v4op_getattr(&ops[5], w, nw);
-	ok(call(ops, 6, &s) == NFS4_OK && s.nops == 6 && attrs_of_res(&s, 5, &a) &&
+	ok(call(ops, 6, &s) == NFS4_OK && s.nops == 6 && v4_attrs_of_res(&s, 5, &a) &&
 	   a.numlinks == 2, "LINK: OK, the file's numlinks is 2 (GETATTR after RESTOREFH)");
 	ok(stat(path_of("rw/lf"), &st) == 0 && stat(path_of("rw/d2/lf2"), &st2) == 0 &&
 	   st.st_ino == st2.st_ino && st.st_nlink == 2, "LINK: the same inode on the server");
@@ -842,7 +804,7 @@ static void test_change(void)
 	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2 ||
 	    maj < 6 || (maj == 6 && min < 13)) {
 		printf("ok %d # SKIP change on every change: Linux %s has no multigrain "
-		       "timestamps\n", ++tap_n, u.release);
+		       "timestamps\n", ++tap__n, u.release);
 		return;
 	}
 	nw = v4_bits(w, FATTR4_CHANGE, -1);
@@ -858,9 +820,7 @@ static void test_change(void)
 	v4_res_init(&s);
 	if (call(ops, 1 + 2 * N, &s) == NFS4_OK && s.nops == 1 + 2 * N) {
 		for (i = 0; i < N; i++) {
-			if (s.ops[2 + 2 * i].resop != OP_GETATTR ||
-			    !v4_attrs_decode(&s.ops[2 + 2 * i].u.opgetattr.u.resok4.obj_attributes,
-					     &a))
+			if (!v4_attrs_of_res(&s, 2 + 2 * i, &a))
 				break;
 			seen[got++] = a.change;
 		}
@@ -905,6 +865,5 @@ int main(int argc, char **argv)
 	test_change();
 	test_v3_view();
 	close(fd);
-	printf("1..%d\n", tap_n);
-	return tap_fail ? 1 : 0;
+	return tap_done();
 }
