@@ -668,64 +668,15 @@ static void test_setattr(void)
 
 /* ---- the NFSv3 view of the same server ---------------------------------- */
 
-#define NFSPROC3_READDIRPLUS 17
-
 /* One NFSv3 READDIRPLUS of the small directory @dir: whether @name is
  * listed (1) or not (0), and its mode; -1 on an odd reply. Its entries'
  * attributes come from the listing cache NFSv4 changes must drop. */
 static int v3_plus_mode(const struct raw_fh *dir, const char *name, uint32_t *mode)
 {
-	static const uint8_t zero[8];
-	struct raw_res r = { 0 };
-	struct rpc_buf b;
-	struct rpc_cur c;
-	int found = 0;
+	struct raw_fattr a;
+	int found = raw_plus_find(fd, dir, name, &a);
 
-	*mode = 0;
-	rpc_buf_init(&b);
-	rpc_buf_init(&r.store);
-	rpc_buf_put_opaque(&b, dir->d, dir->len);
-	rpc_buf_put_u32(&b, 0);
-	rpc_buf_put_u32(&b, 0);
-	rpc_buf_put_bytes(&b, zero, 8);
-	rpc_buf_put_u32(&b, 8192);
-	rpc_buf_put_u32(&b, 32768);
-	raw_call(fd, PROG_NFS, NFSPROC3_READDIRPLUS, &b, &r);
-	c = raw_cur(&r);
-	if (rpc_cur_u32(&c) != 0 || c.bad) {
-		found = -1;
-		goto out;
-	}
-	if (rpc_cur_u32(&c))
-		rpc_cur_skip(&c, 84);   /* the directory's fattr3 */
-	rpc_cur_skip(&c, 8);            /* cookieverf */
-	while (!c.bad && rpc_cur_u32(&c)) {
-		const uint8_t *nm;
-		uint32_t nl, fl, m = 0;
-
-		rpc_cur_u64(&c);
-		nm = rpc_cur_opaque(&c, &nl, 255);
-		rpc_cur_u64(&c);
-		if (rpc_cur_u32(&c)) {
-			rpc_cur_u32(&c);
-			m = rpc_cur_u32(&c);
-			rpc_cur_skip(&c, 76);
-		}
-		if (rpc_cur_u32(&c))
-			rpc_cur_opaque(&c, &fl, 64);   /* the handle */
-		if (!c.bad && nm && nl == strlen(name) && !memcmp(nm, name, nl)) {
-			found = 1;
-			*mode = m & 07777;
-		}
-	}
-	rpc_cur_u32(&c);                /* eof */
-	if (c.bad || c.n)
-		found = -1;
-out:
-	if (found < 0)
-		raw_diag(&r);
-	rpc_buf_free(&b);
-	rpc_buf_free(&r.store);
+	*mode = a.mode & 07777;
 	return found;
 }
 
