@@ -579,3 +579,46 @@ bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
 		return false;
 	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
 }
+
+int v4_readdir_find(int fd, const struct v4_fh *dir, uint32_t *words, uint32_t nw,
+		    const char *name, struct v4_res *s, const struct entry4 **e)
+{
+	struct nfs_argop4 ops[2];
+	const struct READDIR4res *r;
+	const struct entry4 *x;
+	size_t l = strlen(name);
+
+	*e = NULL;
+	v4op_putfh(&ops[0], dir);
+	v4op_readdir(&ops[1], 0, 32768, words, nw);
+	if (!v4_call(fd, ops, 2, s) || s->status != NFS4_OK || s->nops != 2) {
+		v4_diag(s);
+		return -1;
+	}
+	r = &s->ops[1].u.opreaddir;
+	if (!r->u.resok4.reply.eof) {
+		printf("#   READDIR: no eof in one reply\n");
+		return -1;
+	}
+	for (x = r->u.resok4.reply.entries; x; x = x->nextentry)
+		if (x->name.len == l && memcmp(x->name.data, name, l) == 0) {
+			*e = x;
+			return 1;
+		}
+	return 0;
+}
+
+bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n)
+{
+	const uint8_t *p = f->attr_vals.data;
+	uint32_t i, k, bits = 0;
+
+	for (i = 0; i < f->attrmask.len; i++)
+		bits += (uint32_t)__builtin_popcount(f->attrmask.val[i]);
+	if (bits != n || f->attr_vals.len != 8u * n)
+		return false;
+	for (i = 0; i < n; i++, p += 8)
+		for (vals[i] = 0, k = 0; k < 8; k++)
+			vals[i] = vals[i] << 8 | p[k];
+	return true;
+}

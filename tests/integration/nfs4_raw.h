@@ -184,4 +184,24 @@ bool v4_fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh);
  */
 bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a);
 
+/*
+ * v4_readdir_find - one READDIR (maxcount 32768) of the small directory
+ * @dir from its start, as root, asking for the attributes @words[0..nw-1],
+ * into @s; *@e the entry named @name. The listing must end in this one
+ * reply (eof).
+ * Return values: 1 with *@e set (a view into @s, until v4_res_free());
+ * 0 when @name is not listed; -1 on an error or an odd reply (with a
+ * diagnostic).
+ */
+int v4_readdir_find(int fd, const struct v4_fh *dir, uint32_t *words, uint32_t nw,
+		    const char *name, struct v4_res *s, const struct entry4 **e);
+
+/*
+ * v4_attrs_u64s - the values of @f when every attribute it holds is a
+ * uint64 (files_*, space_*, fileid, size, ...): @n of them, in attribute
+ * order, into @vals. The mask is the caller's to check.
+ * Return values: true when @f holds exactly @n values of 8 bytes.
+ */
+bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n);
+
 #endif

@@ -11,6 +11,7 @@
  *
  *   test_nfs4_ns PORT BASE
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,6 +667,90 @@ static void test_setattr(void)
 	v4_res_free(&s);
 }
 
+/* ---- listings after changes ------------------------------------------- */
+
+/* READDIR of @dir: whether @name is listed (1, its numlinks and change
+ * in *@a) or not (0); -1 on an error. */
+static int listed(const struct v4_fh *dir, const char *name, struct v4_attrs *a)
+{
+	static uint32_t w[3];
+	uint32_t nw = v4_bits(w, FATTR4_TYPE, FATTR4_CHANGE, FATTR4_NUMLINKS, -1);
+	const struct entry4 *e;
+	struct v4_res s;
+	int in;
+
+	memset(a, 0, sizeof(*a));
+	v4_res_init(&s);
+	in = v4_readdir_find(fd, dir, w, nw, name, &s, &e);
+	if (in == 1 && !v4_attrs_decode(&e->attrs, a))
+		in = -1;
+	v4_res_free(&s);
+	return in;
+}
+
+/*
+ * The listing cache (vfs/dir.h) hears of most changes from inotify, but
+ * not of a LINK made in another directory: the file's link count and
+ * ctime (its change attribute) change, and only watches on the file
+ * itself are told, not its directory's. READDIR stays right there
+ * because every change drops the cached attributes (vfs_dir_changed in
+ * ns_ops.c). Then names created, renamed and removed, each listed at once.
+ */
+static void test_listing(void)
+{
+	struct nfs_argop4 op;
+	struct v4_fh da, db, f;
+	struct v4_attrs a;
+	struct v4_res s;
+	struct stat st;
+	int in, fdl;
+
+	v4_res_init(&s);
+	v4op_create(&op, NF4DIR, "lsa", NULL, 0, 0, NULL);
+	ok(on_fh(&fh_rw, &op) == NFS4_OK, "CREATE rw/lsa");
+	v4op_create(&op, NF4DIR, "lsb", NULL, 0, 0, NULL);
+	ok(on_fh(&fh_rw, &op) == NFS4_OK, "CREATE rw/lsb");
+	fdl = open(path_of("rw/lsa/f"), O_CREAT | O_WRONLY, 0644);
+	if (fdl >= 0)
+		close(fdl);
+	ok(v4_walk(fd, path_of("rw/lsa"), &da) == NFS4_OK &&
+	   v4_walk(fd, path_of("rw/lsb"), &db) == NFS4_OK &&
+	   v4_walk(fd, path_of("rw/lsa/f"), &f) == NFS4_OK, "LOOKUP rw/lsa, rw/lsb, rw/lsa/f");
+	in = listed(&da, "f", &a);
+	ok(in == 1 && a.numlinks == 1, "READDIR lsa: f, numlinks 1 (listed %d, %u)", in,
+	   a.numlinks);
+
+	v4op_link(&op, "g");
+	ok(two_fh(&f, &db, &op, &s) == NFS4_OK, "LINK lsa/f as lsb/g");
+	in = listed(&da, "f", &a);
+	ok(in == 1 && a.numlinks == 2 && lstat(path_of("rw/lsa/f"), &st) == 0 &&
+	   a.change == change_of_st(&st),
+	   "READDIR lsa after the LINK: f's numlinks 2 and new change, which no watch on lsa "
+	   "heard of (listed %d, numlinks %u)", in, a.numlinks);
+
+	v4op_create(&op, NF4DIR, "new", NULL, 0, 0, NULL);
+	ok(on_fh(&da, &op) == NFS4_OK, "CREATE lsa/new");
+	in = listed(&da, "new", &a);
+	ok(in == 1 && a.type == NF4DIR, "READDIR lsa: new listed, a directory (%d)", in);
+	v4op_rename(&op, "f", "f2");
+	ok(two_fh(&da, &da, &op, &s) == NFS4_OK, "RENAME lsa/f lsa/f2");
+	in = listed(&da, "f2", &a);
+	ok(in == 1 && a.numlinks == 2 && listed(&da, "f", &a) == 0,
+	   "READDIR lsa: f2 listed (numlinks 2), f not (%d)", in);
+	v4op_remove(&op, "g");
+	ok(on_fh(&db, &op) == NFS4_OK, "REMOVE lsb/g");
+	in = listed(&da, "f2", &a);
+	ok(in == 1 && a.numlinks == 1, "READDIR lsa: f2 back to numlinks 1 (listed %d, %u)", in,
+	   a.numlinks);
+	v4op_remove(&op, "f2");
+	ok(on_fh(&da, &op) == NFS4_OK, "REMOVE lsa/f2");
+	v4op_remove(&op, "new");
+	ok(on_fh(&da, &op) == NFS4_OK, "REMOVE lsa/new");
+	ok(listed(&da, "f2", &a) == 0 && listed(&da, "new", &a) == 0,
+	   "READDIR lsa: f2 and new no longer listed");
+	v4_res_free(&s);
+}
+
 /* ---- the NFSv3 view of the same server ---------------------------------- */
 
 /* One NFSv3 READDIRPLUS of the small directory @dir: whether @name is
@@ -814,6 +899,7 @@ int main(int argc, char **argv)
 	test_link();
 	test_setattr();
 	test_change();
+	test_listing();
 	test_v3_view();
 	close(fd);
 	return tap_done();
