@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -707,6 +708,135 @@ static void test_readdir(void)
 	v4_res_free(&s);
 }
 
+/* ---- READDIR's file system attributes ---------------------------------- */
+
+enum { NSF = 6 };
+
+static const char *const sf_name[NSF] = {
+	"files_avail", "files_free", "files_total", "space_avail", "space_free", "space_total",
+};
+
+/* The six in the order of their attribute numbers, as sf_name. */
+static uint32_t sf_bits(uint32_t w[3])
+{
+	return v4_bits(w, FATTR4_FILES_AVAIL, FATTR4_FILES_FREE, FATTR4_FILES_TOTAL,
+		       FATTR4_SPACE_AVAIL, FATTR4_SPACE_FREE, FATTR4_SPACE_TOTAL, -1);
+}
+
+/* What nfsxd should say: statvfs(3) of the server's directory @rel. */
+static bool sf_statvfs(const char *rel, uint64_t v[NSF])
+{
+	struct statvfs sv;
+
+	if (statvfs(path_of(rel), &sv) < 0)
+		return false;
+	v[0] = sv.f_favail;
+	v[1] = sv.f_ffree;
+	v[2] = sv.f_files;
+	v[3] = (uint64_t)sv.f_bavail * sv.f_frsize;
+	v[4] = (uint64_t)sv.f_bfree * sv.f_frsize;
+	v[5] = (uint64_t)sv.f_blocks * sv.f_frsize;
+	return true;
+}
+
+/* The six from @f, which must hold exactly the attributes @w asks. */
+static bool sf_fattr(const struct fattr4 *f, const uint32_t w[3], uint64_t v[NSF])
+{
+	uint32_t i;
+
+	for (i = 0; i < 3 || i < f->attrmask.len; i++)
+		if ((i < f->attrmask.len ? f->attrmask.val[i] : 0) != (i < 3 ? w[i] : 0))
+			return false;
+	return v4_attrs_u64s(f, v, NSF);
+}
+
+static bool sf_getattr(const struct v4_fh *fh, uint32_t w[3], uint32_t nw, uint64_t v[NSF])
+{
+	struct nfs_argop4 ops[2];
+	struct v4_res s;
+	bool r;
+
+	v4op_putfh(&ops[0], fh);
+	v4op_getattr(&ops[1], w, nw);
+	v4_res_init(&s);
+	r = expect(&s, ops, 2, NFS4_OK, 2) &&
+	    sf_fattr(&s.ops[1].u.opgetattr.u.resok4.obj_attributes, w, v);
+	v4_res_free(&s);
+	return r;
+}
+
+static bool sf_readdir(const struct v4_fh *dir, const char *name, uint32_t w[3], uint32_t nw,
+		       uint64_t v[NSF])
+{
+	const struct entry4 *e;
+	struct v4_res s;
+	bool r;
+
+	v4_res_init(&s);
+	r = v4_readdir_find(fd, dir, w, nw, name, &s, &e) == 1 && sf_fattr(&e->attrs, w, v);
+	v4_res_free(&s);
+	return r;
+}
+
+/*
+ * READDIR of @dir asking for the six, the entry @name (@obj), against
+ * GETATTR of @obj and statvfs of the file system (@rel). Other work on
+ * the machine may change the free counts at any moment, so the three are
+ * read between two statvfs and two GETATTRs, again until those agree (the
+ * file system did not change meanwhile); then all must be equal.
+ */
+static void sf_check(const char *what, const struct v4_fh *dir, const char *name,
+		     const struct v4_fh *obj, const char *rel)
+{
+	uint64_t pre[NSF], g1[NSF], rd[NSF], g2[NSF], post[NSF];
+	uint32_t w[3], nw = sf_bits(w), i;
+	bool got = false, still = false, same = true;
+	int tries;
+
+	for (tries = 0; tries < 200 && !still; tries++) {
+		got = sf_statvfs(rel, pre) && sf_getattr(obj, w, nw, g1) &&
+		      sf_readdir(dir, name, w, nw, rd) && sf_getattr(obj, w, nw, g2) &&
+		      sf_statvfs(rel, post);
+		if (!got)
+			break;
+		still = !memcmp(pre, post, sizeof(pre)) && !memcmp(g1, g2, sizeof(g1));
+	}
+	ok(got, "%s: READDIR's entry %s carries the six file system attributes asked, and "
+	   "nothing else; GETATTR too", what, name);
+	if (!got)
+		return;
+	if (still) {
+		for (i = 0; i < NSF; i++)
+			if (rd[i] != g1[i] || g1[i] != pre[i]) {
+				printf("#   %s: READDIR %llu, GETATTR %llu, statvfs %llu\n", sf_name[i],
+				       (unsigned long long)rd[i], (unsigned long long)g1[i],
+				       (unsigned long long)pre[i]);
+				same = false;
+			}
+		ok(same, "%s: each equal to GETATTR's and to statvfs's of the export (%d tries "
+		   "to find the file system still)", what, tries);
+	} else {
+		/* never still: the totals exactly, the rest within 1% */
+		for (i = 0; i < NSF; i++) {
+			uint64_t tol = i < 3 ? pre[2] / 100 : pre[5] / 100;
+			uint64_t d1 = rd[i] > g1[i] ? rd[i] - g1[i] : g1[i] - rd[i];
+			uint64_t d2 = rd[i] > pre[i] ? rd[i] - pre[i] : pre[i] - rd[i];
+
+			if ((i == 2 || i == 5) ? rd[i] != pre[i] || rd[i] != g1[i] :
+			    d1 > tol || d2 > tol)
+				same = false;
+		}
+		ok(same, "%s: the file system never kept still over %d tries: totals equal, free "
+		   "and available counts within 1%% of GETATTR's and statvfs's", what, tries);
+	}
+}
+
+static void test_readdir_statfs(void)
+{
+	sf_check("READDIR of exp1", &fh_e1, "f", &fh_f, "a/exp1");
+	sf_check("READDIR of the pseudo directory a", &fh_a, "exp1", &fh_e1, "a/exp1");
+}
+
 /* The server on PORT0 exports exp1 with fsid=0: it is the root. */
 /* SECINFO (RFC 7530 16.31): the flavors of a name; the current
  * filehandle stays (minor version 0). */
@@ -793,6 +923,7 @@ int main(int argc, char **argv)
 	test_getattr();
 	test_access();
 	test_readdir();
+	test_readdir_statfs();
 	test_secinfo();
 	test_fsid0((uint16_t)atoi(argv[2]));
 	close(fd);
