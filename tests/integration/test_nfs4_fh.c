@@ -76,18 +76,31 @@ static long on_fh(const struct v4_fh *fh, const struct nfs_argop4 *op)
 	return st;
 }
 
+/* PUTFH @fh, GETATTR of @words into @s: the attributes (a view into @s),
+ * or NULL when the call failed. */
+static const struct fattr4 *getattr_in(const struct v4_fh *fh, uint32_t *w, uint32_t nw,
+				       struct v4_res *s)
+{
+	struct nfs_argop4 ops[2];
+
+	v4op_putfh(&ops[0], fh);
+	v4op_getattr(&ops[1], w, nw);
+	if (!expect(s, ops, 2, NFS4_OK, 2) || s->ops[1].resop != OP_GETATTR)
+		return NULL;
+	return &s->ops[1].u.opgetattr.u.resok4.obj_attributes;
+}
+
 /* GETATTR of @words on @fh into @a. */
 static bool getattr_fh(const struct v4_fh *fh, uint32_t *w, uint32_t nw,
 		       struct v4_attrs *a)
 {
-	struct nfs_argop4 ops[2];
 	struct v4_res s;
+	const struct fattr4 *f;
 	bool r;
 
-	v4op_putfh(&ops[0], fh);
-	v4op_getattr(&ops[1], w, nw);
 	v4_res_init(&s);
-	r = expect(&s, ops, 2, NFS4_OK, 2) && v4_attrs_of_res(&s, 1, a);
+	f = getattr_in(fh, w, nw, &s);
+	r = f && v4_attrs_decode(f, a);
 	v4_res_free(&s);
 	return r;
 }
@@ -752,15 +765,13 @@ static bool sf_fattr(const struct fattr4 *f, const uint32_t w[3], uint64_t v[NSF
 
 static bool sf_getattr(const struct v4_fh *fh, uint32_t w[3], uint32_t nw, uint64_t v[NSF])
 {
-	struct nfs_argop4 ops[2];
 	struct v4_res s;
+	const struct fattr4 *f;
 	bool r;
 
-	v4op_putfh(&ops[0], fh);
-	v4op_getattr(&ops[1], w, nw);
 	v4_res_init(&s);
-	r = expect(&s, ops, 2, NFS4_OK, 2) &&
-	    sf_fattr(&s.ops[1].u.opgetattr.u.resok4.obj_attributes, w, v);
+	f = getattr_in(fh, w, nw, &s);
+	r = f && sf_fattr(f, w, v);
 	v4_res_free(&s);
 	return r;
 }
