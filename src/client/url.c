@@ -12,41 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/num.h"
+
 static int bad(char *err, size_t errlen, const char *fmt, const char *what)
 {
 	snprintf(err, errlen, fmt, what);
 	return -EINVAL;
-}
-
-/* Decimal in [lo, hi] from exactly @len characters. */
-static bool number(const char *s, size_t len, unsigned long lo, unsigned long hi,
-		   unsigned long *v)
-{
-	unsigned long n = 0;
-	size_t i;
-
-	if (len == 0 || len > 10)
-		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		n = n * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (n < lo || n > hi)
-		return false;
-	*v = n;
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int decode_path(const char *s, size_t len, char *out, size_t outlen)
@@ -61,8 +32,8 @@ static int decode_path(const char *s, size_t len, char *out, size_t outlen)
 
 			if (i + 2 >= len)
 				return -1;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
+			h = util_hexval(s[i + 1]);
+			l = util_hexval(s[i + 2]);
 			if (h < 0 || l < 0 || (h == 0 && l == 0))
 				return -1;
 			c = (char)(h * 16 + l);
@@ -81,7 +52,7 @@ static int option(struct nfsx_url *u, const char *opt, size_t len, char *err, si
 	char kv[128], key[32];
 	const char *eq, *val;
 	size_t klen, vlen;
-	unsigned long v;
+	uint32_t v;
 
 	if (len >= sizeof(kv))
 		return bad(err, errlen, "option too long: %.100s...", opt);
@@ -98,31 +69,31 @@ static int option(struct nfsx_url *u, const char *opt, size_t len, char *err, si
 	memcpy(key, kv, klen);
 	key[klen] = '\0';
 	if (!strcmp(key, "uid")) {
-		if (!number(val, vlen, 0, UINT32_MAX, &v))
+		if (!util_parse_u32(val, vlen, 0, UINT32_MAX, &v))
 			return bad(err, errlen, "bad uid in %s", kv);
 		u->opts.uid = (uint32_t)v;
 	} else if (!strcmp(key, "gid")) {
-		if (!number(val, vlen, 0, UINT32_MAX, &v))
+		if (!util_parse_u32(val, vlen, 0, UINT32_MAX, &v))
 			return bad(err, errlen, "bad gid in %s", kv);
 		u->opts.gid = (uint32_t)v;
 	} else if (!strcmp(key, "version")) {
-		if (!number(val, vlen, 3, 3, &v))
+		if (!util_parse_u32(val, vlen, 3, 3, &v))
 			return bad(err, errlen, "unsupported version in %s (only 3)", kv);
 		u->version = (unsigned)v;
 	} else if (!strcmp(key, "nconnect")) {
-		if (!number(val, vlen, 1, 16, &v))
+		if (!util_parse_u32(val, vlen, 1, 16, &v))
 			return bad(err, errlen, "bad nconnect in %s (1-16)", kv);
 		u->opts.nconnect = (unsigned)v;
 	} else if (!strcmp(key, "mountport")) {
-		if (!number(val, vlen, 1, 65535, &v))
+		if (!util_parse_u32(val, vlen, 1, 65535, &v))
 			return bad(err, errlen, "bad mountport in %s", kv);
 		u->opts.mount_port = (uint16_t)v;
 	} else if (!strcmp(key, "timeo")) {
-		if (!number(val, vlen, 1, 3600000, &v))
+		if (!util_parse_u32(val, vlen, 1, 3600000, &v))
 			return bad(err, errlen, "bad timeo in %s (1-3600000 ms)", kv);
 		u->opts.timeo_ms = (unsigned)v;
 	} else if (!strcmp(key, "retrans")) {
-		if (!number(val, vlen, 0, 1000, &v))
+		if (!util_parse_u32(val, vlen, 0, 1000, &v))
 			return bad(err, errlen, "bad retrans in %s", kv);
 		u->opts.retrans = (unsigned)v;
 	} else {
@@ -135,7 +106,7 @@ int nfsx_url_parse(const char *url, struct nfsx_url *u, char *err, size_t errlen
 {
 	const char *p, *host, *hend, *path, *q;
 	size_t hlen;
-	unsigned long v;
+	uint32_t v;
 
 	memset(u, 0, sizeof(*u));
 	nfsx_opts_init(&u->opts);
@@ -164,7 +135,7 @@ int nfsx_url_parse(const char *url, struct nfsx_url *u, char *err, size_t errlen
 	if (*p == ':') {
 		size_t plen = strcspn(p + 1, "/?");
 
-		if (!number(p + 1, plen, 1, 65535, &v))
+		if (!util_parse_u32(p + 1, plen, 1, 65535, &v))
 			return bad(err, errlen, "%s: bad port", url);
 		u->port = (uint16_t)v;
 		p += 1 + plen;

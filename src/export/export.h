@@ -262,6 +262,27 @@ bool export_obj_detach(struct export_obj *o);
 int export_open_io(struct export_obj *o, int acc, struct vfs_obj *io);
 
 
+/* ACCESS bits, the values NFSv3's ACCESS3_* (RFC 1813 3.3.4) and NFSv4's
+ * ACCESS4_* (RFC 7530 16.1) share. */
+#define EXPORT_ACCESS_READ    0x01u
+#define EXPORT_ACCESS_LOOKUP  0x02u
+#define EXPORT_ACCESS_MODIFY  0x04u
+#define EXPORT_ACCESS_EXTEND  0x08u
+#define EXPORT_ACCESS_DELETE  0x10u
+#define EXPORT_ACCESS_EXECUTE 0x20u
+
+/*
+ * export_access - which of the EXPORT_ACCESS_* bits in @want the caller
+ * of @o has (a resolved object, its stat taken), each asked of the
+ * backend as the caller, so the file system's permissions and ACLs
+ * decide: LOOKUP only of a directory, EXECUTE only of anything else,
+ * MODIFY, EXTEND and DELETE only on a writable export, DELETE only of a
+ * directory (removing from it), as knfsd answers. Bits outside the six
+ * are ignored.
+ * Return values: the bits granted.
+ */
+uint32_t export_access(const struct export_obj *o, uint32_t want);
+
 /* The caller's identity after the export's squashing rules. */
 void export_cred(const struct rpc_req *req, const struct nfsx_export_client *c,
 	       struct vfs_cred *out);

@@ -50,9 +50,6 @@ void exports_warn(const struct exports_ctx *ctx, unsigned int line,
 int exports_normalize_path(const char *in, char *out, size_t outlen,
 			   const char **why);
 
-/* Strict decimal: digits only, no sign, no blanks, at most @max. */
-bool exports_parse_u32(const char *s, size_t n, uint32_t max, uint32_t *out);
-
 /*
  * exports_parse_client - what the client word @s (options removed)
  * names: kind and address of @c.

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "export/exports_internal.h"
+#include "util/num.h"
 
 #define HOSTNAME_MAX 255
 #define ADDR_TEXT_MAX 64	/* longer than any IPv4/IPv6 address text */
@@ -110,7 +111,7 @@ static int parse_network(const struct exports_ctx *ctx, unsigned int line,
 	memcpy(addr, s, n);
 	addr[n] = 0;
 	if (inet_pton(AF_INET, addr, &a4) == 1) {
-		if (exports_parse_u32(slash + 1, strlen(slash + 1), 32, &prefix)) {
+		if (util_parse_u32(slash + 1, strlen(slash + 1), 0, 32, &prefix)) {
 			set_v4(c, ntohl(a4.s_addr), prefix);
 			return 0;
 		}
@@ -130,7 +131,7 @@ static int parse_network(const struct exports_ctx *ctx, unsigned int line,
 			return 0;
 		}
 	} else if (inet_pton(AF_INET6, addr, a6) == 1) {
-		if (exports_parse_u32(slash + 1, strlen(slash + 1), 128, &prefix)) {
+		if (util_parse_u32(slash + 1, strlen(slash + 1), 0, 128, &prefix)) {
 			set_v6(c, a6, prefix);
 			return 0;
 		}

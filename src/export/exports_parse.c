@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "export/exports_internal.h"
+#include "util/num.h"
 
 /* Linux's defaults (exports(5)); no_subtree_check since nfs-utils 1.1. */
 static const struct nfsx_export_opts default_opts = {
@@ -208,35 +209,6 @@ static bool word_is(const char *s, size_t n, const char *word)
 	return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
-bool exports_parse_u32(const char *s, size_t n, uint32_t max, uint32_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 10)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 32 hex digits, dashes anywhere between them ignored. */
 static bool parse_uuid(const char *s, size_t n, uint8_t uuid[16])
 {
@@ -244,7 +216,7 @@ static bool parse_uuid(const char *s, size_t n, uint8_t uuid[16])
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int v = hexval(s[i]);
+		int v = util_hexval(s[i]);
 
 		if (s[i] == '-')
 			continue;
@@ -269,7 +241,7 @@ static int parse_fsid(const struct exports_ctx *ctx, unsigned int line,
 
 	if (word_is(v, vn, "root"))
 		f.fsid = 0;
-	else if (!exports_parse_u32(v, vn, UINT32_MAX, &f.fsid)) {
+	else if (!util_parse_u32(v, vn, 0, UINT32_MAX, &f.fsid)) {
 		f.fsid_kind = NFSX_FSID_UUID;
 		if (!parse_uuid(v, vn, f.uuid)) {
 			exports_error(ctx, line,
@@ -364,7 +336,7 @@ static int parse_options(const struct exports_ctx *ctx, unsigned int line,
 			return -1;
 		}
 		/* (uint32_t)-1 is no id: setfsuid() would ignore it. */
-		if (num && !exports_parse_u32(p + 8, len - 8, UINT32_MAX - 1, num)) {
+		if (num && !util_parse_u32(p + 8, len - 8, 0, UINT32_MAX - 1, num)) {
 			exports_error(ctx, line,
 				      "bad number in \"%.*s\": give 0 to 4294967294",
 				      (int)len, p);

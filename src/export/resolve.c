@@ -152,6 +152,29 @@ int export_open_io(struct export_obj *o, int acc, struct vfs_obj *io)
 	return 0;
 }
 
+uint32_t export_access(const struct export_obj *o, uint32_t want)
+{
+	bool dir = S_ISDIR(o->st.st_mode);
+	uint32_t got = 0;
+
+#define CAN(mode) (o->vexp->ops->access(o->vexp, &o->obj, (mode)) == 0)
+	if ((want & EXPORT_ACCESS_READ) && CAN(R_OK))
+		got |= EXPORT_ACCESS_READ;
+	if ((want & EXPORT_ACCESS_LOOKUP) && dir && CAN(X_OK))
+		got |= EXPORT_ACCESS_LOOKUP;
+	if ((want & EXPORT_ACCESS_EXECUTE) && !dir && CAN(X_OK))
+		got |= EXPORT_ACCESS_EXECUTE;
+	if (o->client->opts.rw &&
+	    (want & (EXPORT_ACCESS_MODIFY | EXPORT_ACCESS_EXTEND | EXPORT_ACCESS_DELETE)) &&
+	    CAN(W_OK)) {
+		got |= want & (EXPORT_ACCESS_MODIFY | EXPORT_ACCESS_EXTEND);
+		if (dir)
+			got |= want & EXPORT_ACCESS_DELETE;
+	}
+#undef CAN
+	return got;
+}
+
 uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *len)
 {
 	/* Made with the caller's identity (and shared with every later

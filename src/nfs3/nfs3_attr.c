@@ -76,29 +76,11 @@ out:
 	return REPLY(xdr_enc_LOOKUP3res, &r);
 }
 
-/* ACCESS bits the caller has, asked of the kernel as that caller. */
-static uint32_t access_bits(const struct export_obj *o, uint32_t want)
-{
-	bool dir = S_ISDIR(o->st.st_mode);
-	bool ro = !o->client->opts.rw;
-	uint32_t got = 0;
-
-#define CAN(mode) (o->vexp->ops->access(o->vexp, &o->obj, (mode)) == 0)
-	if ((want & ACCESS3_READ) && CAN(R_OK))
-		got |= ACCESS3_READ;
-	if ((want & ACCESS3_LOOKUP) && dir && CAN(X_OK))
-		got |= ACCESS3_LOOKUP;
-	if ((want & ACCESS3_EXECUTE) && !dir && CAN(X_OK))
-		got |= ACCESS3_EXECUTE;
-	if (!ro && (want & (ACCESS3_MODIFY | ACCESS3_EXTEND | ACCESS3_DELETE)) &&
-	    CAN(W_OK)) {
-		got |= want & (ACCESS3_MODIFY | ACCESS3_EXTEND);
-		if (dir)
-			got |= want & ACCESS3_DELETE;
-	}
-#undef CAN
-	return got;
-}
+/* ACCESS bits the caller has: export_access's, whose bits are NFSv3's. */
+_Static_assert(ACCESS3_READ == EXPORT_ACCESS_READ && ACCESS3_LOOKUP == EXPORT_ACCESS_LOOKUP &&
+	       ACCESS3_MODIFY == EXPORT_ACCESS_MODIFY && ACCESS3_EXTEND == EXPORT_ACCESS_EXTEND &&
+	       ACCESS3_DELETE == EXPORT_ACCESS_DELETE &&
+	       ACCESS3_EXECUTE == EXPORT_ACCESS_EXECUTE, "ACCESS3 bits");
 
 enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 {
@@ -112,7 +94,7 @@ enum rpc_accept_stat nfs3_access(struct rpc_req *req)
 	if (o.would_block)
 		return RPC_WOULD_BLOCK;
 	if (r.status == NFS3_OK) {
-		r.u.resok.access = access_bits(&o, a.access);
+		r.u.resok.access = export_access(&o, a.access);
 		nfs3_post_op(&o, &o.obj, &r.u.resok.obj_attributes);
 	}
 	export_release(&o);

@@ -231,18 +231,20 @@ enum nfsstat4 nfs4_nverify(struct nfs4_compound *c, const struct nfs_argop4 *a,
 }
 
 /*
- * ACCESS: each bit asked of the backend as the caller, as NFSv3's; a
- * pseudo directory may be read and searched, nothing else. DELETE is a
- * directory's (removing from it), as knfsd answers; the xattr bits are
+ * ACCESS: as NFSv3's (export_access, whose bits are NFSv4's); a pseudo
+ * directory may be read and searched, nothing else. The xattr bits are
  * not supported until 4.2's xattrs.
  */
+_Static_assert(ACCESS4_READ == EXPORT_ACCESS_READ && ACCESS4_LOOKUP == EXPORT_ACCESS_LOOKUP &&
+	       ACCESS4_MODIFY == EXPORT_ACCESS_MODIFY && ACCESS4_EXTEND == EXPORT_ACCESS_EXTEND &&
+	       ACCESS4_DELETE == EXPORT_ACCESS_DELETE &&
+	       ACCESS4_EXECUTE == EXPORT_ACCESS_EXECUTE, "ACCESS4 bits");
+
 enum nfsstat4 nfs4_access(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			  struct nfs_resop4 *r)
 {
 	struct ACCESS4res *res = &r->u.opaccess;
-	uint32_t want = a->u.opaccess.access, supp, got = 0;
-	const struct export_obj *o = &c->cur.o;
-	bool dir;
+	uint32_t want = a->u.opaccess.access, supp;
 
 	if (c->cur.kind == NFS4_FH_NONE)
 		return res->status = NFS4ERR_NOFILEHANDLE;
@@ -252,27 +254,10 @@ enum nfsstat4 nfs4_access(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = NFS4ERR_INVAL;
 	supp = want & (ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND |
 		       ACCESS4_DELETE | ACCESS4_EXECUTE);
-	if (c->cur.kind == NFS4_FH_PSEUDO) {
-		got = supp & (ACCESS4_READ | ACCESS4_LOOKUP);
-	} else {
-		dir = S_ISDIR(o->st.st_mode);
-#define CAN(mode) (o->vexp->ops->access(o->vexp, &o->obj, (mode)) == 0)
-		if ((supp & ACCESS4_READ) && CAN(R_OK))
-			got |= ACCESS4_READ;
-		if ((supp & ACCESS4_LOOKUP) && dir && CAN(X_OK))
-			got |= ACCESS4_LOOKUP;
-		if ((supp & ACCESS4_EXECUTE) && !dir && CAN(X_OK))
-			got |= ACCESS4_EXECUTE;
-		if (o->client->opts.rw &&
-		    (supp & (ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_DELETE)) && CAN(W_OK)) {
-			got |= supp & (ACCESS4_MODIFY | ACCESS4_EXTEND);
-			if (dir)
-				got |= supp & ACCESS4_DELETE;
-		}
-#undef CAN
-	}
 	res->u.resok4.supported = supp;
-	res->u.resok4.access = got;
+	res->u.resok4.access = c->cur.kind == NFS4_FH_PSEUDO ?
+			       supp & (ACCESS4_READ | ACCESS4_LOOKUP) :
+			       export_access(&c->cur.o, supp);
 	return res->status = NFS4_OK;
 }
 

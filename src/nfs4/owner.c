@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/types.h>
 
+#include "util/num.h"
 #include "xdr/gen/nfs4.h"
 
 /*
@@ -133,20 +134,7 @@ uint32_t nfs4_owner_from_id(enum nfs4_id_kind kind, uint32_t id, bool numeric,
 /* A decimal id of at most 10 digits, not (uint32_t)-1. */
 static bool parse_numeric(const uint8_t *s, uint32_t len, uint32_t *id)
 {
-	uint64_t v = 0;
-	uint32_t i;
-
-	if (len == 0 || len > 10)
-		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v >= UINT32_MAX)
-		return false;
-	*id = (uint32_t)v;
-	return true;
+	return util_parse_u32((const char *)s, len, 0, UINT32_MAX - 1, id);
 }
 
 uint32_t nfs4_owner_to_id(enum nfs4_id_kind kind, const uint8_t *s, uint32_t len,

@@ -478,41 +478,51 @@ static int px_splice_fd(const struct vfs_export *e, const struct vfs_obj *io)
 
 /* ---- extended attributes: user.* only ---- */
 
-static int user_name(char *out, size_t cap, const char *name)
+/* A user.* attribute of an object as the *xattr calls by path take it:
+ * the object's /proc path (its descriptor is O_PATH, see above) and the
+ * attribute's full name. One prologue for get, set and remove. */
+struct user_xattr {
+	char path[64];
+	char name[XATTR_NAME_MAX + 1];
+};
+
+/* Return values: 0, -EINVAL for an empty @name, -ENAMETOOLONG. */
+static int user_xattr(struct user_xattr *x, const struct vfs_obj *o, const char *name)
 {
-	int n = snprintf(out, cap, "user.%s", name);
+	int n = snprintf(x->name, sizeof(x->name), "user.%s", name);
 
 	if (!*name)
 		return -EINVAL;
-	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+	if (n < 0 || (size_t)n >= sizeof(x->name))
+		return -ENAMETOOLONG;
+	proc_path(x->path, sizeof(x->path), o->fd);
+	return 0;
 }
 
 static ssize_t px_getxattr(const struct vfs_export *e, const struct vfs_obj *o,
 			   const char *name, void *buf, size_t len)
 {
-	char p[64], n[XATTR_NAME_MAX + 1];
+	struct user_xattr x;
 	ssize_t r;
 	int err;
 
 	(void)e;
-	if ((err = user_name(n, sizeof(n), name)) < 0)
+	if ((err = user_xattr(&x, o, name)) < 0)
 		return err;
-	proc_path(p, sizeof(p), o->fd);
-	r = getxattr(p, n, buf, len);
+	r = getxattr(x.path, x.name, buf, len);
 	return r < 0 ? -errno : r;
 }
 
 static int px_setxattr(const struct vfs_export *e, const struct vfs_obj *o, const char *name,
 		       const void *val, size_t len, int flags)
 {
-	char p[64], n[XATTR_NAME_MAX + 1];
+	struct user_xattr x;
 	int err;
 
 	(void)e;
-	if ((err = user_name(n, sizeof(n), name)) < 0)
+	if ((err = user_xattr(&x, o, name)) < 0)
 		return err;
-	proc_path(p, sizeof(p), o->fd);
-	return setxattr(p, n, val, len, flags) < 0 ? -errno : 0;
+	return setxattr(x.path, x.name, val, len, flags) < 0 ? -errno : 0;
 }
 
 /* The kernel's list holds every namespace the caller may see: only the
@@ -549,14 +559,13 @@ static ssize_t px_listxattr(const struct vfs_export *e, const struct vfs_obj *o,
 static int px_removexattr(const struct vfs_export *e, const struct vfs_obj *o,
 			  const char *name)
 {
-	char p[64], n[XATTR_NAME_MAX + 1];
+	struct user_xattr x;
 	int err;
 
 	(void)e;
-	if ((err = user_name(n, sizeof(n), name)) < 0)
+	if ((err = user_xattr(&x, o, name)) < 0)
 		return err;
-	proc_path(p, sizeof(p), o->fd);
-	return removexattr(p, n) < 0 ? -errno : 0;
+	return removexattr(x.path, x.name) < 0 ? -errno : 0;
 }
 
 /* ---- listings ---- */

@@ -112,3 +112,79 @@ long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_f
 	rpc_buf_free(&s.store);
 	return st;
 }
+
+/* ---- READDIRPLUS ------------------------------------------------------- */
+
+#define NFSPROC3_READDIRPLUS 17
+
+static void get_fattr(struct rpc_cur *c, struct raw_fattr *a)
+{
+	a->have = true;
+	a->type = rpc_cur_u32(c);
+	a->mode = rpc_cur_u32(c);
+	a->nlink = rpc_cur_u32(c);
+	a->uid = rpc_cur_u32(c);
+	a->gid = rpc_cur_u32(c);
+	a->size = rpc_cur_u64(c);
+	rpc_cur_skip(c, 8 + 8 + 8);     /* used, rdev, fsid */
+	a->fileid = rpc_cur_u64(c);
+	rpc_cur_skip(c, 8);             /* atime */
+	a->mtime_s = rpc_cur_u32(c);
+	a->mtime_ns = rpc_cur_u32(c);
+	a->ctime_s = rpc_cur_u32(c);
+	a->ctime_ns = rpc_cur_u32(c);
+}
+
+int raw_plus_find(int fd, const struct raw_fh *dir, const char *name, struct raw_fattr *a)
+{
+	static const uint8_t zero[8];
+	struct raw_res r = { 0 };
+	struct rpc_buf b;
+	struct rpc_cur c;
+	int found = 0;
+
+	memset(a, 0, sizeof(*a));
+	rpc_buf_init(&b);
+	rpc_buf_init(&r.store);
+	rpc_buf_put_opaque(&b, dir->d, dir->len);
+	rpc_buf_put_u32(&b, 0);         /* cookie */
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_bytes(&b, zero, 8); /* cookieverf */
+	rpc_buf_put_u32(&b, 8192);      /* dircount */
+	rpc_buf_put_u32(&b, 32768);     /* maxcount */
+	raw_call(fd, PROG_NFS, NFSPROC3_READDIRPLUS, &b, &r);
+	c = raw_cur(&r);
+	if (rpc_cur_u32(&c) != NFS3_OK || c.bad) {
+		found = -1;
+		goto out;
+	}
+	if (rpc_cur_u32(&c))
+		rpc_cur_skip(&c, 84);   /* the directory's fattr3 */
+	rpc_cur_skip(&c, 8);            /* cookieverf */
+	while (!c.bad && rpc_cur_u32(&c)) {
+		struct raw_fattr x = { 0 };
+		const uint8_t *nm;
+		uint32_t nl, fl;
+
+		rpc_cur_u64(&c);        /* fileid */
+		nm = rpc_cur_opaque(&c, &nl, 255);
+		rpc_cur_u64(&c);        /* cookie */
+		if (rpc_cur_u32(&c))
+			get_fattr(&c, &x);
+		if (rpc_cur_u32(&c))
+			rpc_cur_opaque(&c, &fl, 64);   /* the handle */
+		if (!c.bad && nm && nl == strlen(name) && !memcmp(nm, name, nl)) {
+			found = 1;
+			*a = x;
+		}
+	}
+	rpc_cur_u32(&c);                /* eof */
+	if (c.bad || c.n)
+		found = -1;
+out:
+	if (found < 0)
+		raw_diag(&r);
+	rpc_buf_free(&b);
+	rpc_buf_free(&r.store);
+	return found;
+}

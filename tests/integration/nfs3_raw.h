@@ -41,4 +41,23 @@ long raw_mnt(int fd, const char *path, struct raw_fh *fh);
 /* LOOKUP @name in @dir: the nfsstat3 (or -1 on no or odd reply); fills @out if OK. */
 long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out);
 
+/* The fattr3 fields the tests look at (RFC 1813 2.6). */
+struct raw_fattr {
+	bool have;               /* the entry came with attributes */
+	uint32_t type, mode, nlink, uid, gid;
+	uint64_t size, fileid;
+	uint32_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+
+/*
+ * raw_plus_find - one READDIRPLUS (dircount 8192, maxcount 32768) of the
+ * small directory @dir from its start, as root, and the entry @name in
+ * it. A listing the server's cache holds answers it, so a test sees what
+ * the cache gives.
+ * Return values: 1 when @name is listed (*@a its attributes, a->have
+ * false and the rest 0 when none came), 0 when it is not, -1 on an error
+ * status or an odd reply (with a diagnostic).
+ */
+int raw_plus_find(int fd, const struct raw_fh *dir, const char *name, struct raw_fattr *a);
+
 #endif

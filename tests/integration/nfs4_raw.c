@@ -265,12 +265,8 @@ long v4_walk(int fd, const char *path, struct v4_fh *fh)
 	v4_res_init(&s);
 	if (v4_call(fd, ops, n, &s)) {
 		st = s.status;
-		if (st == NFS4_OK && s.nops == n) {
-			const nfs_fh4 *o = &s.ops[n - 1].u.opgetfh.u.resok4.object;
-
-			fh->len = o->len;
-			memcpy(fh->d, o->data, o->len);
-		}
+		if (st == NFS4_OK && s.nops == n)
+			v4_fh_of_res(&s, n - 1, fh);
 	} else {
 		v4_diag(&s);
 	}
@@ -557,4 +553,72 @@ void v4op_setattr(struct nfs_argop4 *a, uint32_t seqid, const uint8_t *other,
 		memcpy(a->u.opsetattr.stateid.other, other,
 		       sizeof(a->u.opsetattr.stateid.other));
 	v4_fattr(f, &a->u.opsetattr.obj_attributes);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+bool v4_fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
+{
+	const nfs_fh4 *o;
+
+	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
+	    s->ops[i].u.opgetfh.status != NFS4_OK)
+		return false;
+	o = &s->ops[i].u.opgetfh.u.resok4.object;
+	if (o->len > sizeof(fh->d))
+		return false;
+	fh->len = o->len;
+	memcpy(fh->d, o->data, o->len);
+	return true;
+}
+
+bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
+{
+	if (i >= s->nops || s->ops[i].resop != OP_GETATTR ||
+	    s->ops[i].u.opgetattr.status != NFS4_OK)
+		return false;
+	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
+}
+
+int v4_readdir_find(int fd, const struct v4_fh *dir, uint32_t *words, uint32_t nw,
+		    const char *name, struct v4_res *s, const struct entry4 **e)
+{
+	struct nfs_argop4 ops[2];
+	const struct READDIR4res *r;
+	const struct entry4 *x;
+	size_t l = strlen(name);
+
+	*e = NULL;
+	v4op_putfh(&ops[0], dir);
+	v4op_readdir(&ops[1], 0, 32768, words, nw);
+	if (!v4_call(fd, ops, 2, s) || s->status != NFS4_OK || s->nops != 2) {
+		v4_diag(s);
+		return -1;
+	}
+	r = &s->ops[1].u.opreaddir;
+	if (!r->u.resok4.reply.eof) {
+		printf("#   READDIR: no eof in one reply\n");
+		return -1;
+	}
+	for (x = r->u.resok4.reply.entries; x; x = x->nextentry)
+		if (x->name.len == l && memcmp(x->name.data, name, l) == 0) {
+			*e = x;
+			return 1;
+		}
+	return 0;
+}
+
+bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n)
+{
+	const uint8_t *p = f->attr_vals.data;
+	uint32_t i, k, bits = 0;
+
+	for (i = 0; i < f->attrmask.len; i++)
+		bits += (uint32_t)__builtin_popcount(f->attrmask.val[i]);
+	if (bits != n || f->attr_vals.len != 8u * n)
+		return false;
+	for (i = 0; i < n; i++, p += 8)
+		for (vals[i] = 0, k = 0; k < 8; k++)
+			vals[i] = vals[i] << 8 | p[k];
+	return true;
 }

@@ -167,4 +167,41 @@ static inline bool v4_has(const uint32_t w[3], unsigned int n)
 	return n < 96 && (w[n / 32] >> (n % 32) & 1);
 }
 
+/* ---- results ---------------------------------------------------------- */
+
+/*
+ * v4_fh_of_res - the handle GETFH returned as result @i of @s.
+ * Return values: true with @fh filled; false when result @i is not a
+ * GETFH that succeeded.
+ */
+bool v4_fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh);
+
+/*
+ * v4_attrs_of_res - the attributes GETATTR returned as result @i of @s,
+ * decoded by v4_attrs_decode().
+ * Return values: true with @a filled; false when result @i is not a
+ * GETATTR that succeeded or its attributes do not decode.
+ */
+bool v4_attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a);
+
+/*
+ * v4_readdir_find - one READDIR (maxcount 32768) of the small directory
+ * @dir from its start, as root, asking for the attributes @words[0..nw-1],
+ * into @s; *@e the entry named @name. The listing must end in this one
+ * reply (eof).
+ * Return values: 1 with *@e set (a view into @s, until v4_res_free());
+ * 0 when @name is not listed; -1 on an error or an odd reply (with a
+ * diagnostic).
+ */
+int v4_readdir_find(int fd, const struct v4_fh *dir, uint32_t *words, uint32_t nw,
+		    const char *name, struct v4_res *s, const struct entry4 **e);
+
+/*
+ * v4_attrs_u64s - the values of @f when every attribute it holds is a
+ * uint64 (files_*, space_*, fileid, size, ...): @n of them, in attribute
+ * order, into @vals. The mask is the caller's to check.
+ * Return values: true when @f holds exactly @n values of 8 bytes.
+ */
+bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n);
+
 #endif

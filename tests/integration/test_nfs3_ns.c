@@ -30,6 +30,7 @@
 
 #include <nfsc/libnfs.h>
 
+#include "nfs3_raw.h"
 #include "rpc_client.h"
 #include "tap.h"
 
@@ -761,6 +762,69 @@ static void test_wire_link_symlink(int fd, const struct fh *root)
 	   "is untouched (status %ld, nlink %lu)", s, (unsigned long)a.st_nlink);
 }
 
+/*
+ * Listings after changes made through the server. The listing cache
+ * (vfs/dir.h) hears of most changes from inotify, but not of a LINK
+ * made in another directory: the file's link count and ctime change,
+ * and only watches on the file itself are told, not its directory's.
+ * READDIRPLUS stays right there because every change answered with
+ * wcc_data drops the cached attributes (vfs_dir_changed). Then names
+ * created, renamed and removed through the server, each listed at once.
+ */
+static struct raw_fh raw_of(const struct fh *f)
+{
+	struct raw_fh r = { .len = f->len };
+
+	memcpy(r.d, f->d, f->len);
+	return r;
+}
+
+static void test_wire_listing(int fd, const struct fh *root)
+{
+	struct fh da, db, f;
+	struct raw_fh ra;
+	struct raw_fattr a;
+	struct stat st;
+	bool sh;
+	int in, fdl;
+
+	ok(mkdir_named(fd, root, "lsa", 3, &sh) == 0 && mkdir_named(fd, root, "lsb", 3, &sh) == 0 &&
+	   lookup(fd, root, "lsa", &da) == 0 && lookup(fd, root, "lsb", &db) == 0,
+	   "wire MKDIR lsa, lsb");
+	fdl = open(lp("rw/lsa/f"), O_CREAT | O_WRONLY, 0644);
+	if (fdl >= 0)
+		close(fdl);
+	ra = raw_of(&da);
+	ok(lookup(fd, &da, "f", &f) == 0, "wire LOOKUP lsa/f");
+	in = raw_plus_find(fd, &ra, "f", &a);
+	ok(in == 1 && a.have && a.nlink == 1,
+	   "READDIRPLUS lsa: f, nlink 1 (listed %d, nlink %u)", in, a.nlink);
+
+	ok(link_named(fd, &f, &db, "g", &sh) == 0, "wire LINK lsa/f as lsb/g");
+	st = lst("rw/lsa/f");
+	in = raw_plus_find(fd, &ra, "f", &a);
+	ok(in == 1 && a.have && a.nlink == 2 && a.ctime_s == (uint32_t)st.st_ctim.tv_sec &&
+	   a.ctime_ns == (uint32_t)st.st_ctim.tv_nsec,
+	   "READDIRPLUS lsa after the LINK: f's nlink 2 and new ctime, which no watch on lsa "
+	   "heard of (listed %d, nlink %u)", in, a.nlink);
+
+	ok(mkdir_named(fd, &da, "new", 3, &sh) == 0, "wire MKDIR lsa/new");
+	in = raw_plus_find(fd, &ra, "new", &a);
+	ok(in == 1 && a.have && a.type == 2, "READDIRPLUS lsa: new listed, a directory (%d)", in);
+	ok(rename_named(fd, &da, "f", &da, "f2", &sh) == 0, "wire RENAME lsa/f lsa/f2");
+	in = raw_plus_find(fd, &ra, "f2", &a);
+	ok(in == 1 && a.have && a.nlink == 2 && raw_plus_find(fd, &ra, "f", &a) == 0,
+	   "READDIRPLUS lsa: f2 listed (nlink 2), f not (%d)", in);
+	ok(remove_named(fd, NFSPROC3_REMOVE, &db, "g", &sh) == 0, "wire REMOVE lsb/g");
+	in = raw_plus_find(fd, &ra, "f2", &a);
+	ok(in == 1 && a.have && a.nlink == 1,
+	   "READDIRPLUS lsa: f2 back to nlink 1 (listed %d, nlink %u)", in, a.nlink);
+	ok(remove_named(fd, NFSPROC3_REMOVE, &da, "f2", &sh) == 0 &&
+	   remove_named(fd, NFSPROC3_RMDIR, &da, "new", &sh) == 0, "wire REMOVE lsa/f2, RMDIR lsa/new");
+	ok(raw_plus_find(fd, &ra, "f2", &a) == 0 && raw_plus_find(fd, &ra, "new", &a) == 0,
+	   "READDIRPLUS lsa: f2 and new no longer listed");
+}
+
 /* The same call twice with one xid: both replies must be byte-identical. */
 static void twice(int fd, uint32_t proc, const struct rpc_buf *args, const char *what)
 {
@@ -831,6 +895,7 @@ static void test_wire(void)
 	test_wire_create(fd, &root);
 	test_wire_xdev(fd, &root, &root2);
 	test_wire_link_symlink(fd, &root);
+	test_wire_listing(fd, &root);
 	test_wire_drc(fd, &root);
 	close(fd);
 }

@@ -16,35 +16,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "nfs4_raw.h"
+#include "tap.h"
 
-static int tap_n, tap_fail;
 static const char *base;
 static int fd;
-
-static bool ok(bool c, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	printf("%s %d - ", c ? "ok" : "not ok", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!c)
-		tap_fail++;
-	fflush(stdout);
-	return c;
-}
 
 static char *path_of(const char *rel)
 {
@@ -59,27 +43,6 @@ static char *path_of(const char *rel)
 static bool fh_eq(const struct v4_fh *a, const struct v4_fh *b)
 {
 	return a->len == b->len && memcmp(a->d, b->d, a->len) == 0;
-}
-
-static bool fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
-{
-	const nfs_fh4 *o;
-
-	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
-	    s->ops[i].u.opgetfh.status != NFS4_OK)
-		return false;
-	o = &s->ops[i].u.opgetfh.u.resok4.object;
-	fh->len = o->len;
-	memcpy(fh->d, o->data, o->len);
-	return true;
-}
-
-static bool attrs_of_res(const struct v4_res *s, uint32_t i, struct v4_attrs *a)
-{
-	if (i >= s->nops || s->ops[i].resop != OP_GETATTR ||
-	    s->ops[i].u.opgetattr.status != NFS4_OK)
-		return false;
-	return v4_attrs_decode(&s->ops[i].u.opgetattr.u.resok4.obj_attributes, a);
 }
 
 /* COMPOUND of @n ops: the reply decoded, its status @st and @nres results. */
@@ -113,18 +76,31 @@ static long on_fh(const struct v4_fh *fh, const struct nfs_argop4 *op)
 	return st;
 }
 
+/* PUTFH @fh, GETATTR of @words into @s: the attributes (a view into @s),
+ * or NULL when the call failed. */
+static const struct fattr4 *getattr_in(const struct v4_fh *fh, uint32_t *w, uint32_t nw,
+				       struct v4_res *s)
+{
+	struct nfs_argop4 ops[2];
+
+	v4op_putfh(&ops[0], fh);
+	v4op_getattr(&ops[1], w, nw);
+	if (!expect(s, ops, 2, NFS4_OK, 2) || s->ops[1].resop != OP_GETATTR)
+		return NULL;
+	return &s->ops[1].u.opgetattr.u.resok4.obj_attributes;
+}
+
 /* GETATTR of @words on @fh into @a. */
 static bool getattr_fh(const struct v4_fh *fh, uint32_t *w, uint32_t nw,
 		       struct v4_attrs *a)
 {
-	struct nfs_argop4 ops[2];
 	struct v4_res s;
+	const struct fattr4 *f;
 	bool r;
 
-	v4op_putfh(&ops[0], fh);
-	v4op_getattr(&ops[1], w, nw);
 	v4_res_init(&s);
-	r = expect(&s, ops, 2, NFS4_OK, 2) && attrs_of_res(&s, 1, a);
+	f = getattr_in(fh, w, nw, &s);
+	r = f && v4_attrs_decode(f, a);
 	v4_res_free(&s);
 	return r;
 }
@@ -275,13 +251,13 @@ static void test_pseudo(void)
 	v4op_putfh(&ops[0], &fh_a);
 	v4op_lookup(&ops[1], "exp1");
 	v4op_simple(&ops[2], OP_GETFH);
-	ok(expect(&s, ops, 3, NFS4_OK, 3) && fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_e1),
+	ok(expect(&s, ops, 3, NFS4_OK, 3) && v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_e1),
 	   "PUTFH of a pseudo directory's handle, LOOKUP exp1: exp1's handle");
 
 	v4op_putfh(&ops[0], &fh_e1);
 	v4op_simple(&ops[1], OP_LOOKUPP);
 	v4op_simple(&ops[2], OP_GETFH);
-	ok(expect(&s, ops, 3, NFS4_OK, 3) && fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
+	ok(expect(&s, ops, 3, NFS4_OK, 3) && v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
 	   "LOOKUPP from exp1's root: the pseudo parent's handle");
 	v4op_simple(&ops[0], OP_PUTROOTFH);
 	v4op_simple(&ops[1], OP_LOOKUPP);
@@ -299,7 +275,7 @@ static void test_pseudo(void)
 	/* RFC 7530 5.8.2.19: an export's root has as mounted_on_fileid the
 	 * fileid of the directory it covers, here the pseudo file system's
 	 * node "exp1" in "a", which a client sees only in a's listing */
-	got = expect(&s, ops, 3, NFS4_OK, 3) && attrs_of_res(&s, 2, &b);
+	got = expect(&s, ops, 3, NFS4_OK, 3) && v4_attrs_of_res(&s, 2, &b);
 	st = list_dir(&fh_a, 8192, &l);
 	ok(got && v4_has(b.mask, FATTR4_MOUNTED_ON_FILEID) && b.mounted_on_fileid != 0 &&
 	   st == NFS4_OK && l.n == 1 && count_name(&l, "exp1") == 1 &&
@@ -350,14 +326,14 @@ static void test_fh_rules(void)
 	v4op_lookup(&ops[2], "f");
 	v4op_simple(&ops[3], OP_RESTOREFH);
 	v4op_simple(&ops[4], OP_GETFH);
-	ok(expect(&s, ops, 5, NFS4_OK, 5) && fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_e1),
+	ok(expect(&s, ops, 5, NFS4_OK, 5) && v4_fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_e1),
 	   "SAVEFH, LOOKUP, RESTOREFH: the saved object again");
 	v4op_putfh(&ops[0], &fh_f);
 	v4op_simple(&ops[1], OP_SAVEFH);
 	v4op_simple(&ops[2], OP_PUTROOTFH);
 	v4op_simple(&ops[3], OP_RESTOREFH);
 	v4op_simple(&ops[4], OP_GETFH);
-	ok(expect(&s, ops, 5, NFS4_OK, 5) && fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_f),
+	ok(expect(&s, ops, 5, NFS4_OK, 5) && v4_fh_of_res(&s, 4, &x) && fh_eq(&x, &fh_f),
 	   "SAVEFH of a file, PUTROOTFH, RESTOREFH: the file");
 
 	memset(&x, 0x5a, sizeof(x));
@@ -408,8 +384,8 @@ static void test_fh_rules(void)
 	v4op_lookup(&ops[1], "l");
 	v4op_getattr(&ops[2], w, nw);
 	v4op_simple(&ops[3], OP_GETFH);
-	ok(expect(&s, ops, 4, NFS4_OK, 4) && attrs_of_res(&s, 2, &a) && a.type == NF4LNK &&
-	   fh_of_res(&s, 3, &fh_l), "LOOKUP of a symlink does not follow it: NF4LNK");
+	ok(expect(&s, ops, 4, NFS4_OK, 4) && v4_attrs_of_res(&s, 2, &a) && a.type == NF4LNK &&
+	   v4_fh_of_res(&s, 3, &fh_l), "LOOKUP of a symlink does not follow it: NF4LNK");
 	v4op_lookup(&ops[0], "x");
 	ok(on_fh(&fh_l, &ops[0]) == NFS4ERR_SYMLINK, "LOOKUP in a symlink: SYMLINK");
 	v4op_putfh(&ops[0], &fh_l);
@@ -577,7 +553,7 @@ static void test_getattr(void)
 	nw = v4_bits(w, FATTR4_TYPE, 95, -1);
 	w[3] = 0x10;
 	v4op_getattr(&ops[1], w, 4);
-	ok(expect(&s, ops, 2, NFS4_OK, 2) && attrs_of_res(&s, 1, &a) &&
+	ok(expect(&s, ops, 2, NFS4_OK, 2) && v4_attrs_of_res(&s, 1, &a) &&
 	   a.mask[0] == (1u << FATTR4_TYPE) && a.mask[1] == 0 && a.mask[2] == 0 &&
 	   s.ops[1].u.opgetattr.u.resok4.obj_attributes.attrmask.len <= 3,
 	   "bits the server does not know are left out of the answer");
@@ -745,6 +721,133 @@ static void test_readdir(void)
 	v4_res_free(&s);
 }
 
+/* ---- READDIR's file system attributes ---------------------------------- */
+
+enum { NSF = 6 };
+
+static const char *const sf_name[NSF] = {
+	"files_avail", "files_free", "files_total", "space_avail", "space_free", "space_total",
+};
+
+/* The six in the order of their attribute numbers, as sf_name. */
+static uint32_t sf_bits(uint32_t w[3])
+{
+	return v4_bits(w, FATTR4_FILES_AVAIL, FATTR4_FILES_FREE, FATTR4_FILES_TOTAL,
+		       FATTR4_SPACE_AVAIL, FATTR4_SPACE_FREE, FATTR4_SPACE_TOTAL, -1);
+}
+
+/* What nfsxd should say: statvfs(3) of the server's directory @rel. */
+static bool sf_statvfs(const char *rel, uint64_t v[NSF])
+{
+	struct statvfs sv;
+
+	if (statvfs(path_of(rel), &sv) < 0)
+		return false;
+	v[0] = sv.f_favail;
+	v[1] = sv.f_ffree;
+	v[2] = sv.f_files;
+	v[3] = (uint64_t)sv.f_bavail * sv.f_frsize;
+	v[4] = (uint64_t)sv.f_bfree * sv.f_frsize;
+	v[5] = (uint64_t)sv.f_blocks * sv.f_frsize;
+	return true;
+}
+
+/* The six from @f, which must hold exactly the attributes @w asks. */
+static bool sf_fattr(const struct fattr4 *f, const uint32_t w[3], uint64_t v[NSF])
+{
+	uint32_t i;
+
+	for (i = 0; i < 3 || i < f->attrmask.len; i++)
+		if ((i < f->attrmask.len ? f->attrmask.val[i] : 0) != (i < 3 ? w[i] : 0))
+			return false;
+	return v4_attrs_u64s(f, v, NSF);
+}
+
+static bool sf_getattr(const struct v4_fh *fh, uint32_t w[3], uint32_t nw, uint64_t v[NSF])
+{
+	struct v4_res s;
+	const struct fattr4 *f;
+	bool r;
+
+	v4_res_init(&s);
+	f = getattr_in(fh, w, nw, &s);
+	r = f && sf_fattr(f, w, v);
+	v4_res_free(&s);
+	return r;
+}
+
+static bool sf_readdir(const struct v4_fh *dir, const char *name, uint32_t w[3], uint32_t nw,
+		       uint64_t v[NSF])
+{
+	const struct entry4 *e;
+	struct v4_res s;
+	bool r;
+
+	v4_res_init(&s);
+	r = v4_readdir_find(fd, dir, w, nw, name, &s, &e) == 1 && sf_fattr(&e->attrs, w, v);
+	v4_res_free(&s);
+	return r;
+}
+
+/*
+ * READDIR of @dir asking for the six, the entry @name (@obj), against
+ * GETATTR of @obj and statvfs of the file system (@rel). Other work on
+ * the machine may change the free counts at any moment, so the three are
+ * read between two statvfs and two GETATTRs, again until those agree (the
+ * file system did not change meanwhile); then all must be equal.
+ */
+static void sf_check(const char *what, const struct v4_fh *dir, const char *name,
+		     const struct v4_fh *obj, const char *rel)
+{
+	uint64_t pre[NSF], g1[NSF], rd[NSF], g2[NSF], post[NSF];
+	uint32_t w[3], nw = sf_bits(w), i;
+	bool got = false, still = false, same = true;
+	int tries;
+
+	for (tries = 0; tries < 200 && !still; tries++) {
+		got = sf_statvfs(rel, pre) && sf_getattr(obj, w, nw, g1) &&
+		      sf_readdir(dir, name, w, nw, rd) && sf_getattr(obj, w, nw, g2) &&
+		      sf_statvfs(rel, post);
+		if (!got)
+			break;
+		still = !memcmp(pre, post, sizeof(pre)) && !memcmp(g1, g2, sizeof(g1));
+	}
+	ok(got, "%s: READDIR's entry %s carries the six file system attributes asked, and "
+	   "nothing else; GETATTR too", what, name);
+	if (!got)
+		return;
+	if (still) {
+		for (i = 0; i < NSF; i++)
+			if (rd[i] != g1[i] || g1[i] != pre[i]) {
+				printf("#   %s: READDIR %llu, GETATTR %llu, statvfs %llu\n", sf_name[i],
+				       (unsigned long long)rd[i], (unsigned long long)g1[i],
+				       (unsigned long long)pre[i]);
+				same = false;
+			}
+		ok(same, "%s: each equal to GETATTR's and to statvfs's of the export (%d tries "
+		   "to find the file system still)", what, tries);
+	} else {
+		/* never still: the totals exactly, the rest within 1% */
+		for (i = 0; i < NSF; i++) {
+			uint64_t tol = i < 3 ? pre[2] / 100 : pre[5] / 100;
+			uint64_t d1 = rd[i] > g1[i] ? rd[i] - g1[i] : g1[i] - rd[i];
+			uint64_t d2 = rd[i] > pre[i] ? rd[i] - pre[i] : pre[i] - rd[i];
+
+			if ((i == 2 || i == 5) ? rd[i] != pre[i] || rd[i] != g1[i] :
+			    d1 > tol || d2 > tol)
+				same = false;
+		}
+		ok(same, "%s: the file system never kept still over %d tries: totals equal, free "
+		   "and available counts within 1%% of GETATTR's and statvfs's", what, tries);
+	}
+}
+
+static void test_readdir_statfs(void)
+{
+	sf_check("READDIR of exp1", &fh_e1, "f", &fh_f, "a/exp1");
+	sf_check("READDIR of the pseudo directory a", &fh_a, "exp1", &fh_e1, "a/exp1");
+}
+
 /* The server on PORT0 exports exp1 with fsid=0: it is the root. */
 /* SECINFO (RFC 7530 16.31): the flavors of a name; the current
  * filehandle stays (minor version 0). */
@@ -768,7 +871,7 @@ static void test_secinfo(void)
 	v4op_simple(&ops[2], OP_GETFH);
 	ok(expect(&s, ops, 3, NFS4_OK, 3) && s.ops[1].resop == OP_SECINFO &&
 	   (k = &s.ops[1].u.opsecinfo.u.resok4, k->len == 1 && k->val[0].flavor == 1) &&
-	   fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
+	   v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
 	   "SECINFO of an export in a pseudo directory: AUTH_SYS, the current filehandle kept");
 	v4_res_free(&s);
 	v4_res_init(&s);
@@ -801,7 +904,7 @@ static void test_fsid0(uint16_t port0)
 	v4op_simple(&ops[0], OP_PUTROOTFH);
 	v4op_getattr(&ops[1], w, nw);
 	ok(stat(path_of("a/exp1"), &st) == 0 && expect(&s, ops, 2, NFS4_OK, 2) &&
-	   attrs_of_res(&s, 1, &a) && a.type == NF4DIR && a.fileid == (uint64_t)st.st_ino,
+	   v4_attrs_of_res(&s, 1, &a) && a.type == NF4DIR && a.fileid == (uint64_t)st.st_ino,
 	   "with an fsid=0 export, PUTROOTFH is that export's root (fileid is its inode)");
 	v4op_lookup(&ops[1], "f");
 	v4op_simple(&ops[2], OP_GETFH);
@@ -831,9 +934,9 @@ int main(int argc, char **argv)
 	test_getattr();
 	test_access();
 	test_readdir();
+	test_readdir_statfs();
 	test_secinfo();
 	test_fsid0((uint16_t)atoi(argv[2]));
 	close(fd);
-	printf("1..%d\n", tap_n);
-	return tap_fail ? 1 : 0;
+	return tap_done();
 }
