@@ -23,6 +23,14 @@
 
 static struct nfs4_clients *clients;
 
+static uint64_t now_sec(void);
+
+/* The state table's question: does @clientid still hold its lease? */
+static bool client_live(clientid4 clientid)
+{
+	return nfs4_clients_live(clients, clientid, now_sec());
+}
+
 int nfs4_init(void)
 {
 	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
@@ -34,6 +42,7 @@ int nfs4_init(void)
 		nfs4_fini();
 		return -1;
 	}
+	nfs4_state_set_live(nfs4_states, client_live);
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	return 0;
 }

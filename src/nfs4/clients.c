@@ -386,6 +386,16 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 	return st;
 }
 
+bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	bool live;
+
+	pthread_mutex_lock(&t->lock);
+	live = find_cid(t, clientid, true, now) != NULL;
+	pthread_mutex_unlock(&t->lock);
+	return live;
+}
+
 uint32_t nfs4_clients_count(struct nfs4_clients *t)
 {
 	uint32_t n;

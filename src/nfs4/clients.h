@@ -29,6 +29,7 @@
 #ifndef NFSX_NFS4_CLIENTS_H
 #define NFSX_NFS4_CLIENTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "xdr/gen/nfs4.h"
@@ -107,6 +108,10 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
  * record has that clientid (unknown, unconfirmed, or its lease ran out).
  */
 enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
+/* Return values: true when @clientid has a confirmed record whose lease
+ * has not run out at @now (nothing renewed). */
+bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
 
 /* Return values: records in @t, dead ones not yet freed included. */
 uint32_t nfs4_clients_count(struct nfs4_clients *t);

@@ -363,15 +363,16 @@ out:
 	return st;
 }
 
-static bool share_conflict(const struct file *f, const struct nfs4_owner *o,
-			   uint32_t access, uint32_t deny)
+/* Another owner's open of @f in the way of @access/@deny, or NULL. */
+static const struct stid *share_conflict(const struct file *f, const struct nfs4_owner *o,
+					 uint32_t access, uint32_t deny)
 {
 	const struct stid *s;
 
 	for (s = f->opens; s; s = s->fnext)
 		if (s->ow != o && ((s->deny & access) || (s->access & deny)))
-			return true;
-	return false;
+			return s;
+	return NULL;
 }
 
 enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
@@ -380,6 +381,7 @@ enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 {
 	struct nfs4_owner *o = q->ow;
 	enum nfsstat4 st = NFS4_OK;
+	const struct stid *x;
 	struct stid *s;
 	struct file *f;
 
@@ -389,6 +391,7 @@ enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 		st = NFS4ERR_STALE_CLIENTID;
 		goto out;
 	}
+again:
 	f = state_file_get(t, fid, true);
 	if (!f) {
 		st = NFS4ERR_SERVERFAULT;
@@ -396,12 +399,18 @@ enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 	}
 	for (s = o->stids; s && s->f != f; s = s->snext)
 		;
-	if (share_conflict(f, o, access | (s ? s->access : 0u), deny | (s ? s->deny : 0u))) {
+	x = share_conflict(f, o, access | (s ? s->access : 0u), deny | (s ? s->deny : 0u));
+	if (x) {
+		/* a client whose lease ran out gives way (@f may go with it) */
+		if (x->ow->cl != o->cl && state_reap(t, x->ow))
+			goto again;
 		st = NFS4ERR_SHARE_DENIED;
 		goto out_file;
 	}
 	if (!s) {
 		s = state_stid_new(t, o, f, &st);
+		if (!s && st == NFS4ERR_RESOURCE && state_reap_all(t))
+			goto again;
 		if (!s)
 			goto out_file;
 		s->fnext = f->opens;
@@ -674,10 +683,16 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 	if (nfs4_stateid_anonymous(sid) || nfs4_stateid_bypass(sid)) {
 		/* knfsd's check_special_stateids: a deny of that access by
 		 * any open is LOCKED */
-		f = state_file_get(t, fid, false);
-		if (f && share_conflict(f, NULL, write ? OPEN4_SHARE_ACCESS_WRITE :
-						      OPEN4_SHARE_ACCESS_READ, 0))
-			st = NFS4ERR_LOCKED;
+		const struct stid *x;
+
+		while ((f = state_file_get(t, fid, false)) &&
+		       (x = share_conflict(f, NULL, write ? OPEN4_SHARE_ACCESS_WRITE :
+							    OPEN4_SHARE_ACCESS_READ, 0))) {
+			if (!state_reap(t, x->ow)) {
+				st = NFS4ERR_LOCKED;
+				break;
+			}
+		}
 		goto out;
 	}
 	st = state_stid_open(t, sid, &s);
@@ -700,17 +715,14 @@ out:
 	return st;
 }
 
-void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
+/* Drop client @c's state (the lock held). */
+static void purge(struct nfs4_state *t, struct client *c)
 {
-	struct client **pp, *c;
+	struct client **pp;
 	struct nfs4_owner *o;
 
-	pthread_mutex_lock(&t->lock);
-	for (pp = &t->clients[state_hash(clientid)]; (c = *pp) && c->id != clientid;
-	     pp = &c->hnext)
+	for (pp = &t->clients[state_hash(c->id)]; *pp != c; pp = &(*pp)->hnext)
 		;
-	if (!c)
-		goto out;
 	while ((o = c->owners)) {
 		while (o->stids)
 			state_stid_drop(t, o->stids);
@@ -727,8 +739,51 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 	}
 	*pp = c->hnext;
 	free(c);
-out:
+}
+
+void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = state_client_get(t, clientid, false);
+	if (c)
+		purge(t, c);
 	pthread_mutex_unlock(&t->lock);
+}
+
+void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid))
+{
+	pthread_mutex_lock(&t->lock);
+	t->live = live;
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool state_reap(struct nfs4_state *t, const struct nfs4_owner *holder)
+{
+	if (!t->live || !holder->cl || t->live(holder->cl->id))
+		return false;
+	purge(t, holder->cl);
+	return true;
+}
+
+bool state_reap_all(struct nfs4_state *t)
+{
+	struct client *c, *next;
+	bool any = false;
+	uint32_t i;
+
+	if (!t->live)
+		return false;
+	for (i = 0; i < BUCKETS; i++)
+		for (c = t->clients[i]; c; c = next) {
+			next = c->hnext;
+			if (!t->live(c->id)) {
+				purge(t, c);
+				any = true;
+			}
+		}
+	return any;
 }
 
 uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid)

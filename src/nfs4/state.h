@@ -31,7 +31,8 @@
  *   replayed); a client's owners without stateids are dropped, oldest
  *   first, when the client reaches its bound of owners.
  * - Bounds: NFS4_STATE_MAX stateids and owners in all, and per client
- *   NFS4_STATE_CLIENT_MAX of each; past them, RESOURCE.
+ *   NFS4_STATE_CLIENT_MAX of each; past them, RESOURCE (once the state
+ *   of clients whose lease ran out is dropped, see nfs4_state_set_live).
  * - One mutex over the table; every call is short (no file system
  *   work under it).
  */
@@ -238,6 +239,16 @@ enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *
  */
 enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clientid,
 					   const uint8_t *owner, uint32_t len);
+
+/*
+ * nfs4_state_set_live - how the table learns whether a client still
+ * holds its lease: @live(clientid) (called with the table's lock held;
+ * it must not call back into the table). A client whose lease ran out
+ * keeps its state (a courteous server, as Linux 5.19+) until another
+ * client's OPEN or LOCK conflicts with it, or the table reaches a bound:
+ * then that client's state is dropped. Without it every client is live.
+ */
+void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid));
 
 /* Drop every owner and stateid of @clientid (gone, or replaced by a new
  * instance of the same client). */

@@ -79,6 +79,7 @@ struct nfs4_state {
 	uint32_t tag;
 	uint64_t next_id;
 	uint32_t nstids, nowners;
+	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
 	struct client *clients[BUCKETS];
 	struct nfs4_owner *owners[BUCKETS];
 	struct file *files[BUCKETS];
@@ -112,6 +113,12 @@ void state_hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
 		uint32_t seqid, bool minor0);
 bool state_busy(const struct nfs4_owner *o, bool minor0);
 void state_seq_reset(struct nfs4_seq *q);
+/* If @holder's client lost its lease, drop its state. Return values:
+ * true when it did (anything of that client may be gone). */
+bool state_reap(struct nfs4_state *t, const struct nfs4_owner *holder);
+/* Drop the state of every client that lost its lease. Return values:
+ * true when there was any. */
+bool state_reap_all(struct nfs4_state *t);
 /* Drop the lock stateids on @open's file that came from @open (state_lock.c). */
 void state_locks_of_open_drop(struct nfs4_state *t, struct stid *open);
 /* Free a lock stateid's ranges (state_lock.c). */

@@ -140,20 +140,27 @@ static bool range_set(struct stid *s, uint64_t start, uint64_t end, uint32_t typ
 	return true;
 }
 
-/* Does another owner than @lo hold a lock on @f conflicting with
- * [@start, @end] as @type? Which one goes into @d. */
-static bool conflict(const struct file *f, const struct nfs4_owner *lo, uint64_t start,
-		     uint64_t end, uint32_t type, struct nfs4_lock_denied *d)
+/* Does another owner than @lo (of client @cid) hold a lock on file @fid
+ * conflicting with [@start, @end] as @type? Which one goes into @d. A
+ * holder of another client whose lease ran out gives way. */
+static bool conflict(struct nfs4_state *t, const struct nfs4_file_id *fid, clientid4 cid,
+		     const struct nfs4_owner *lo, uint64_t start, uint64_t end, uint32_t type,
+		     struct nfs4_lock_denied *d)
 {
 	const struct stid *s;
 	const struct range *r;
+	struct file *f;
 
-	for (s = f->locks; s; s = s->fnext) {
+again:
+	f = state_file_get(t, fid, false);
+	for (s = f ? f->locks : NULL; s; s = s->fnext) {
 		if (s->ow == lo)
 			continue;
 		for (r = s->ranges; r && r->start <= end; r = r->next) {
 			if (r->end < start || (type == READ_LT && r->type == READ_LT))
 				continue;
+			if (s->ow->cl->id != cid && state_reap(t, s->ow))
+				goto again;
 			d->offset = r->start;
 			d->length = r->end == NFS4_UINT64_MAX ? NFS4_UINT64_MAX :
 				    r->end - r->start + 1;
@@ -297,7 +304,7 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 	}
 	if (st != NFS4_OK || q->replay)
 		goto out;
-	if (conflict(s->f, s->ow, start, end, type, denied)) {
+	if (conflict(t, f, s->ow->cl->id, s->ow, start, end, type, denied)) {
 		st = NFS4ERR_DENIED;
 	} else if (nranges(s) >= NFS4_LOCK_RANGES_MAX) {
 		st = NFS4ERR_RESOURCE;
@@ -351,15 +358,13 @@ enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *
 	enum nfsstat4 st = NFS4_OK;
 	struct nfs4_owner *lo;
 	uint64_t start, end;
-	struct file *f;
 
 	type = plain_type(type);
 	if ((type != READ_LT && type != WRITE_LT) || !range_of(offset, length, &start, &end))
 		return NFS4ERR_INVAL;
 	pthread_mutex_lock(&t->lock);
-	f = state_file_get(t, fid, false);
 	lo = state_owner_get(t, clientid, OWNER_LOCK, owner, len, false, &st);
-	st = f && conflict(f, lo, start, end, type, denied) ? NFS4ERR_DENIED : NFS4_OK;
+	st = conflict(t, fid, clientid, lo, start, end, type, denied) ? NFS4ERR_DENIED : NFS4_OK;
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }

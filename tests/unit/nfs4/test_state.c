@@ -17,7 +17,7 @@
 #define TAG 0x5eed1234u
 
 static struct nfs4_state *t;
-static const struct nfs4_file_id F1 = { 1, 100 }, F2 = { 1, 200 };
+static const struct nfs4_file_id F1 = { 1, 100 }, F2 = { 1, 200 }, F3 = { 1, 300 };
 
 /* OPEN by @owner of client @cid with @seqid (minor version 0 unless
  * @m1): the whole bracket, result bytes @res kept. */
@@ -76,6 +76,14 @@ static enum nfsstat4 seqop(char what, const struct stateid4 *sid, uint32_t seqid
 	snprintf(res, sizeof(res), "%c%u", what, (unsigned)seqid);
 	nfs4_state_seq_end(t, &q, st, (const uint8_t *)res, (uint32_t)strlen(res));
 	return st;
+}
+
+static bool anon_write_locked(const struct nfs4_file_id *f)
+{
+	struct stateid4 anon = { 0 };
+	clientid4 cid;
+
+	return nfs4_state_check_io(t, &anon, f, true, false, &cid) == NFS4ERR_LOCKED;
 }
 
 static enum nfsstat4 io(const struct stateid4 *sid, const struct nfs4_file_id *f, bool w,
@@ -212,6 +220,50 @@ static void locks40(void)
 	ok(st == NFS4ERR_BAD_STATEID, "4.0: a lock-owner of another client than the open's: "
 	   "BAD_STATEID");
 	nfs4_state_purge_client(t, 20);
+}
+
+static clientid4 dead_client;
+
+static bool live(clientid4 cid)
+{
+	return cid != dead_client;
+}
+
+/* A courteous table: a client whose lease ran out keeps its state until
+ * another one conflicts with it. */
+static void courtesy(void)
+{
+	struct stateid4 a, b, l, x;
+	struct nfs4_lock_denied d;
+	bool confirm, rep;
+
+	nfs4_state_set_live(t, live);
+	ok(open_(30, "o30", 0, true, &F3, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, &a,
+		 &confirm, &rep) == NFS4_OK &&
+	   open_(31, "o31", 0, true, &F3, OPEN4_SHARE_ACCESS_WRITE, 0, &b, &confirm, &rep) ==
+	   NFS4ERR_SHARE_DENIED, "a live client's deny holds another client off");
+	dead_client = 30;
+	ok(io(&a, &F3, false, true) == NFS4_OK,
+	   "its lease runs out: its stateid still works while nobody conflicts");
+	ok(open_(31, "o31", 0, true, &F3, OPEN4_SHARE_ACCESS_WRITE, 0, &b, &confirm, &rep) ==
+	   NFS4_OK, "a conflicting OPEN of another client: the expired client gives way");
+	ok(io(&a, &F3, false, true) == NFS4ERR_BAD_STATEID &&
+	   nfs4_state_client_count(t, 30) == 0, "... and its state is gone");
+	dead_client = 0;
+	ok(open_(32, "o32", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &a, &confirm, &rep) ==
+	   NFS4_OK && lock_(32, "l32", &a, 0, false, WRITE_LT, 0, 10, &l, &d, &rep) == NFS4_OK,
+	   "a client holds a write lock");
+	ok(lockt_(33, "l33", READ_LT, 0, 1, &d) == NFS4ERR_DENIED, "... which another client's "
+	   "LOCKT meets");
+	ok(anon_write_locked(&F1) == false, "(no deny on that file)");
+	dead_client = 32;
+	ok(lockt_(33, "l33", READ_LT, 0, 1, &d) == NFS4_OK && nfs4_state_client_count(t, 32) == 0,
+	   "its lease runs out: the conflict drops its state");
+	x = l;
+	ok(io(&x, &F1, false, true) == NFS4ERR_BAD_STATEID, "its lock stateid is gone");
+	nfs4_state_purge_client(t, 31);
+	nfs4_state_set_live(t, NULL);
+	dead_client = 0;
 }
 
 int main(void)
@@ -361,6 +413,7 @@ int main(void)
 
 	locks();
 	locks40();
+	courtesy();
 
 	/* ---- the per-client bound ---- */
 	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {
