@@ -38,7 +38,6 @@
 #include "nfs4/attr.h"
 #include "nfs4/internal.h"
 
-#define LEASE_TIME NFS4_LEASE_TIME
 
 static struct timespec start_time;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
@@ -74,7 +73,7 @@ void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st
 void nfs4_src_base(const struct nfs4_compound *c, struct nfs4_attr_src *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->lease_time = LEASE_TIME;
+	s->lease_time = nfs4_lease_time;
 	s->minorversion = c->minorversion;
 	s->rdattr_error = NFS4_OK;
 	s->maxread = s->maxwrite = NFS4_IO_MAX;

@@ -22,6 +22,7 @@
 #include "nfs4/nfs4.h"
 
 static struct nfs4_clients *clients;
+uint32_t nfs4_lease_time = NFS4_LEASE_TIME;
 
 static uint64_t now_sec(void);
 
@@ -31,11 +32,13 @@ static bool client_live(clientid4 clientid)
 	return nfs4_clients_live(clients, clientid, now_sec());
 }
 
-int nfs4_init(void)
+int nfs4_init(uint32_t lease)
 {
 	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
 	if (!clients)
 		return -1;
+	nfs4_lease_time = lease;
+	nfs4_clients_set_lease(clients, lease);
 	/* stateids of an earlier instance must be unknown here (STALE) */
 	nfs4_states = nfs4_state_new(randombytes_random());
 	if (!nfs4_states) {

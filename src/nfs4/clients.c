@@ -36,6 +36,7 @@ struct nfs4_clients {
 	uint32_t boot;
 	uint32_t counter;           /* low half of the next clientid */
 	uint32_t max, count;
+	uint32_t lease;             /* seconds */
 	uint32_t mask;              /* buckets - 1 */
 	struct client *oldest, *newest;
 	struct client **by_name;
@@ -83,6 +84,7 @@ struct nfs4_clients *nfs4_clients_new(uint32_t boot, uint32_t max)
 	t->mask = n - 1;
 	t->boot = boot;
 	t->max = max;
+	t->lease = NFS4_LEASE_TIME;
 	t->counter = randombytes_random();
 	return t;
 }
@@ -103,9 +105,14 @@ void nfs4_clients_free(struct nfs4_clients *t)
 	free(t);
 }
 
-static bool expired(const struct client *c, uint64_t now)
+static bool expired(const struct nfs4_clients *t, const struct client *c, uint64_t now)
 {
-	return now > c->renewed && now - c->renewed > NFS4_LEASE_TIME;
+	return now > c->renewed && now - c->renewed > t->lease;
+}
+
+void nfs4_clients_set_lease(struct nfs4_clients *t, uint32_t seconds)
+{
+	t->lease = seconds;
 }
 
 static bool same_principal(const struct nfs4_principal *a, const struct nfs4_principal *b)
@@ -192,7 +199,7 @@ static void sweep(struct nfs4_clients *t, uint64_t now)
 {
 	uint32_t i;
 
-	for (i = 0; i < SWEEP_MAX && t->oldest && expired(t->oldest, now); i++)
+	for (i = 0; i < SWEEP_MAX && t->oldest && expired(t, t->oldest, now); i++)
 		drop(t, t->oldest);
 }
 
@@ -207,7 +214,7 @@ static struct client *find_name(struct nfs4_clients *t, const uint8_t *id, uint3
 		next = c->name_next;
 		if (c->id_len != len || memcmp(c->id, id, len) != 0)
 			continue;
-		if (expired(c, now)) {
+		if (expired(t, c, now)) {
 			drop(t, c);
 			continue;
 		}
@@ -227,7 +234,7 @@ static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confi
 		next = c->cid_next;
 		if (c->clientid != cid)
 			continue;
-		if (expired(c, now)) {
+		if (expired(t, c, now)) {
 			drop(t, c);
 			continue;
 		}

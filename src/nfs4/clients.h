@@ -14,7 +14,8 @@
  *   low 32 a counter from a random start, so a clientid of an earlier
  *   instance is unknown here (STALE_CLIENTID, RFC 7530 9.1.2) even when
  *   two instances start within the same second.
- * - Leases last NFS4_LEASE_TIME seconds. A record whose lease ran out
+ * - Leases last NFS4_LEASE_TIME seconds unless the table is told
+ *   another lease (nfs4_clients_set_lease). A record whose lease ran out
  *   is treated as gone by every lookup: with no state yet there is no
  *   courtesy client, so RENEW answers STALE_CLIENTID after expiry, as
  *   knfsd does for a client without state (it answers EXPIRED only for
@@ -34,8 +35,11 @@
 
 #include "xdr/gen/nfs4.h"
 
-/* The lease (seconds), also the lease_time attribute's value. */
+/* The default lease (seconds), also the lease_time attribute's value. */
 #define NFS4_LEASE_TIME 90u
+/* The leases nfsxd --lease-time accepts (seconds). */
+#define NFS4_LEASE_MIN 10u
+#define NFS4_LEASE_MAX 3600u
 /* Records (confirmed and unconfirmed) the server keeps at most. */
 #define NFS4_CLIENTS_MAX 65536u
 /* Longest callback netid and universal address kept; longer ones are
@@ -68,6 +72,9 @@ struct nfs4_clients;
  * Return values: the table, or NULL when memory is short.
  */
 struct nfs4_clients *nfs4_clients_new(uint32_t boot, uint32_t max);
+
+/* Leases of @t last @seconds from now on (before any call runs). */
+void nfs4_clients_set_lease(struct nfs4_clients *t, uint32_t seconds);
 
 /* Free @t and every record in it (no call may be running on it). */
 void nfs4_clients_free(struct nfs4_clients *t);

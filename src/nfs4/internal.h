@@ -83,6 +83,8 @@ nfs4_op_fn nfs4_create, nfs4_remove, nfs4_rename, nfs4_link, nfs4_setattr;
 enum nfsstat4 nfs4_check_name(const component4 *n);
 
 /* client_ops.c */
+/* The lease, seconds (nfs4_init's). */
+extern uint32_t nfs4_lease_time;
 nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */

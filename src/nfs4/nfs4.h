@@ -24,11 +24,12 @@
 extern const struct rpc_version nfs4_version;
 
 /*
- * nfs4_init - make the server's NFSv4 state (the table of clients),
- * before version 4 is served; nfs4_fini frees it once no call runs.
+ * nfs4_init - make the server's NFSv4 state (the tables of clients and
+ * of open and lock state) with leases of @lease seconds, before version
+ * 4 is served; nfs4_fini frees it once no call runs.
  * Return values: 0, or -1 when memory is short.
  */
-int nfs4_init(void);
+int nfs4_init(uint32_t lease);
 void nfs4_fini(void);
 
 #endif

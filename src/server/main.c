@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 		log_error("%s", errbuf);
 		return 1;
 	}
-	if (o.nfs4 && nfs4_init() < 0) {
+	if (o.nfs4 && nfs4_init(o.lease_time) < 0) {
 		log_error("out of memory for the NFSv4 clients table");
 		return 1;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs4/clients.h"
 #include "rpc/svc.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/nfsx"
@@ -77,9 +78,12 @@ static const char usage[] =
 "                          (default 100)\n"
 "      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 (the\n"
 "                          default) and 4. Version 4 is incomplete: minor\n"
-"                          version 0 without OPEN, READ, WRITE or locks, so\n"
-"                          clients that try it first (mount without vers=)\n"
-"                          would fail; it is off unless asked for\n"
+"                          version 0 with opens, I/O and locks but no\n"
+"                          delegations, callbacks or reclaim after a\n"
+"                          restart, and no minor version 1 or 2, so it is\n"
+"                          off unless asked for\n"
+"      --lease-time S      NFSv4 lease in seconds, 10 to 3600 (default 90):\n"
+"                          how long a silent client keeps its state for sure\n"
 "      --busy-poll-us N    after a turn with work, an event loop polls its\n"
 "                          sockets this long before it sleeps: lower latency\n"
 "                          at low queue depth (no wake-up per call) for up to\n"
@@ -114,6 +118,7 @@ enum {
 	OPT_IDLE_TIMEOUT,
 	OPT_MAX_CONNS_PER_CLIENT,
 	OPT_NFS_VERS,
+	OPT_LEASE_TIME,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +146,7 @@ static const struct option longopts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "max-conns-per-client", required_argument, NULL, OPT_MAX_CONNS_PER_CLIENT },
 	{ "nfs-vers", required_argument, NULL, OPT_NFS_VERS },
+	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -207,6 +213,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->max_conn_bytes = RPC_DEFAULT_MAX_CONN_BYTES;
 	o->max_total_bytes = RPC_DEFAULT_MAX_TOTAL_BYTES;
 	o->idle_timeout_s = RPC_DEFAULT_IDLE_TIMEOUT_S;
+	o->lease_time = NFS4_LEASE_TIME;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -303,6 +310,11 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 		case OPT_NFS_VERS:
 			if (nfs_vers(optarg, o) < 0)
 				return -1;
+			break;
+		case OPT_LEASE_TIME:
+			if (number("lease-time", optarg, NFS4_LEASE_MIN, NFS4_LEASE_MAX, &v))
+				return -1;
+			o->lease_time = (unsigned int)v;
 			break;
 		case OPT_BUSY_POLL:
 			if (number("busy-poll-us", optarg, 0, 100000, &v))

@@ -39,6 +39,7 @@ struct nfsxd_opts {
 	unsigned int idle_timeout_s;
 	unsigned int max_conns_per_client;
 	bool nfs4;                /* --nfs-vers 4 given: serve version 4 too */
+	unsigned int lease_time;  /* NFSv4 lease, seconds */
 };
 
 /*

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "nfs3/nfs3.h"
+#include "nfs4/clients.h"
 #include "nfs4/nfs4.h"
 #include "server/programs.h"
 #include "rpc/drc.h"
@@ -98,7 +99,7 @@ static void make_export(void)
 		abort();
 	/* the client records of SETCLIENTID: one table for the whole run,
 	 * bounded and expiring as the server's */
-	if (nfs4_init() < 0)
+	if (nfs4_init(NFS4_LEASE_TIME) < 0)
 		abort();
 }
 

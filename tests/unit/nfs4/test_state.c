@@ -233,7 +233,7 @@ static bool live(clientid4 cid)
  * another one conflicts with it. */
 static void courtesy(void)
 {
-	struct stateid4 a, b, l, x;
+	struct stateid4 a, b, l = { 0 }, x;
 	struct nfs4_lock_denied d;
 	bool confirm, rep;
 
