@@ -36,6 +36,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_CLOSE] = nfs4_close,
 	[OP_COMMIT] = nfs4_commit,
 	[OP_CREATE] = nfs4_create,
+	[OP_DELEGRETURN] = nfs4_delegreturn,
 	[OP_LINK] = nfs4_link,
 	[OP_LOCK] = nfs4_lock,
 	[OP_LOCKT] = nfs4_lockt,

@@ -438,6 +438,21 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	return res->status = NFS4_OK;
 }
 
+/* ---- DELEGRETURN ---- */
+
+/* No delegation is ever given: a stateid of this instance is not one
+ * (BAD_STATEID), one of another is STALE_STATEID. */
+enum nfsstat4 nfs4_delegreturn(struct nfs4_compound *c, const struct nfs_argop4 *a,
+			       struct nfs_resop4 *r)
+{
+	enum nfsstat4 st;
+
+	if (c->cur.kind == NFS4_FH_NONE)
+		return r->u.opdelegreturn.status = NFS4ERR_NOFILEHANDLE;
+	st = nfs4_state_known(nfs4_states, &a->u.opdelegreturn.deleg_stateid);
+	return r->u.opdelegreturn.status = st == NFS4_OK ? NFS4ERR_BAD_STATEID : st;
+}
+
 /* ---- OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE ---- */
 
 /* The current filehandle as a file with state, and its id. */

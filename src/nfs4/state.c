@@ -741,6 +741,17 @@ static void purge(struct nfs4_state *t, struct client *c)
 	free(c);
 }
 
+enum nfsstat4 nfs4_state_known(struct nfs4_state *t, const struct stateid4 *sid)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = state_stid_lookup(t, sid, &s);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
 void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 {
 	struct client *c;

@@ -257,6 +257,10 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);
 /* Stateids of @clientid, for DESTROY_CLIENTID and tests. */
 uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid);
 
+/* Does @sid name state of this table? Return values: NFS4_OK;
+ * NFS4ERR_STALE_STATEID; NFS4ERR_BAD_STATEID (never given, or special). */
+enum nfsstat4 nfs4_state_known(struct nfs4_state *t, const struct stateid4 *sid);
+
 /* Is @sid the anonymous stateid (all zeros)? */
 bool nfs4_stateid_anonymous(const struct stateid4 *sid);
 /* ... the READ bypass (all ones)? */

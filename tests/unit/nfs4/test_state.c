@@ -320,6 +320,10 @@ int main(void)
 	ok(io(&special, &F1, false, false) == NFS4ERR_BAD_STATEID,
 	   "other all zeros with seqid 1: BAD_STATEID (RFC 7530 9.1.4.3)");
 
+	ok(nfs4_state_known(t, &a2) == NFS4_OK && nfs4_state_known(t, &stale) ==
+	   NFS4ERR_STALE_STATEID && nfs4_state_known(t, &anon) == NFS4ERR_BAD_STATEID,
+	   "known: a stateid given, one of another instance, the anonymous one");
+
 	/* ---- share reservations ---- */
 	st = open_(1, "ownerB", 1, false, &F1, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE,
 		   &b, &confirm, &rep);
