@@ -14,11 +14,13 @@
  * - None of these needs a current filehandle.
  */
 #include <sodium.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "nfs4/clients.h"
 #include "nfs4/internal.h"
+#include "nfs4/recovery.h"
 #include "nfs4/nfs4.h"
 
 static struct nfs4_clients *clients;
@@ -32,13 +34,36 @@ static bool client_live(clientid4 clientid)
 	return nfs4_clients_live(clients, clientid, now_sec());
 }
 
-int nfs4_init(uint32_t lease)
+bool nfs4_in_grace(void)
 {
+	return nfs4_recov_in_grace(now_sec());
+}
+
+enum nfsstat4 nfs4_may_reclaim(clientid4 clientid)
+{
+	uint8_t id[NFS4_OPAQUE_LIMIT];
+	uint32_t len;
+
+	if (!nfs4_in_grace())
+		return NFS4ERR_NO_GRACE;
+	if (!nfs4_clients_name(clients, clientid, now_sec(), id, &len))
+		return NFS4ERR_STALE_CLIENTID;
+	return nfs4_recov_may_reclaim(id, len) ? NFS4_OK : NFS4ERR_RECLAIM_BAD;
+}
+
+int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "out of memory");
 	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
 	if (!clients)
 		return -1;
 	nfs4_lease_time = lease;
 	nfs4_clients_set_lease(clients, lease);
+	if (nfs4_recov_open(state_dir, now_sec(), lease, err, errlen) < 0) {
+		nfs4_fini();
+		return -1;
+	}
+	nfs4_clients_set_record(clients, nfs4_recov_note);
 	/* stateids of an earlier instance must be unknown here (STALE) */
 	nfs4_states = nfs4_state_new(randombytes_random());
 	if (!nfs4_states) {
@@ -52,6 +77,7 @@ int nfs4_init(uint32_t lease)
 
 void nfs4_fini(void)
 {
+	nfs4_recov_close();
 	nfs4_state_free(nfs4_states);
 	nfs4_states = NULL;
 	nfs4_clients_free(clients);

@@ -37,6 +37,7 @@ struct nfs4_clients {
 	uint32_t counter;           /* low half of the next clientid */
 	uint32_t max, count;
 	uint32_t lease;             /* seconds */
+	void (*record)(const uint8_t *id, uint32_t len, bool add);
 	uint32_t mask;              /* buckets - 1 */
 	struct client *oldest, *newest;
 	struct client **by_name;
@@ -191,6 +192,8 @@ static void drop(struct nfs4_clients *t, struct client *c)
 	*p = c->cid_next;
 	lru_unlink(t, c);
 	t->count--;
+	if (c->confirmed && t->record)
+		t->record(c->id, c->id_len, false);
 	free(c);
 }
 
@@ -371,6 +374,8 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 		drop(t, old);
 	}
 	unconf->confirmed = true;
+	if (t->record)
+		t->record(unconf->id, unconf->id_len, true);
 	touch(t, unconf, now);
 out:
 	pthread_mutex_unlock(&t->lock);
@@ -391,6 +396,27 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 		st = NFS4ERR_STALE_CLIENTID;
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+void nfs4_clients_set_record(struct nfs4_clients *t,
+			     void (*record)(const uint8_t *id, uint32_t len, bool add))
+{
+	t->record = record;
+}
+
+bool nfs4_clients_name(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
+		       uint8_t *buf, uint32_t *len)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, now);
+	if (c) {
+		memcpy(buf, c->id, c->id_len);
+		*len = c->id_len;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return c != NULL;
 }
 
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now)

@@ -120,6 +120,23 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
  * has not run out at @now (nothing renewed). */
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
 
+/*
+ * nfs4_clients_set_record - @record(id, len, add) is told, under the
+ * table's lock, when a client is confirmed (add) and when a confirmed
+ * record goes (its lease ran out, or a new instance replaced it); not
+ * when the table is freed. The restart record (recovery.h) listens.
+ */
+void nfs4_clients_set_record(struct nfs4_clients *t,
+			     void (*record)(const uint8_t *id, uint32_t len, bool add));
+
+/*
+ * nfs4_clients_name - the id string of live confirmed client @clientid
+ * into @buf (room NFS4_OPAQUE_LIMIT), its length into @len.
+ * Return values: false when there is no such client.
+ */
+bool nfs4_clients_name(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
+		       uint8_t *buf, uint32_t *len);
+
 /* Return values: records in @t, dead ones not yet freed included. */
 uint32_t nfs4_clients_count(struct nfs4_clients *t);
 

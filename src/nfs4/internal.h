@@ -85,6 +85,12 @@ enum nfsstat4 nfs4_check_name(const component4 *n);
 /* client_ops.c */
 /* The lease, seconds (nfs4_init's). */
 extern uint32_t nfs4_lease_time;
+/* Return values: true during the grace period after a restart (recovery.h). */
+bool nfs4_in_grace(void);
+/* May @clientid reclaim state now? Return values: NFS4_OK; NO_GRACE
+ * (no grace period); RECLAIM_BAD (not a client of the previous run, or
+ * done reclaiming); STALE_CLIENTID. */
+enum nfsstat4 nfs4_may_reclaim(clientid4 clientid);
 nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */

@@ -7,8 +7,9 @@
  * - Conflicts between NFS clients are decided by the state table alone;
  *   the locks are not taken on the file system, so processes on the
  *   server do not see them (OFD locks through the backend would).
- * - A reclaim (LOCK's reclaim flag) outside a grace period, which never
- *   exists yet, is NO_GRACE, as knfsd answers.
+ * - A reclaim (LOCK's reclaim flag) is taken only in the grace period
+ *   after a restart from a client of the previous run (recovery.h);
+ *   other LOCKs and LOCKTs then answer GRACE, as knfsd's.
  * - LOCK and LOCKU are seqid-bearing: their results are kept for a
  *   replay by the COMPOUND, as OPEN's (c->seq). A DENIED result carries
  *   the conflicting owner, copied into the request's arena until the
@@ -85,8 +86,18 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	st = lock_file(c, &f);
 	if (st != NFS4_OK)
 		return res->status = st;
-	if (la->reclaim)
-		return res->status = NFS4ERR_NO_GRACE;
+	/* reclaims only in the grace period, and nothing else then */
+	if (la->reclaim) {
+		clientid4 cid = c->minorversion ? c->clientid :
+				la->locker.new_lock_owner ?
+				la->locker.u.open_owner.lock_owner.clientid : 0;
+
+		st = cid ? nfs4_may_reclaim(cid) : nfs4_in_grace() ? NFS4_OK : NFS4ERR_NO_GRACE;
+		if (st != NFS4_OK)
+			return res->status = st;
+	} else if (nfs4_in_grace()) {
+		return res->status = NFS4ERR_GRACE;
+	}
 	if (args.new_owner) {
 		const struct open_to_lock_owner4 *o = &la->locker.u.open_owner;
 
@@ -127,6 +138,8 @@ enum nfsstat4 nfs4_lockt(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	st = lock_file(c, &f);
 	if (st == NFS4_OK)
 		st = owner_client(c, la->owner.clientid, &cid);
+	if (st == NFS4_OK && nfs4_in_grace())
+		st = NFS4ERR_GRACE;
 	if (st != NFS4_OK)
 		return res->status = st;
 	d = xdr_arena_alloc(&c->req->arena, sizeof(*d));

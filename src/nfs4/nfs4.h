@@ -18,6 +18,9 @@
 #ifndef NFSX_NFS4_NFS4_H
 #define NFSX_NFS4_NFS4_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "rpc/program.h"
 
 /* Version 4 of program 100003, for src/server to register. */
@@ -25,11 +28,13 @@ extern const struct rpc_version nfs4_version;
 
 /*
  * nfs4_init - make the server's NFSv4 state (the tables of clients and
- * of open and lock state) with leases of @lease seconds, before version
- * 4 is served; nfs4_fini frees it once no call runs.
- * Return values: 0, or -1 when memory is short.
+ * of open and lock state) with leases of @lease seconds, and load the
+ * previous run's record of clients from @state_dir (NULL: none; see
+ * recovery.h), before version 4 is served; nfs4_fini frees it once no
+ * call runs.
+ * Return values: 0, or -1 with @err (memory, or the record's file).
  */
-int nfs4_init(uint32_t lease);
+int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen);
 void nfs4_fini(void);
 
 #endif

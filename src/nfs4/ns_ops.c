@@ -20,6 +20,8 @@
  *   for a caller acting as root, as NFSv3's MKDIR does.
  * - SETATTR of a regular file's size takes a stateid, checked as
  *   WRITE's (nfs4_check_stateid).
+ * - REMOVE and RENAME wait with GRACE during the grace period after a
+ *   restart (a client may still reclaim what they would touch).
  * - Every change drops the cached attributes of directory listings
  *   (vfs_dir_changed), as NFSv3's wcc_data does.
  */
@@ -194,6 +196,9 @@ enum nfsstat4 nfs4_remove(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	st = change_dir(&c->cur);
 	if (st == NFS4_OK)
 		st = nfs4_name_of(&a->u.opremove.target, name);
+	/* a file a client may still reclaim stays until grace ends (knfsd) */
+	if (st == NFS4_OK && nfs4_in_grace())
+		st = NFS4ERR_GRACE;
 	if (st != NFS4_OK)
 		return res->status = st;
 	before = nfs4_change_of(d);
@@ -240,6 +245,8 @@ enum nfsstat4 nfs4_rename(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = nfs4_name_of(&a->u.oprename.newname, newname);
 	if (st == NFS4_OK && from->exp != to->exp)
 		st = NFS4ERR_XDEV;
+	if (st == NFS4_OK && nfs4_in_grace())
+		st = NFS4ERR_GRACE;
 	if (st != NFS4_OK)
 		return res->status = st;
 	fb = nfs4_change_of(from);

@@ -17,9 +17,11 @@
  *   may write a file made with mode 0444); otherwise the caller must be
  *   allowed the access asked, or own the file (knfsd's
  *   NFSD_MAY_OWNER_OVERRIDE).
- * - No delegation is ever offered (no callback path yet), no grace
- *   period exists: CLAIM_PREVIOUS answers NO_GRACE, the delegation claims
- *   BAD_STATEID (CUR, no delegation was given) or NOTSUPP (PREV).
+ * - No delegation is ever offered (no callback path yet): the delegation
+ *   claims answer BAD_STATEID (CUR) or NOTSUPP (PREV). CLAIM_PREVIOUS
+ *   reopens the current file in the grace period after a restart, for a
+ *   client of the previous run (recovery.h); every other claim then
+ *   waits with GRACE.
  * - The seqid-bearing results are kept for a replay by the COMPOUND
  *   (c->seq, nfs4_state_seq_end) once encoded; a replay writes the kept
  *   bytes as they are, and OPEN's also restores the file it opened as
@@ -62,6 +64,12 @@ enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 
 	enum nfsstat4 st;
 	clientid4 cid;
 
+	/* the special stateids wait for the reclaims (knfsd's
+	 * check_special_stateids); a READ bypass does not */
+	if ((nfs4_stateid_anonymous(sid) || (write && nfs4_stateid_bypass(sid))) &&
+	    nfs4_in_grace())
+		return NFS4ERR_GRACE;
+
 	nfs4_file_id_of(&c->cur.o, &f);
 	st = nfs4_state_check_io(nfs4_states, sid, &f, write, c->minorversion == 0, &cid);
 	if (st == NFS4_OK && cid && c->minorversion == 0)
@@ -90,6 +98,7 @@ enum nfsstat4 nfs4_replay(struct nfs4_compound *c)
 
 struct open_job {
 	const struct OPEN4args *a;
+	clientid4 cid;
 	uint32_t access, deny;
 	struct export_obj file;     /* the file opened, resolved */
 	bool have_file;
@@ -214,8 +223,9 @@ static enum nfsstat4 create_in(struct nfs4_compound *c, struct open_job *j, cons
 	if (!is_exclusive(how->mode))
 		return NFS4_OK;
 exclusive_bits:
-	/* the times hold the verifier: reported as set (knfsd) */
-	c->attrset[1] |= 1u << (FATTR4_TIME_ACCESS_SET - 32) | 1u << (FATTR4_TIME_MODIFY_SET - 32);
+	/* the times hold the verifier: named in attrset (RFC 7530 16.16.5,
+	 * knfsd's do_open_lookup) */
+	c->attrset[1] |= 1u << (FATTR4_TIME_ACCESS - 32) | 1u << (FATTR4_TIME_MODIFY - 32);
 	return NFS4_OK;
 }
 
@@ -234,8 +244,9 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 	case CLAIM_NULL:
 		break;
 	case CLAIM_FH:
+		/* not in minor version 0's XDR (knfsd's decoder refuses it) */
 		if (c->minorversion == 0)
-			return NFS4ERR_INVAL;
+			return NFS4ERR_BADXDR;
 		if (create)
 			return NFS4ERR_INVAL;
 		if (c->cur.kind != NFS4_FH_OBJ)
@@ -244,12 +255,26 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 		j->have_file = true;
 		return NFS4_OK;
 	case CLAIM_PREVIOUS:
-	case CLAIM_DELEGATE_PREV:
+		/* a reclaim after a restart: the file is the current one */
+		st = nfs4_may_reclaim(j->cid);
+		if (st != NFS4_OK)
+			return st;
+		if (c->cur.kind != NFS4_FH_OBJ)
+			return c->cur.kind == NFS4_FH_NONE ? NFS4ERR_NOFILEHANDLE : NFS4ERR_ISDIR;
+		export_obj_dup(&j->file, &c->cur.o);
+		j->have_file = true;
+		return NFS4_OK;
 	case CLAIM_DELEG_PREV_FH:
-		/* no grace period: nothing to reclaim */
-		return a->claim.claim == CLAIM_PREVIOUS ? NFS4ERR_NO_GRACE : NFS4ERR_NOTSUPP;
-	case CLAIM_DELEGATE_CUR:
+		if (c->minorversion == 0)
+			return NFS4ERR_BADXDR;
+		/* fall through */
+	case CLAIM_DELEGATE_PREV:
+		return NFS4ERR_NOTSUPP;   /* no delegation was ever given */
 	case CLAIM_DELEG_CUR_FH:
+		if (c->minorversion == 0)
+			return NFS4ERR_BADXDR;
+		/* fall through */
+	case CLAIM_DELEGATE_CUR:
 		return NFS4ERR_BAD_STATEID;   /* no delegation was ever given */
 	default:
 		return NFS4ERR_INVAL;
@@ -309,7 +334,9 @@ static enum nfsstat4 open_check(struct nfs4_compound *c, struct open_job *j)
 			return NFS4ERR_ISDIR;
 		if (S_ISLNK(s->st_mode))
 			return NFS4ERR_SYMLINK;
-		return c->minorversion ? NFS4ERR_WRONG_TYPE : NFS4ERR_INVAL;
+		/* RFC 7530 16.16.5: SYMLINK for anything else; RFC 8881
+		 * 18.16.3: WRONG_TYPE */
+		return c->minorversion ? NFS4ERR_WRONG_TYPE : NFS4ERR_SYMLINK;
 	}
 	if ((j->access & OPEN4_SHARE_ACCESS_WRITE) && !o->client->opts.rw)
 		return NFS4ERR_ROFS;
@@ -388,6 +415,9 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		}
 		return res->status = st;
 	}
+	j.cid = cid;
+	if (oa->claim.claim != CLAIM_PREVIOUS && nfs4_in_grace())
+		return res->status = NFS4ERR_GRACE;
 	if (c->cur.kind == NFS4_FH_OBJ && oa->claim.claim == CLAIM_NULL)
 		before = nfs4_change_of(&c->cur.o);
 	st = open_target(c, &j);

@@ -382,8 +382,8 @@ int main(int argc, char **argv)
 		log_error("%s", errbuf);
 		return 1;
 	}
-	if (o.nfs4 && nfs4_init(o.lease_time) < 0) {
-		log_error("out of memory for the NFSv4 clients table");
+	if (o.nfs4 && nfs4_init(o.lease_time, o.state_dir, errbuf, sizeof(errbuf)) < 0) {
+		log_error("NFSv4: %s", errbuf);
 		return 1;
 	}
 	/* Before any thread exists, so that every thread inherits the mask:
