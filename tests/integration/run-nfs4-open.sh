@@ -12,7 +12,7 @@
 #   rw/    rw,no_root_squash
 #          exist (6 bytes), trunc (10 bytes), dg, shared, sz (10 bytes),
 #          plain, all 0644; secret (0600, uid 1001), r444 (0444, uid 1000);
-#          dir/; link -> plain
+#          dir/; link -> plain; fifo (a FIFO)
 #   ro/    ro,no_root_squash; f
 #
 # Usage: run-nfs4-open.sh NFSXD TEST_NFS4_OPEN
@@ -30,7 +30,7 @@ fi
 chmod 755 "$WORK"
 BASE=$WORK/tree
 R=$BASE/rw
-mkdir -p "$R/dir" "$BASE/ro" || exit 1
+mkdir -p "$R/dir" "$BASE/ro" && mkfifo "$R/fifo" || exit 1
 printf 'exist\n' >"$R/exist"
 printf '0123456789' >"$R/trunc"
 printf '0123456789' >"$R/sz"

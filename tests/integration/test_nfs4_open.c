@@ -397,6 +397,12 @@ static void test_basic(void)
 	   w2.committed);
 	ok(memcmp(w1.writeverf.val, w2.writeverf.val, 8) == 0,
 	   "the write verifier is the same across the two WRITEs");
+	n = do_write(0, &fh_data, &o.sid, 4, DATA_SYNC4, "quick", &w2);
+	ok(n == NFS4_OK && w2.count == 5 &&
+	   (w2.committed == DATA_SYNC4 || w2.committed == FILE_SYNC4) &&
+	   memcmp(w1.writeverf.val, w2.writeverf.val, 8) == 0,
+	   "WRITE DATA_SYNC4 (the same bytes again): OK, committed DATA_SYNC4 or FILE_SYNC4, "
+	   "the same verifier (%ld, %u)", n, w2.committed);
 
 	r = do_read(0, &fh_data, &o.sid, 0, 1000);
 	ok(r.st == NFS4_OK && r.len == (uint32_t)len && memcmp(r.data, TEXT1 TEXT2, len) == 0 &&
@@ -449,6 +455,58 @@ static void test_replay(void)
 	struct rd r;
 	bool same;
 	long n;
+
+	/* an OPEN_CONFIRM sent again, by a new owner */
+	{
+		struct owner p = { cid1, "owner-confirm", 5000 };
+		struct opened q;
+
+		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
+		n = open_in(&p, 0, &fh_rw, &ops[0], &q);
+		v4op_putfh(&ops[0], &q.fh);
+		v4op_open_confirm(&ops[1], &q.sid, p.seqid);
+		v4_res_init(&s1);
+		v4_res_init(&s2);
+		same = n == NFS4_OK && twice(ops, 2, &s1, &s2);
+		ok(same && s1.status == NFS4_OK,
+		   "OPEN_CONFIRM sent twice with the same seqid: OK, the same reply byte for byte "
+		   "(%u, %u)", s1.status, s2.status);
+		p.seqid++;
+		if (s1.nops == 2 && s1.status == NFS4_OK)
+			q.sid = s1.ops[1].u.opopen_confirm.u.resok4.open_stateid;
+		v4_res_free(&s1);
+		v4_res_free(&s2);
+		v4op_open_confirm(&ops[1], &q.sid, p.seqid);
+		n = seq_op(&p, &q.fh, &ops[1], NULL);
+		ok(n == NFS4ERR_BAD_STATEID,
+		   "OPEN_CONFIRM of a confirmed owner's stateid: BAD_STATEID (%ld)", n);
+		v4op_close(&ops[1], p.seqid - 2, &q.sid);
+		n = seq_op(&p, &q.fh, &ops[1], NULL);
+		ok(n == NFS4ERR_BAD_SEQID, "CLOSE with an older seqid: BAD_SEQID (%ld)", n);
+		n = close_sid(&p, &q);
+		ok(n == NFS4_OK, "CLOSE with the right one: OK (%ld)", n);
+	}
+
+	/* an owner that never confirmed is replaced by its next OPEN */
+	{
+		struct owner p = { cid1, "owner-never-confirmed", 77 };
+		struct opened q1, q2;
+
+		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
+		n = open_in(&p, 0, &fh_rw, &ops[0], &q1);
+		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
+		n = n == NFS4_OK ? open_in(&p, 0, &fh_rw, &ops[0], &q2) : n;
+		ok(n == NFS4_OK && (q2.rflags & OPEN4_RESULT_CONFIRM) && !same_other(&q1.sid, &q2.sid),
+		   "the next OPEN of an owner never confirmed: OK, a new stateid, CONFIRM asked "
+		   "again (%ld)", n);
+		v4op_open_confirm(&ops[1], &q1.sid, p.seqid);
+		n = seq_op(&p, &q1.fh, &ops[1], NULL);
+		ok(n == NFS4ERR_BAD_STATEID,
+		   "OPEN_CONFIRM of the replaced open's stateid: BAD_STATEID (%ld)", n);
+		n = confirm(&p, &q2);
+		ok(n == NFS4_OK, "OPEN_CONFIRM of the new one: OK (%ld)", n);
+		close_sid(&p, &q2);
+	}
 
 	/* a CLOSE sent again */
 	n = open_name(&own_a, 0, "data", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &c);
@@ -506,6 +564,14 @@ static void test_replay(void)
 	r = do_read(0, &fh_data, &bad, 0, 5);
 	ok(r.st == NFS4ERR_BAD_STATEID,
 	   "READ with a stateid seqid never given out: BAD_STATEID (%ld)", r.st);
+	{
+		struct v4_fh ex;
+
+		n = v4_walk(fd, path_of("rw/exist"), &ex);
+		r = n == NFS4_OK ? do_read(0, &ex, &o.sid, 0, 5) : (struct rd){ .st = n };
+		ok(r.st == NFS4ERR_BAD_STATEID,
+		   "READ of another file with this file's stateid: BAD_STATEID (%ld)", r.st);
+	}
 	r = do_read(0, &fh_rw, &o.sid, 0, 5);
 	ok(r.st == NFS4ERR_ISDIR || r.st == NFS4ERR_BAD_STATEID,
 	   "READ of a directory with a file's stateid: ISDIR or BAD_STATEID (%ld)", r.st);
@@ -542,6 +608,14 @@ static void test_share(void)
 	ok(n == NFS4ERR_SHARE_DENIED, "client 2's OPEN of it for WRITE: SHARE_DENIED (%ld)", n);
 	n = open_name(&b, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ob);
 	ok(n == NFS4_OK, "client 2's OPEN of it for READ: OK (%ld)", n);
+	{
+		struct owner a2 = { cid1, "owner-a2", 1 };
+		struct opened x;
+
+		n = open_name(&a2, 0, "shared", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &x);
+		ok(n == NFS4ERR_SHARE_DENIED,
+		   "another owner of client 1 opening it for WRITE: SHARE_DENIED (%ld)", n);
+	}
 	n = do_write(0, &oa.fh, NULL, 0, UNSTABLE4, "anon", NULL);
 	ok(n == NFS4ERR_LOCKED,
 	   "a WRITE with the anonymous stateid while WRITE is denied: LOCKED (%ld)", n);
@@ -568,6 +642,28 @@ static void test_share(void)
 	   "client 1's OPEN denying WRITE while client 2 writes: SHARE_DENIED (%ld)", n);
 	n = close_sid(&b, &ob2);
 	ok(n == NFS4_OK, "client 2's CLOSE: OK (%ld)", n);
+
+	/* deny BOTH: the anonymous stateid is refused both ways, the READ
+	 * bypass stateid (all ones) still reads (knfsd) */
+	n = open_name(&own_a, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_BOTH, &oa);
+	ok(n == NFS4_OK, "client 1 opens 'shared' denying BOTH: OK (%ld)", n);
+	n = do_read(0, &oa.fh, NULL, 0, 4).st;
+	ok(n == NFS4ERR_LOCKED, "a READ with the anonymous stateid: LOCKED (%ld)", n);
+	{
+		struct stateid4 ones;
+		struct rd r;
+
+		memset(&ones, 0xff, sizeof(ones));
+		r = do_read(0, &oa.fh, &ones, 0, 4);
+		ok(r.st == NFS4_OK && r.len == 4 && memcmp(r.data, "b-wr", 4) == 0,
+		   "a READ with the bypass stateid (all ones): OK, the data (%ld)", r.st);
+	}
+	n = open_name(&b, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ob);
+	ok(n == NFS4ERR_SHARE_DENIED, "client 2's OPEN for READ: SHARE_DENIED (%ld)", n);
+	n = close_sid(&own_a, &oa);
+	ok(n == NFS4_OK, "client 1's CLOSE: OK (%ld)", n);
+	n = do_read(0, &oa.fh, NULL, 0, 4).st;
+	ok(n == NFS4_OK, "then a READ with the anonymous stateid: OK (%ld)", n);
 }
 
 static void test_downgrade(void)
@@ -722,6 +818,14 @@ static void test_errors(void)
 	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, 0, "", "link");
 	n = fresh_open("err-link", 0, &fh_rw, &op, &r);
 	ok(n == NFS4ERR_SYMLINK, "OPEN of a symbolic link's name: SYMLINK (%ld)", n);
+	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, 0, "", "fifo");
+	n = fresh_open("err-fifo", 0, &fh_rw, &op, &r);
+	if (n == NFS4ERR_INVAL)
+		todo(n == NFS4ERR_SYMLINK, "OPEN of a FIFO's name: SYMLINK (RFC 7530 16.16.6, "
+		     "knfsd) # TODO nfsxd answers INVAL");
+	else
+		ok(n == NFS4ERR_SYMLINK,
+		   "OPEN of a FIFO's name: SYMLINK (RFC 7530 16.16.6, knfsd) (%ld)", n);
 	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, 0, "", "no-such");
 	n = fresh_open("err-noent", 0, &fh_rw, &op, &r);
 	ok(n == NFS4ERR_NOENT, "OPEN of a missing name without create: NOENT (%ld)", n);
@@ -758,6 +862,16 @@ static void test_errors(void)
 	op.u.opopen.claim.u.delegate_type = OPEN_DELEGATE_NONE;
 	n = fresh_open("err-prev", 0, &fh_data, &op, &r);
 	ok(n == NFS4ERR_NO_GRACE, "OPEN CLAIM_PREVIOUS outside a grace period: NO_GRACE (%ld)", n);
+	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, 0, "", "data");
+	op.u.opopen.claim.claim = CLAIM_FH;
+	n = fresh_open("err-claimfh", 0, &fh_data, &op, &r);
+	if (n == NFS4ERR_INVAL)
+		todo(n == NFS4ERR_BADXDR, "OPEN CLAIM_FH in minor version 0 (not in RFC 7530's "
+		     "XDR): BADXDR, as knfsd # TODO nfsxd answers INVAL");
+	else
+		ok(n == NFS4ERR_BADXDR,
+		   "OPEN CLAIM_FH in minor version 0 (not in RFC 7530's XDR): BADXDR, as knfsd "
+		   "(%ld)", n);
 	v4op_open(&op, 1, 0, 0, 0, "", "data");
 	n = fresh_open("err-access0", 0, &fh_rw, &op, &r);
 	ok(n == NFS4ERR_INVAL, "OPEN with share_access 0: INVAL (%ld)", n);
