@@ -918,6 +918,7 @@ static void test_setattr(void)
 {
 	struct owner b = { cid2, "owner-b-sz", 40 };
 	struct opened w, rd;
+	struct rd r;
 	long n;
 
 	n = open_name(&own_a, 0, "sz", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &w);
@@ -934,6 +935,13 @@ static void test_setattr(void)
 	close_sid(&b, &rd);
 	n = close_sid(&own_a, &w);
 	ok(n == NFS4_OK, "CLOSE: OK (%ld)", n);
+
+	/* knfsd lets a write-only open read (access_permit_read) */
+	n = open_name(&b, 0, "sz", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &w);
+	r = n == NFS4_OK ? do_read(0, &w.fh, &w.sid, 0, 10) : (struct rd){ .st = n };
+	ok(r.st == NFS4_OK && r.len == 3 && memcmp(r.data, "012", 3) == 0,
+	   "READ through a write-only open: OK, the data (%ld)", r.st);
+	close_sid(&b, &w);
 }
 
 int main(int argc, char **argv)
