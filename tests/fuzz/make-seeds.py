@@ -80,7 +80,7 @@ def v4_rec(xid, ops):
     return rec(call(xid, 100003, 4, 1, v4_compound(ops), cred=authsys(0, 0)))
 
 
-V4_PSEUDO = u32(24) + u32(15) + opaque(b"tmp")
+V4_PSEUDO = [u32(24), u32(15) + opaque(b"tmp")]
 
 seeds = {
     "null-nfs": rec(call(1, 100003, 3, 0)),
@@ -147,16 +147,16 @@ seeds = {
     # create where nothing can be made), then each I/O and seqid-bearing
     # operation there, one COMPOUND a record (a COMPOUND stops at its
     # first error).
-    "nfs4-open-create": v4_rec(57, [V4_PSEUDO, v4_open(1, 3, 0, b"new", V4_UNCHECKED),
+    "nfs4-open-create": v4_rec(57, V4_PSEUDO + [v4_open(1, 3, 0, b"new", V4_UNCHECKED),
                                     u32(10), u32(20) + V4_SID + u32(2)])
-    + v4_rec(58, [V4_PSEUDO, v4_open(2, 1, 0, b"x"), u32(10)])
-    + v4_rec(59, [V4_PSEUDO, v4_open(3, 1, 0, b"x", u32(1, 2) + b"verifier")]),
-    "nfs4-open-io": v4_rec(60, [V4_PSEUDO, u32(25) + V4_ANON + u32(0, 0, 4096)])
-    + v4_rec(61, [V4_PSEUDO, u32(38) + V4_SID + u32(0, 8, 2) + opaque(b"hello")])
-    + v4_rec(62, [V4_PSEUDO, u32(5) + u32(0, 0, 0)])
+    + v4_rec(58, V4_PSEUDO + [v4_open(2, 1, 0, b"x"), u32(10)])
+    + v4_rec(59, V4_PSEUDO + [v4_open(3, 1, 0, b"x", u32(1, 2) + b"verifier")]),
+    "nfs4-open-io": v4_rec(60, V4_PSEUDO + [u32(25) + V4_ANON + u32(0, 0, 4096)])
+    + v4_rec(61, V4_PSEUDO + [u32(38) + V4_SID + u32(0, 8, 2) + opaque(b"hello")])
+    + v4_rec(62, V4_PSEUDO + [u32(5) + u32(0, 0, 0)])
     + v4_rec(63, [u32(25) + b"\xff" * 16 + u32(0, 0, 16)])
-    + v4_rec(64, [V4_PSEUDO, u32(21) + V4_SID + u32(4, 1, 0)])
-    + v4_rec(65, [V4_PSEUDO, u32(4, 5) + V4_SID]),
+    + v4_rec(64, V4_PSEUDO + [u32(21) + V4_SID + u32(4, 1, 0)])
+    + v4_rec(65, V4_PSEUDO + [u32(4, 5) + V4_SID]),
 }
 
 os.makedirs(out, exist_ok=True)
