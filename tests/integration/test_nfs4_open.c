@@ -523,7 +523,8 @@ static void test_replay(void)
 	own_a.seqid++;
 	r = do_read(0, &fh_data, &c.sid, 0, 10);
 	ok(r.st == NFS4ERR_BAD_STATEID, "READ with a closed stateid: BAD_STATEID (%ld)", r.st);
-	r = do_read(0, &fh_data, &s1.ops[1].u.opclose.u.open_stateid, 0, 10);
+	r = same ? do_read(0, &fh_data, &s1.ops[1].u.opclose.u.open_stateid, 0, 10) :
+		   (struct rd){ .st = -1 };
 	ok(r.st == NFS4ERR_BAD_STATEID,
 	   "READ with the stateid CLOSE returned: BAD_STATEID (%ld)", r.st);
 
@@ -538,7 +539,8 @@ static void test_replay(void)
 	ok(fh_of_res(&s2, 2, &fh) && same_fh(&fh, &fh_data),
 	   "GETFH after the replayed OPEN: the file opened");
 	own_a.seqid++;
-	o.sid = s1.nops >= 2 ? s1.ops[1].u.opopen.u.resok4.stateid : c.sid;
+	o.sid = s1.nops >= 2 && v4_op_status(&s1, 1) == NFS4_OK ?
+		s1.ops[1].u.opopen.u.resok4.stateid : c.sid;
 	o.fh = fh_data;
 	v4_res_free(&s1);
 	v4_res_free(&s2);
@@ -546,7 +548,7 @@ static void test_replay(void)
 	open_args(&ops[1], &own_a, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
 	ops[1].u.opopen.seqid = own_a.seqid + 1;
 	n = open_in(&own_a, 0, &fh_rw, &ops[1], &c);
-	ok(n == NFS4ERR_BAD_SEQID, "OPEN with a seqid one ahead: BAD_SEQID (%ld)", n);
+	ok(n == NFS4ERR_BAD_SEQID, "OPEN skipping a seqid: BAD_SEQID (%ld)", n);
 
 	/* stateids through a read-only open */
 	r = do_read(0, &fh_data, &o.sid, 0, 5);
