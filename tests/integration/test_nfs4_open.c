@@ -946,6 +946,43 @@ static void test_setattr(void)
 	close_sid(&b, &w);
 }
 
+/* Offsets past what a file can hold, a WRITE where nothing may be
+ * written, a CLOSE of another file's stateid. */
+static void test_limits(void)
+{
+	struct opened w, x;
+	struct v4_fh f_ro;
+	struct nfs_argop4 op;
+	long n;
+
+	n = open_name(&own_a, 0, "sz", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &w);
+	ok(n == NFS4_OK, "OPEN 'sz' for BOTH: OK (%ld)", n);
+	n = do_write(0, &w.fh, &w.sid, 1ull << 63, UNSTABLE4, "x", NULL);
+	ok(n == NFS4ERR_FBIG, "WRITE at offset 2^63: FBIG (%ld)", n);
+	n = do_read(0, &w.fh, &w.sid, 1ull << 63, 10).st;
+	ok(n == NFS4ERR_INVAL, "READ at offset 2^63: INVAL (%ld)", n);
+	ok(disk_size("rw/sz") == 3, "the file is unchanged");
+
+	n = open_name(&own_a, 0, "dg", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &x);
+	v4op_close(&op, own_a.seqid, &w.sid);
+	n = n == NFS4_OK ? seq_op(&own_a, &x.fh, &op, NULL) : n;
+	ok(n == NFS4ERR_BAD_STATEID,
+	   "CLOSE with another file current than the stateid's: BAD_STATEID (%ld)", n);
+	n = close_sid(&own_a, &w);
+	ok(n == NFS4_OK, "CLOSE on its own file: OK (%ld)", n);
+	close_sid(&own_a, &x);
+
+	n = v4_walk(fd, path_of("ro/f"), &f_ro);
+	n = n == NFS4_OK ? do_write(0, &f_ro, NULL, 0, FILE_SYNC4, "F", NULL) : n;
+	{
+		char b[4];
+
+		ok(n == NFS4ERR_ROFS && disk("ro/f", b, sizeof(b)) == 2 && b[0] == 'f',
+		   "WRITE with the anonymous stateid in a read-only export: ROFS, the file "
+		   "unchanged (%ld)", n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -970,6 +1007,7 @@ int main(int argc, char **argv)
 	test_create();
 	test_errors();
 	test_setattr();
+	test_limits();
 	close(fd);
 	return tap_done();
 }
