@@ -98,8 +98,8 @@ static void make_export(void)
 	if (nfs3_init(ex, p, err, sizeof(err)) < 0)
 		abort();
 	/* the client records of SETCLIENTID: one table for the whole run,
-	 * bounded and expiring as the server's */
-	if (nfs4_init(NFS4_LEASE_TIME) < 0)
+	 * bounded and expiring as the server's (no restart record) */
+	if (nfs4_init(NFS4_LEASE_TIME, NULL, err, sizeof(err)) < 0)
 		abort();
 }
 

@@ -57,6 +57,31 @@ def fuzzcred(vlen, fill=b"\xa5"):
     return u32(0x7E570001) + opaque(struct.pack(">H", vlen) + fill)
 
 
+# NFSv4.0 open state (RFC 7530 16.16-16.19, 16.2, 16.3, 16.23, 16.36):
+# the arguments of OPEN (open-owner of clientid 0x0102030405060708),
+# OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE, READ, WRITE and COMMIT.
+V4_SID = u32(1) + bytes(range(0xA0, 0xAC))
+V4_ANON = b"\0" * 16
+
+
+def v4_open(seqid, access, deny, name, how=u32(0)):
+    return (u32(18, seqid, access, deny, 0x01020304, 0x05060708) + opaque(b"open-owner")
+            + how + u32(0) + opaque(name))
+
+
+V4_UNCHECKED = u32(1, 0) + u32(2, 0, 2) + opaque(u32(0o644))  # createattrs: mode
+
+
+def v4_compound(ops, tag=b"open"):
+    return opaque(tag) + u32(0, len(ops)) + b"".join(ops)
+
+
+def v4_rec(xid, ops):
+    return rec(call(xid, 100003, 4, 1, v4_compound(ops), cred=authsys(0, 0)))
+
+
+V4_PSEUDO = [u32(24), u32(15) + opaque(b"tmp")]
+
 seeds = {
     "null-nfs": rec(call(1, 100003, 3, 0)),
     "null-mount-authsys": rec(call(2, 100005, 3, 0, cred=authsys())),
@@ -118,6 +143,20 @@ seeds = {
                                       + u32(35) + b"\3" * 8 + opaque(b"x" * 1024)
                                       + u32(1) + opaque(b"tcp") + opaque(b"1" * 100) + u32(3)
                                       + u32(30) + u32(0, 0))),
+    # NFSv4.0 OPEN in a pseudo directory (an unconfirmed clientid, a
+    # create where nothing can be made), then each I/O and seqid-bearing
+    # operation there, one COMPOUND a record (a COMPOUND stops at its
+    # first error).
+    "nfs4-open-create": v4_rec(57, V4_PSEUDO + [v4_open(1, 3, 0, b"new", V4_UNCHECKED),
+                                    u32(10), u32(20) + V4_SID + u32(2)])
+    + v4_rec(58, V4_PSEUDO + [v4_open(2, 1, 0, b"x"), u32(10)])
+    + v4_rec(59, V4_PSEUDO + [v4_open(3, 1, 0, b"x", u32(1, 2) + b"verifier")]),
+    "nfs4-open-io": v4_rec(60, V4_PSEUDO + [u32(25) + V4_ANON + u32(0, 0, 4096)])
+    + v4_rec(61, V4_PSEUDO + [u32(38) + V4_SID + u32(0, 8, 2) + opaque(b"hello")])
+    + v4_rec(62, V4_PSEUDO + [u32(5) + u32(0, 0, 0)])
+    + v4_rec(63, [u32(25) + b"\xff" * 16 + u32(0, 0, 16)])
+    + v4_rec(64, V4_PSEUDO + [u32(21) + V4_SID + u32(4, 1, 0)])
+    + v4_rec(65, V4_PSEUDO + [u32(4, 5) + V4_SID]),
 }
 
 os.makedirs(out, exist_ok=True)
@@ -406,6 +445,18 @@ v4seeds = {
     "compound-open-readdir-write": (0, compound([SEQUENCE, PUTFH, OPEN_EXCL41,
                                                  u32(10), READDIR, WRITE])),
     "compound-empty": (0, compound([], tag=b"")),
+    "compound-v40-open-io": (0, compound([PUTFH, v4_open(1, 3, 0, b"f", V4_UNCHECKED),
+                                          u32(10), u32(20) + STATEID + u32(2),
+                                          u32(38) + STATEID + u64(0) + u32(0) + opaque(b"data"),
+                                          u32(25) + STATEID + u64(0) + u32(4),
+                                          u32(5) + u64(0) + u32(0),
+                                          u32(21) + STATEID + u32(3, 1, 0),
+                                          u32(4, 4) + STATEID], minor=0)),
+    "argop-open-unchecked40": (1, v4_open(7, 2, 1, b"file", V4_UNCHECKED)),
+    "argop-open-previous": (1, u32(18, 1, 1, 0) + OWNER + u32(0) + u32(1, 0)),
+    "argop-open-confirm": (1, u32(20) + STATEID + u32(9)),
+    "argop-close": (1, u32(4, 10) + STATEID),
+    "argop-read": (1, u32(25) + STATEID + u64(4096) + u32(65536)),
     "argop-open-excl41": (1, OPEN_EXCL41),
     "argop-open-nocreate": (1, OPEN_NOCREATE),
     "argop-open-guarded": (1, OPEN_GUARDED),

@@ -622,3 +622,149 @@ bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n)
 			vals[i] = vals[i] << 8 | p[k];
 	return true;
 }
+
+/* ---- client records and open state ----------------------------------- */
+
+void v4op_setclientid(struct nfs_argop4 *a, const char *id, const uint8_t *verf)
+{
+	struct SETCLIENTID4args *s;
+
+	v4op_simple(a, OP_SETCLIENTID);
+	s = &a->u.opsetclientid;
+	memcpy(s->client.verifier.val, verf, sizeof(s->client.verifier.val));
+	s->client.id.data = (const uint8_t *)id;
+	s->client.id.len = (uint32_t)strlen(id);
+	s->callback.cb_program = 0x40000000;
+	s->callback.cb_location.na_r_netid.data = (const uint8_t *)"tcp";
+	s->callback.cb_location.na_r_netid.len = 3;
+	s->callback.cb_location.na_r_addr.data = (const uint8_t *)"127.0.0.1.3.4";
+	s->callback.cb_location.na_r_addr.len = 13;
+	s->callback_ident = 1;
+}
+
+void v4op_setclientid_confirm(struct nfs_argop4 *a, clientid4 cid, const uint8_t *confirm)
+{
+	v4op_simple(a, OP_SETCLIENTID_CONFIRM);
+	a->u.opsetclientid_confirm.clientid = cid;
+	memcpy(a->u.opsetclientid_confirm.setclientid_confirm.val, confirm,
+	       sizeof(a->u.opsetclientid_confirm.setclientid_confirm.val));
+}
+
+long v4_client(int fd, uint32_t uid, const char *id, bool confirm, clientid4 *cid)
+{
+	static const uint8_t verf[8] = { 'n', 'f', 's', 'x', 't', 'e', 's', 't' };
+	struct nfs_argop4 op;
+	struct v4_res s;
+	uint8_t cfm[8];
+	long st = -1;
+
+	v4_res_init(&s);
+	v4op_setclientid(&op, id, verf);
+	if (!v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) || s.nops != 1)
+		goto out;
+	st = s.status;
+	if (st != NFS4_OK)
+		goto out;
+	*cid = s.ops[0].u.opsetclientid.u.resok4.clientid;
+	memcpy(cfm, s.ops[0].u.opsetclientid.u.resok4.setclientid_confirm.val, sizeof(cfm));
+	if (!confirm)
+		goto out;
+	v4op_setclientid_confirm(&op, *cid, cfm);
+	st = v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) ? (long)s.status : -1;
+out:
+	if (st < 0)
+		v4_diag(&s);
+	v4_res_free(&s);
+	return st;
+}
+
+void v4op_open(struct nfs_argop4 *a, uint32_t seqid, uint32_t access, uint32_t deny,
+	       clientid4 cid, const char *owner, const char *name)
+{
+	struct OPEN4args *o;
+
+	v4op_simple(a, OP_OPEN);
+	o = &a->u.opopen;
+	o->seqid = seqid;
+	o->share_access = access;
+	o->share_deny = deny;
+	o->owner.clientid = cid;
+	o->owner.owner.data = (const uint8_t *)owner;
+	o->owner.owner.len = (uint32_t)strlen(owner);
+	o->openhow.opentype = OPEN4_NOCREATE;
+	o->claim.claim = CLAIM_NULL;
+	o->claim.u.file.data = (const uint8_t *)name;
+	o->claim.u.file.len = (uint32_t)strlen(name);
+}
+
+void v4op_open_create(struct nfs_argop4 *a, enum createmode4 mode, const struct v4_fattr *f,
+		      const uint8_t *verf)
+{
+	struct createhow4 *h = &a->u.opopen.openhow.u.how;
+
+	a->u.opopen.openhow.opentype = OPEN4_CREATE;
+	memset(h, 0, sizeof(*h));
+	h->mode = mode;
+	if (mode == EXCLUSIVE4 && verf)
+		memcpy(h->u.createverf.val, verf, sizeof(h->u.createverf.val));
+	else if (f)
+		v4_fattr(f, &h->u.createattrs);
+}
+
+static void stateid_or_anon(struct stateid4 *dst, const struct stateid4 *sid)
+{
+	if (sid)
+		*dst = *sid;
+	else
+		memset(dst, 0, sizeof(*dst));
+}
+
+void v4op_open_confirm(struct nfs_argop4 *a, const struct stateid4 *sid, uint32_t seqid)
+{
+	v4op_simple(a, OP_OPEN_CONFIRM);
+	a->u.opopen_confirm.open_stateid = *sid;
+	a->u.opopen_confirm.seqid = seqid;
+}
+
+void v4op_open_downgrade(struct nfs_argop4 *a, const struct stateid4 *sid, uint32_t seqid,
+			 uint32_t access, uint32_t deny)
+{
+	v4op_simple(a, OP_OPEN_DOWNGRADE);
+	a->u.opopen_downgrade.open_stateid = *sid;
+	a->u.opopen_downgrade.seqid = seqid;
+	a->u.opopen_downgrade.share_access = access;
+	a->u.opopen_downgrade.share_deny = deny;
+}
+
+void v4op_close(struct nfs_argop4 *a, uint32_t seqid, const struct stateid4 *sid)
+{
+	v4op_simple(a, OP_CLOSE);
+	a->u.opclose.seqid = seqid;
+	a->u.opclose.open_stateid = *sid;
+}
+
+void v4op_read(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off, uint32_t count)
+{
+	v4op_simple(a, OP_READ);
+	stateid_or_anon(&a->u.opread.stateid, sid);
+	a->u.opread.offset = off;
+	a->u.opread.count = count;
+}
+
+void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
+		enum stable_how4 stable, const void *data, uint32_t len)
+{
+	v4op_simple(a, OP_WRITE);
+	stateid_or_anon(&a->u.opwrite.stateid, sid);
+	a->u.opwrite.offset = off;
+	a->u.opwrite.stable = stable;
+	a->u.opwrite.data.data = data;
+	a->u.opwrite.data.len = len;
+}
+
+void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count)
+{
+	v4op_simple(a, OP_COMMIT);
+	a->u.opcommit.offset = off;
+	a->u.opcommit.count = count;
+}

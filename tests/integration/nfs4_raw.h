@@ -204,4 +204,38 @@ int v4_readdir_find(int fd, const struct v4_fh *dir, uint32_t *words, uint32_t n
  */
 bool v4_attrs_u64s(const struct fattr4 *f, uint64_t *vals, uint32_t n);
 
+/* ---- client records and open state (minor version 0) ------------------ */
+
+/* SETCLIENTID of @id with verifier @verf (8 bytes; the callback is a
+ * loopback address no server calls: nfsxd offers no delegations). */
+void v4op_setclientid(struct nfs_argop4 *a, const char *id, const uint8_t *verf);
+void v4op_setclientid_confirm(struct nfs_argop4 *a, clientid4 cid, const uint8_t *confirm);
+
+/*
+ * v4_client - SETCLIENTID of @id as @uid, then its SETCLIENTID_CONFIRM
+ * when @confirm: the clientid into @cid.
+ * Return values: the status of the last COMPOUND, or -1 on no or odd reply.
+ */
+long v4_client(int fd, uint32_t uid, const char *id, bool confirm, clientid4 *cid);
+
+/* OPEN4_NOCREATE, CLAIM_NULL of @name by the owner (@cid, @owner), with
+ * @seqid, @access and @deny (OPEN4_SHARE_*); the strings must outlive @a. */
+void v4op_open(struct nfs_argop4 *a, uint32_t seqid, uint32_t access, uint32_t deny,
+	       clientid4 cid, const char *owner, const char *name);
+/* ... made an OPEN4_CREATE of @mode: @f its createattrs (UNCHECKED4,
+ * GUARDED4; NULL: none), @verf its 8-byte verifier (EXCLUSIVE4); both
+ * must outlive @a. */
+void v4op_open_create(struct nfs_argop4 *a, enum createmode4 mode, const struct v4_fattr *f,
+		      const uint8_t *verf);
+void v4op_open_confirm(struct nfs_argop4 *a, const struct stateid4 *sid, uint32_t seqid);
+void v4op_open_downgrade(struct nfs_argop4 *a, const struct stateid4 *sid, uint32_t seqid,
+			 uint32_t access, uint32_t deny);
+void v4op_close(struct nfs_argop4 *a, uint32_t seqid, const struct stateid4 *sid);
+/* READ and WRITE with @sid (NULL: the anonymous stateid, all zeros);
+ * WRITE's @data (not copied) must outlive @a. */
+void v4op_read(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off, uint32_t count);
+void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
+		enum stable_how4 stable, const void *data, uint32_t len);
+void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count);
+
 #endif
