@@ -234,6 +234,16 @@ s_readdir_many() {
 	rmdir "$D/many" || die rmdir
 }
 
+# POSIX locks from two processes. The client checks its own lock table
+# before it asks the server, so this shows the server granting, testing
+# and releasing locks as the client expects (over NFSv3 with nolock, the
+# client alone); conflicts between clients are the wire tests' (nfs4-lock).
+s_locks() {
+	[ -x /bin/kc-lock ] || die "no /bin/kc-lock in the image"
+	/bin/kc-lock "$D/lockf" || die "kc-lock exit $?"
+	rm -f "$D/lockf" || die "rm lockf"
+}
+
 s_remount() {
 	umount "$M" || die umount
 	grep -q " $M nfs" /proc/mounts && die "still mounted"
@@ -268,7 +278,7 @@ s_umount() {
 }
 
 STEPS="mount mountopts mkdir small_files big_write big_read ls_l stat df append overwrite
-direct_io rename hardlink symlink chmod truncate sparse readdir_many remount rm rmdir umount"
+direct_io rename hardlink symlink chmod truncate sparse readdir_many locks remount rm rmdir umount"
 
 if [ "$1" = "--step" ]; then
 	"s_$2"
