@@ -25,16 +25,24 @@ static struct nfs4_clients *clients;
 int nfs4_init(void)
 {
 	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
-	return clients ? 0 : -1;
+	if (!clients)
+		return -1;
+	if (nfs4_sessions_init(clients) < 0) {
+		nfs4_clients_free(clients);
+		clients = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void nfs4_fini(void)
 {
+	nfs4_sessions_fini();
 	nfs4_clients_free(clients);
 	clients = NULL;
 }
 
-static uint64_t now_sec(void)
+uint64_t nfs4_now_sec(void)
 {
 	struct timespec ts;
 
@@ -42,7 +50,7 @@ static uint64_t now_sec(void)
 	return (uint64_t)ts.tv_sec;
 }
 
-static void principal(const struct rpc_req *req, struct nfs4_principal *who)
+void nfs4_principal_of(const struct rpc_req *req, struct nfs4_principal *who)
 {
 	who->flavor = req->call.cred.flavor;
 	who->uid = who->flavor == RPC_AUTH_SYS ? req->call.cred.uid : 0;
@@ -64,7 +72,7 @@ enum nfsstat4 nfs4_client_renew(clientid4 clientid)
 {
 	if (!clients)
 		return NFS4ERR_SERVERFAULT;
-	return nfs4_clients_renew(clients, clientid, now_sec());
+	return nfs4_clients_renew(clients, clientid, nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_setclientid(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -80,12 +88,12 @@ enum nfsstat4 nfs4_setclientid(struct nfs4_compound *c, const struct nfs_argop4 
 
 	if (!clients)
 		return res->status = NFS4ERR_SERVERFAULT;
-	principal(c->req, &who);
+	nfs4_principal_of(c->req, &who);
 	bounded(cb.netid, NFS4_CB_NETID_MAX, &args->callback.cb_location.na_r_netid);
 	bounded(cb.addr, NFS4_CB_ADDR_MAX, &args->callback.cb_location.na_r_addr);
 	res->status = nfs4_clients_setclientid(clients, args->client.id.data,
 					       args->client.id.len, &args->client.verifier,
-					       &who, &cb, now_sec(), &res->u.resok4.clientid,
+					       &who, &cb, nfs4_now_sec(), &res->u.resok4.clientid,
 					       &res->u.resok4.setclientid_confirm);
 	return res->status;
 }
@@ -98,10 +106,10 @@ enum nfsstat4 nfs4_setclientid_confirm(struct nfs4_compound *c, const struct nfs
 
 	if (!clients)
 		return r->u.opsetclientid_confirm.status = NFS4ERR_SERVERFAULT;
-	principal(c->req, &who);
+	nfs4_principal_of(c->req, &who);
 	return r->u.opsetclientid_confirm.status =
 		nfs4_clients_confirm(clients, args->clientid, &args->setclientid_confirm,
-				     &who, now_sec());
+				     &who, nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_renew(struct nfs4_compound *c, const struct nfs_argop4 *a,

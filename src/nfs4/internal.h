@@ -12,6 +12,7 @@
 
 #include "export/export.h"
 #include "nfs4/clients.h"
+#include "nfs4/sessions.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
 #include "xdr/gen/nfs4.h"
@@ -40,6 +41,13 @@ struct nfs4_compound {
 	 * go straight into the reply). */
 	bool encoded;
 	uint32_t attrset[3];             /* SETATTR's / CREATE's attrsset, until encoded */
+	uint32_t nops;                   /* the COMPOUND's count of operations */
+	/* Minor version 1: set by SEQUENCE, the session's client, whose
+	 * state the stateful operations use (4.0 names its clientid in
+	 * its operations instead). */
+	clientid4 clientid;
+	bool sequenced;
+	struct nfs4_seq seq;             /* SEQUENCE's busy slot (session_ops.c) */
 };
 
 /*
@@ -79,6 +87,22 @@ nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
 enum nfsstat4 nfs4_client_renew(clientid4 clientid);
+
+/* The principal of @req's call (client_ops.c): its flavour and AUTH_SYS uid. */
+void nfs4_principal_of(const struct rpc_req *req, struct nfs4_principal *who);
+/* Monotonic seconds, the clock of the leases. */
+uint64_t nfs4_now_sec(void);
+
+/* session_ops.c */
+nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,
+	nfs4_bind_conn_to_session, nfs4_destroy_clientid, nfs4_reclaim_complete,
+	nfs4_secinfo_no_name;
+/* Make and free the table of sessions over @clients (nfs4_init, nfs4_fini).
+ * Return values: 0, or -1 when memory is short. */
+int nfs4_sessions_init(struct nfs4_clients *clients);
+void nfs4_sessions_fini(void);
+/* The table (NULL before nfs4_init), for compound.c's end of a COMPOUND. */
+struct nfs4_sessions *nfs4_sessions_table(void);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;
