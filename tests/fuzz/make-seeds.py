@@ -118,6 +118,37 @@ seeds = {
                                       + u32(35) + b"\3" * 8 + opaque(b"x" * 1024)
                                       + u32(1) + opaque(b"tcp") + opaque(b"1" * 100) + u32(3)
                                       + u32(30) + u32(0, 0))),
+    # NFSv4.1: EXCHANGE_ID alone (owner, flags, SP4_NONE, no impl id),
+    # then CREATE_SESSION of a clientid the fuzzer cannot know (it is
+    # random: STALE_CLIENTID) with both channels and an AUTH_NONE
+    # callback; SEQUENCE of an unknown session before PUTROOTFH and
+    # GETATTR (BADSESSION); the position rules (an operation not in a
+    # session, EXCHANGE_ID not alone, SEQUENCE not first); the other
+    # session operations alone; minor version 2.
+    "nfs4-v41-exchange-id": rec(call(60, 100003, 4, 1, opaque(b"x41") + u32(1, 1)
+                                     + u32(42) + b"\4" * 8 + opaque(b"fuzz-41")
+                                     + u32(0x40000000, 0, 0), cred=authsys(0, 0)))
+    + rec(call(61, 100003, 4, 1, opaque(b"cs") + u32(1, 1)
+               + u32(43) + u32(0x12345678, 1, 1, 3)
+               + u32(0, 65536, 65536, 4096, 16, 8, 0)
+               + u32(0, 4096, 4096, 0, 2, 2, 0)
+               + u32(0x40000000, 1, 0), cred=authsys(0, 0))),
+    "nfs4-v41-sequence": rec(call(62, 100003, 4, 1, opaque(b"sq") + u32(1, 3)
+                                  + u32(53) + b"\7" * 16 + u32(1, 0, 0, 1)
+                                  + u32(24) + u32(9, 1, 0x0010011a), cred=authsys(0, 0))),
+    "nfs4-v41-positions": rec(call(63, 100003, 4, 1, opaque(b"p1") + u32(1, 2) + u32(24, 10)))
+    + rec(call(64, 100003, 4, 1, opaque(b"p2") + u32(1, 2)
+               + u32(42) + b"\5" * 8 + opaque(b"fuzz-41b") + u32(0, 0, 0) + u32(24)))
+    + rec(call(65, 100003, 4, 1, opaque(b"p3") + u32(1, 3)
+               + u32(53) + b"\7" * 16 + u32(1, 0, 0, 0) + u32(24)
+               + u32(53) + b"\7" * 16 + u32(2, 0, 0, 0))),
+    "nfs4-v41-session-ops": rec(call(66, 100003, 4, 1, opaque(b"d") + u32(1, 1)
+                                     + u32(44) + b"\7" * 16))
+    + rec(call(67, 100003, 4, 1, opaque(b"") + u32(1, 1) + u32(57) + u32(0, 5)))
+    + rec(call(68, 100003, 4, 1, opaque(b"") + u32(1, 1) + u32(41) + b"\7" * 16 + u32(7, 0)))
+    + rec(call(69, 100003, 4, 1, opaque(b"") + u32(1, 3)
+               + u32(53) + b"\7" * 16 + u32(1, 0, 0, 0) + u32(58, 0) + u32(52, 1)))
+    + rec(call(70, 100003, 4, 1, opaque(b"m2") + u32(2, 1) + u32(24))),
 }
 
 os.makedirs(out, exist_ok=True)
