@@ -31,10 +31,11 @@
 #include "nfs4/internal.h"
 #include "nfs4/sessions.h"
 
-/* The eia_flags a client may send (RFC 8881 18.35.3). */
+/* The eia_flags a client may send (RFC 8881 18.35.3): knfsd's set and
+ * SUPP_FENCE_OPS, which RFC 8881 added; CONFIRMED_R is the server's. */
 #define EXID_FLAGS_A (EXCHGID4_FLAG_SUPP_MOVED_REFER | EXCHGID4_FLAG_SUPP_MOVED_MIGR | \
-		      EXCHGID4_FLAG_BIND_PRINC_STATEID | EXCHGID4_FLAG_MASK_PNFS | \
-		      EXCHGID4_FLAG_UPD_CONFIRMED_REC_A)
+		      EXCHGID4_FLAG_SUPP_FENCE_OPS | EXCHGID4_FLAG_BIND_PRINC_STATEID | \
+		      EXCHGID4_FLAG_MASK_PNFS | EXCHGID4_FLAG_UPD_CONFIRMED_REC_A)
 
 static struct nfs4_sessions *sessions;
 static char scope[80];          /* the host name */
