@@ -459,13 +459,14 @@ enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id
 	unconf = find_name(t, id, id_len, false, true, now);
 	if (unconf)
 		drop(t, unconf);
+	/* 4.1 has no RESOURCE: DELAY, as knfsd, until leases run out */
 	if (t->count >= t->max) {
-		st = NFS4ERR_SERVERFAULT;
+		st = NFS4ERR_DELAY;
 		goto out;
 	}
 	c = new41(id, id_len, verf, who, now);
 	if (!c) {
-		st = NFS4ERR_SERVERFAULT;
+		st = NFS4ERR_DELAY;
 		goto out;
 	}
 	c->clientid = new_clientid(t);

@@ -125,7 +125,7 @@ struct nfs4_exid {
  * NFS4ERR_NOENT, NFS4ERR_PERM, NFS4ERR_NOT_SAME for an update of no
  * confirmed record, of another principal's, with another verifier;
  * NFS4ERR_INVAL for an id longer than NFS4_OPAQUE_LIMIT;
- * NFS4ERR_SERVERFAULT when the table is full or memory is short.
+ * NFS4ERR_DELAY when the table is full or memory is short.
  */
 enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id,
 				       uint32_t id_len, const verifier4 *verf,

@@ -388,6 +388,22 @@ static void test_bounds(void)
 	rm(&w);
 }
 
+/* A full table of client records: EXCHANGE_ID waits (4.1 has no
+ * RESOURCE) until leases run out. */
+static void test_client_bound(void)
+{
+	struct world w;
+
+	w.c = nfs4_clients_new(BOOT, 2);
+	w.s = nfs4_sessions_new(w.c, 8);
+	ok(exid(&w, "c1", 1, &sys1, false, T0).st == NFS4_OK &&
+	   exid(&w, "c2", 1, &sys1, false, T0).st == NFS4_OK, "two records in a table of 2");
+	ok(exid(&w, "c3", 1, &sys1, false, T0).st == NFS4ERR_DELAY, "a third: DELAY");
+	ok(exid(&w, "c3", 1, &sys1, false, T0 + NFS4_LEASE_TIME + 1).st == NFS4_OK,
+	   "once the others' leases ran out: OK");
+	rm(&w);
+}
+
 static void test_backchannel(void)
 {
 	struct world w = mk(64);
@@ -529,6 +545,7 @@ int main(void)
 	test_sequence();
 	test_destroy();
 	test_bounds();
+	test_client_bound();
 	test_backchannel();
 	test_reclaim();
 	test_versions();
