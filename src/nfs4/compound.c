@@ -323,6 +323,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		} else {
 			r.resop = a.argop;
 			c.encoded = false;
+			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
 		}
 		rh.nops++;

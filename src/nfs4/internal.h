@@ -42,6 +42,7 @@ struct nfs4_compound {
 	bool encoded;
 	uint32_t attrset[3];             /* SETATTR's / CREATE's attrsset, until encoded */
 	uint32_t nops;                   /* the COMPOUND's count of operations */
+	uint32_t op_index;               /* the running one's, from 0 */
 	/* Minor version 1: set by SEQUENCE, the session's client, whose
 	 * state the stateful operations use (4.0 names its clientid in
 	 * its operations instead). */

@@ -148,11 +148,17 @@ enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
 enum nfsstat4 nfs4_destroy_session(struct nfs4_compound *c, const struct nfs_argop4 *a,
 				   struct nfs_resop4 *r)
 {
+	const sessionid4 *id = &a->u.opdestroy_session.dsa_sessionid;
+
 	if (!sessions)
 		return r->u.opdestroy_session.dsr_status = NFS4ERR_SERVERFAULT;
+	/* RFC 8881 18.37.3: the COMPOUND's own session is destroyed by
+	 * its last operation only (NOT_ONLY_OP, as knfsd) */
+	if (c->seq.s && !memcmp(c->seq.sid.val, id->val, sizeof(id->val)) &&
+	    c->op_index + 1 != c->nops)
+		return r->u.opdestroy_session.dsr_status = NFS4ERR_NOT_ONLY_OP;
 	return r->u.opdestroy_session.dsr_status =
-		nfs4_sessions_destroy(sessions, &a->u.opdestroy_session.dsa_sessionid,
-				      &c->seq, nfs4_now_sec());
+		nfs4_sessions_destroy(sessions, id, &c->seq, nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_bind_conn_to_session(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -165,6 +171,9 @@ enum nfsstat4 nfs4_bind_conn_to_session(struct nfs4_compound *c, const struct nf
 
 	if (!sessions)
 		return res->bctsr_status = NFS4ERR_SERVERFAULT;
+	/* alone, even after SEQUENCE (RFC 8881 18.34.3) */
+	if (c->nops != 1)
+		return res->bctsr_status = NFS4ERR_NOT_ONLY_OP;
 	st = nfs4_sessions_bind_conn(sessions, &args->bctsa_sessid, args->bctsa_dir,
 				     rpc_req_conn_id(c->req), nfs4_now_sec(), &dir);
 	if (st == NFS4_OK) {

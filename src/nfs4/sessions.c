@@ -391,6 +391,7 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 	lru_unlink(t, s);
 	lru_append(t, s);
 	q->s = s;
+	q->sid = s->id;
 	q->slot = a->sa_slotid;
 	q->clientid = s->clientid;
 	q->cachethis = a->sa_cachethis;

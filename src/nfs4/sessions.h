@@ -120,6 +120,7 @@ enum nfs4_seq_replay {
 /* A SEQUENCE that succeeded: its slot is busy until nfs4_sessions_done(). */
 struct nfs4_seq {
 	struct nfs4_session *s;         /* NULL: no SEQUENCE (yet) */
+	sessionid4 sid;                 /* its id */
 	uint32_t slot;
 	clientid4 clientid;
 	bool cachethis;

@@ -295,6 +295,19 @@ static void test_two_sessions_and_destroy(struct v4_session *a)
 	v4op_seq_next(&ops[0], &b, 0, false);
 	ok(v4_call41(fd, ops, 1, &r) && r.status == NFS4ERR_BADSESSION,
 	   "SEQUENCE on it: BADSESSION");
+	{
+		struct nfs_argop4 three[3];
+
+		v4op_seq_next(&three[0], a, 0, false);
+		v4op_destroy_session(&three[1], &a->sid);
+		v4op_simple(&three[2], OP_PUTROOTFH);
+		ok(v4_call41(fd, three, 3, &r) && r.status == NFS4ERR_NOT_ONLY_OP && r.nops == 2,
+		   "DESTROY_SESSION of its own session not last: NOT_ONLY_OP");
+		v4op_seq_next(&three[0], a, 0, false);
+		v4op_bind_conn(&three[1], &a->sid, CDFC4_FORE);
+		ok(v4_call41(fd, three, 2, &r) && r.status == NFS4ERR_NOT_ONLY_OP,
+		   "BIND_CONN_TO_SESSION after SEQUENCE: NOT_ONLY_OP");
+	}
 	v4op_seq_next(&ops[0], a, 0, false);
 	v4op_destroy_session(&ops[1], &a->sid);
 	ok(v4_call41(fd, ops, 2, &r) && r.status == NFS4_OK,
