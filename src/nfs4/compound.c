@@ -336,7 +336,9 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			rh.status = toobig;
 			break;
 		}
-		if (c.seq.s && rh.status == NFS4_OK) {
+		/* (SEQUENCE checked its own result's room before it took
+		 * the slot) */
+		if (c.seq.s && rh.status == NFS4_OK && i > 0) {
 			size_t len = reply_len(req);
 
 			if (len > c.seq.max_resp)

@@ -133,11 +133,15 @@ enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
 {
 	struct SEQUENCE4res *res = &r->u.opsequence;
 	enum nfsstat4 st;
+	/* the reply so far (RPC header, COMPOUND head) and this result:
+	 * its number, status, sessionid and five words */
+	size_t reply = xdr_enc_len(&c->req->enc) + 4 + 4 + NFS4_SESSIONID_SIZE + 5 * 4;
 
 	if (!sessions)
 		return res->sr_status = NFS4ERR_SERVERFAULT;
 	st = nfs4_sessions_sequence(sessions, &a->u.opsequence, (uint32_t)c->req->rec_len,
-				    c->nops, nfs4_now_sec(), &res->u.sr_resok4, &c->seq);
+				    c->nops, (uint32_t)reply, nfs4_now_sec(),
+				    &res->u.sr_resok4, &c->seq);
 	if (st == NFS4_OK) {
 		c->clientid = c->seq.clientid;
 		c->sequenced = true;

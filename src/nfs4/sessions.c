@@ -333,8 +333,9 @@ out:
 }
 
 enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
-				     uint32_t req_len, uint32_t nops, uint64_t now,
-				     struct SEQUENCE4resok *res, struct nfs4_seq *q)
+				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
+				     uint64_t now, struct SEQUENCE4resok *res,
+				     struct nfs4_seq *q)
 {
 	struct nfs4_session *s;
 	struct slot *sl;
@@ -371,6 +372,17 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 	if (sl->busy) {
 		/* the request, or the one before, still runs */
 		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	/* A new request whose reply cannot hold even SEQUENCE's result
+	 * fails before it takes the slot (as knfsd's). */
+	if (q->replay == NFS4_SEQ_NEW && reply_len > s->fore.ca_maxresponsesize) {
+		st = NFS4ERR_REP_TOO_BIG;
+		goto out;
+	}
+	if (q->replay == NFS4_SEQ_NEW && a->sa_cachethis &&
+	    reply_len > s->fore.ca_maxresponsesize_cached) {
+		st = NFS4ERR_REP_TOO_BIG_TO_CACHE;
 		goto out;
 	}
 	/* the client's lease, which the session's life is */

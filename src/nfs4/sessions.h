@@ -131,15 +131,20 @@ struct nfs4_seq {
 
 /*
  * nfs4_sessions_sequence - SEQUENCE (RFC 8881 18.46) of @a, in a COMPOUND
- * whose call record has @req_len bytes and @nops operations, at @now.
- * On NFS4_OK @res is filled and @q holds the busy slot.
+ * whose call record has @req_len bytes and @nops operations, whose reply
+ * will have @reply_len bytes with SEQUENCE's result, at @now.
+ * On NFS4_OK @res is filled and @q holds the busy slot; on an error the
+ * slot is left as it was.
  * Return values: NFS4_OK; NFS4ERR_BADSESSION (unknown or dead session);
  * NFS4ERR_TOO_MANY_OPS; NFS4ERR_REQ_TOO_BIG; NFS4ERR_BADSLOT;
- * NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (slot busy).
+ * NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (slot busy); NFS4ERR_REP_TOO_BIG
+ * (or _TO_CACHE with sa_cachethis) when not even SEQUENCE's reply fits
+ * the session's sizes.
  */
 enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
-				     uint32_t req_len, uint32_t nops, uint64_t now,
-				     struct SEQUENCE4resok *res, struct nfs4_seq *q);
+				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
+				     uint64_t now, struct SEQUENCE4resok *res,
+				     struct nfs4_seq *q);
 
 /*
  * nfs4_seq_cached - the cached reply of @q's slot (NFS4_SEQ_CACHED),

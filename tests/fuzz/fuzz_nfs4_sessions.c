@@ -11,8 +11,10 @@
  *                         back channel a>>5&1, principal a>>6&1;
  *                      b: slots b&127; c: cached c*64; d: replies d*16
  *   2 SEQUENCE         a: session a&7, slot a>>3&7, seqid last+0..+3
- *                         (a>>6); b: cache this b&1 (kept running, 4
- *                         at most; a replay's cached bytes are read)
+ *                         (a>>6); b: cache this b&1, a reply of
+ *                         80 + (b>>1)*40 bytes with its result (kept
+ *                         running, 4 at most; a replay's cached bytes
+ *                         are read)
  *   3 done             a: which running one; b: reply of b*40 bytes
  *   4 DESTROY_SESSION  a: session a&7, within the first running one's
  *                         COMPOUND a>>3&1
@@ -126,13 +128,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct SEQUENCE4args sa;
 			struct SEQUENCE4resok sr;
 			struct nfs4_seq q;
+			uint8_t b;
 
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_sessionid = k->sid;
 			sa.sa_slotid = slot;
 			sa.sa_sequenceid = k->slot_seq[slot] + (a >> 6);
-			sa.sa_cachethis = next(&s) & 1;
-			if (nfs4_sessions_sequence(st, &sa, 300, 3, now, &sr, &q) != NFS4_OK)
+			b = next(&s);
+			sa.sa_cachethis = b & 1;
+			if (nfs4_sessions_sequence(st, &sa, 300, 3, 80u + (b >> 1) * 40u, now, &sr,
+						   &q) != NFS4_OK)
 				break;
 			if (q.replay == NFS4_SEQ_NEW)
 				k->slot_seq[slot] = sa.sa_sequenceid;

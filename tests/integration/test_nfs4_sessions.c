@@ -251,6 +251,19 @@ static void test_limits(void)
 	ok(v4_call41(fd, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3 &&
 	   r.ops[2].u.opreaddir.u.resok4.reply.entries != NULL,
 	   "the same without: OK, the whole listing");
+
+	/* nothing may be cached: SEQUENCE asking for it fails before it
+	 * takes the slot, whose seqid is then still the next one */
+	memset(&t, 0, sizeof(t));
+	st = v4_session_open(fd, "sessions-nocache", 1, 65536, 65536, 0, 2, &t);
+	ok(st == NFS4_OK && t.fore.ca_maxresponsesize_cached == 0, "a session caching nothing");
+	v4op_seq_next(&ops[0], &t, 0, true);
+	ok(v4_call41(fd, ops, 1, &r) && r.status == NFS4ERR_REP_TOO_BIG_TO_CACHE && r.nops == 1,
+	   "SEQUENCE with cache this: REP_TOO_BIG_TO_CACHE");
+	v4op_sequence(&ops[0], &t.sid, t.slot_seq[0], 0, false);
+	v4op_simple(&ops[1], OP_PUTROOTFH);
+	ok(v4_call41(fd, ops, 2, &r) && r.status == NFS4_OK,
+	   "the same seqid without: OK (the slot was not taken)");
 	v4_res_free(&r);
 }
 

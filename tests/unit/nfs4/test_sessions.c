@@ -115,7 +115,7 @@ static enum nfsstat4 seq(struct world *w, const sessionid4 *id, uint32_t slot,
 				   .sa_slotid = slot, .sa_cachethis = cachethis };
 	struct SEQUENCE4resok dummy;
 
-	return nfs4_sessions_sequence(w->s, &a, 200, 2, now, ok ? ok : &dummy, q);
+	return nfs4_sessions_sequence(w->s, &a, 200, 2, 100, now, ok ? ok : &dummy, q);
 }
 
 /* SEQUENCE then done with @reply kept (when asked). */
@@ -301,20 +301,32 @@ static void test_sequence(void)
 		struct SEQUENCE4args sa = { .sa_sessionid = *id, .sa_sequenceid = 4 };
 		struct SEQUENCE4resok o;
 
-		ok(nfs4_sessions_sequence(w.s, &sa, 65537, 2, T0, &o, &q) == NFS4ERR_REQ_TOO_BIG,
+		ok(nfs4_sessions_sequence(w.s, &sa, 65537, 2, 100, T0, &o, &q) == NFS4ERR_REQ_TOO_BIG,
 		   "a request over maxrequestsize: REQ_TOO_BIG");
-		ok(nfs4_sessions_sequence(w.s, &sa, 200, 17, T0, &o, &q) == NFS4ERR_TOO_MANY_OPS,
+		ok(nfs4_sessions_sequence(w.s, &sa, 200, 17, 100, T0, &o, &q) == NFS4ERR_TOO_MANY_OPS,
 		   "more operations than maxoperations: TOO_MANY_OPS");
+		ok(nfs4_sessions_sequence(w.s, &sa, 200, 2, 65537, T0, &o, &q) == NFS4ERR_REP_TOO_BIG,
+		   "SEQUENCE's own reply over maxresponsesize: REP_TOO_BIG");
+		sa.sa_cachethis = true;
+		ok(nfs4_sessions_sequence(w.s, &sa, 200, 2, 4097, T0, &o, &q) ==
+		   NFS4ERR_REP_TOO_BIG_TO_CACHE,
+		   "over maxresponsesize_cached with cache this: REP_TOO_BIG_TO_CACHE");
+		ok(nfs4_sessions_sequence(w.s, &sa, 200, 2, 4096, T0, &o, &q) == NFS4_OK &&
+		   q.replay == NFS4_SEQ_NEW, "the slot was not taken: the same seqid is new");
+		nfs4_sessions_done(w.s, &q, NULL, 0);
+		ok(nfs4_sessions_sequence(w.s, &sa, 200, 2, 65537, T0, &o, &q) == NFS4_OK &&
+		   q.replay == NFS4_SEQ_UNCACHED, "a replay is not held to the sizes");
+		nfs4_sessions_done(w.s, &q, NULL, 0);
 	}
 	bad.val[15] ^= 1;
 	ok(seq_run(&w, &bad, 0, 4, NULL, T0) == NFS4ERR_BADSESSION, "an unknown session: BADSESSION");
 	/* SEQUENCE renews the lease: alive after 3 leases of use */
-	ok(seq_run(&w, id, 0, 4, NULL, T0 + 60) == NFS4_OK &&
-	   seq_run(&w, id, 0, 5, NULL, T0 + 120) == NFS4_OK &&
-	   seq_run(&w, id, 0, 6, NULL, T0 + 180) == NFS4_OK &&
-	   seq_run(&w, id, 0, 7, NULL, T0 + 240) == NFS4_OK,
+	ok(seq_run(&w, id, 0, 5, NULL, T0 + 60) == NFS4_OK &&
+	   seq_run(&w, id, 0, 6, NULL, T0 + 120) == NFS4_OK &&
+	   seq_run(&w, id, 0, 7, NULL, T0 + 180) == NFS4_OK &&
+	   seq_run(&w, id, 0, 8, NULL, T0 + 240) == NFS4_OK,
 	   "SEQUENCE every 60 s keeps the session for 4 minutes");
-	ok(seq_run(&w, id, 0, 8, NULL, T0 + 240 + NFS4_LEASE_TIME + 1) == NFS4ERR_BADSESSION,
+	ok(seq_run(&w, id, 0, 9, NULL, T0 + 240 + NFS4_LEASE_TIME + 1) == NFS4ERR_BADSESSION,
 	   "after the lease ran out: BADSESSION");
 	ok(nfs4_sessions_count(w.s) == 0, "the dead session is freed");
 	ok(exid(&w, "c1", 1, &sys1, false, T0 + 400).x.confirmed == false,
