@@ -26,17 +26,17 @@
 static struct nfs4_clients *clients;
 uint32_t nfs4_lease_time = NFS4_LEASE_TIME;
 
-static uint64_t now_sec(void);
+
 
 /* The state table's question: does @clientid still hold its lease? */
 static bool client_live(clientid4 clientid)
 {
-	return nfs4_clients_live(clients, clientid, now_sec());
+	return nfs4_clients_live(clients, clientid, nfs4_now_sec());
 }
 
 bool nfs4_in_grace(void)
 {
-	return nfs4_recov_in_grace(now_sec());
+	return nfs4_recov_in_grace(nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_may_reclaim(clientid4 clientid)
@@ -46,9 +46,23 @@ enum nfsstat4 nfs4_may_reclaim(clientid4 clientid)
 
 	if (!nfs4_in_grace())
 		return NFS4ERR_NO_GRACE;
-	if (!nfs4_clients_name(clients, clientid, now_sec(), id, &len))
+	if (!nfs4_clients_name(clients, clientid, nfs4_now_sec(), id, &len))
 		return NFS4ERR_STALE_CLIENTID;
 	return nfs4_recov_may_reclaim(id, len) ? NFS4_OK : NFS4ERR_RECLAIM_BAD;
+}
+
+void nfs4_client_reclaimed(clientid4 clientid)
+{
+	uint8_t id[NFS4_OPAQUE_LIMIT];
+	uint32_t len;
+
+	if (nfs4_clients_name(clients, clientid, nfs4_now_sec(), id, &len))
+		nfs4_recov_reclaim_complete(id, len);
+}
+
+bool nfs4_client_reclaim_done(clientid4 clientid)
+{
+	return nfs4_clients_reclaimed(clients, clientid, nfs4_now_sec());
 }
 
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
@@ -59,7 +73,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 		return -1;
 	nfs4_lease_time = lease;
 	nfs4_clients_set_lease(clients, lease);
-	if (nfs4_recov_open(state_dir, now_sec(), lease, err, errlen) < 0) {
+	if (nfs4_recov_open(state_dir, nfs4_now_sec(), lease, err, errlen) < 0) {
 		nfs4_fini();
 		return -1;
 	}
@@ -72,11 +86,16 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 	}
 	nfs4_state_set_live(nfs4_states, client_live);
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
+	if (nfs4_sessions_init(clients) < 0) {
+		nfs4_fini();
+		return -1;
+	}
 	return 0;
 }
 
 void nfs4_fini(void)
 {
+	nfs4_sessions_fini();
 	nfs4_recov_close();
 	nfs4_state_free(nfs4_states);
 	nfs4_states = NULL;
@@ -84,7 +103,7 @@ void nfs4_fini(void)
 	clients = NULL;
 }
 
-static uint64_t now_sec(void)
+uint64_t nfs4_now_sec(void)
 {
 	struct timespec ts;
 
@@ -92,7 +111,7 @@ static uint64_t now_sec(void)
 	return (uint64_t)ts.tv_sec;
 }
 
-static void principal(const struct rpc_req *req, struct nfs4_principal *who)
+void nfs4_principal_of(const struct rpc_req *req, struct nfs4_principal *who)
 {
 	who->flavor = req->call.cred.flavor;
 	who->uid = who->flavor == RPC_AUTH_SYS ? req->call.cred.uid : 0;
@@ -114,7 +133,7 @@ enum nfsstat4 nfs4_client_renew(clientid4 clientid)
 {
 	if (!clients)
 		return NFS4ERR_SERVERFAULT;
-	return nfs4_clients_renew(clients, clientid, now_sec());
+	return nfs4_clients_renew(clients, clientid, nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_setclientid(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -130,12 +149,12 @@ enum nfsstat4 nfs4_setclientid(struct nfs4_compound *c, const struct nfs_argop4 
 
 	if (!clients)
 		return res->status = NFS4ERR_SERVERFAULT;
-	principal(c->req, &who);
+	nfs4_principal_of(c->req, &who);
 	bounded(cb.netid, NFS4_CB_NETID_MAX, &args->callback.cb_location.na_r_netid);
 	bounded(cb.addr, NFS4_CB_ADDR_MAX, &args->callback.cb_location.na_r_addr);
 	res->status = nfs4_clients_setclientid(clients, args->client.id.data,
 					       args->client.id.len, &args->client.verifier,
-					       &who, &cb, now_sec(), &res->u.resok4.clientid,
+					       &who, &cb, nfs4_now_sec(), &res->u.resok4.clientid,
 					       &res->u.resok4.setclientid_confirm);
 	return res->status;
 }
@@ -148,10 +167,10 @@ enum nfsstat4 nfs4_setclientid_confirm(struct nfs4_compound *c, const struct nfs
 
 	if (!clients)
 		return r->u.opsetclientid_confirm.status = NFS4ERR_SERVERFAULT;
-	principal(c->req, &who);
+	nfs4_principal_of(c->req, &who);
 	return r->u.opsetclientid_confirm.status =
 		nfs4_clients_confirm(clients, args->clientid, &args->setclientid_confirm,
-				     &who, now_sec());
+				     &who, nfs4_now_sec());
 }
 
 enum nfsstat4 nfs4_renew(struct nfs4_compound *c, const struct nfs_argop4 *a,

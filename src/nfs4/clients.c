@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NFSv4.0 client records: see clients.h. The behaviour follows RFC 7530
- * 16.33.5 and 16.34.5 case by case, with knfsd's nfsd4_setclientid()
- * and nfsd4_setclientid_confirm() as the reference where the RFC leaves
- * a choice.
+ * NFSv4.0 and 4.1 client records: see clients.h. The behaviour follows
+ * RFC 7530 16.33.5 and 16.34.5, and RFC 8881 18.35.5 and 18.36.4, case
+ * by case, with knfsd's nfsd4_setclientid(), nfsd4_setclientid_confirm(),
+ * nfsd4_exchange_id() and nfsd4_create_session() as the reference where
+ * the RFCs leave a choice.
  */
 #include <pthread.h>
 #include <sodium.h>
@@ -27,6 +28,11 @@ struct client {
 	struct nfs4_callback cb;
 	uint64_t renewed;
 	bool confirmed;
+	bool v41;                   /* made by EXCHANGE_ID */
+	bool reclaimed;             /* 4.1: RECLAIM_COMPLETE done */
+	bool cs_cached;             /* 4.1: cs_res holds the last CREATE_SESSION's reply */
+	sequenceid4 cs_seqid;       /* 4.1: the last CREATE_SESSION's seqid */
+	struct CREATE_SESSION4res cs_res;
 	uint32_t id_len;
 	uint8_t id[];
 };
@@ -206,10 +212,10 @@ static void sweep(struct nfs4_clients *t, uint64_t now)
 		drop(t, t->oldest);
 }
 
-/* The live record of id @id with confirmation @confirmed, or NULL; dead
- * ones met on the way are freed. */
+/* The live record of id @id with confirmation @confirmed of minor
+ * version 1 (@v41) or 0, or NULL; dead ones met on the way are freed. */
 static struct client *find_name(struct nfs4_clients *t, const uint8_t *id, uint32_t len,
-				bool confirmed, uint64_t now)
+				bool confirmed, bool v41, uint64_t now)
 {
 	struct client *c = t->by_name[hash_name(id, len) & t->mask], *next;
 
@@ -221,15 +227,19 @@ static struct client *find_name(struct nfs4_clients *t, const uint8_t *id, uint3
 			drop(t, c);
 			continue;
 		}
-		if (c->confirmed == confirmed)
+		if (c->confirmed == confirmed && c->v41 == v41)
 			return c;
 	}
 	return NULL;
 }
 
+/* Which records find_cid() looks at: of one minor version, or both
+ * (clientids are unique across them). */
+enum which { V40, V41, ANY };
+
 /* The live record of clientid @cid with confirmation @confirmed, or NULL. */
 static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed,
-			       uint64_t now)
+			       enum which w, uint64_t now)
 {
 	struct client *c = t->by_cid[hash_cid(cid) & t->mask], *next;
 
@@ -241,7 +251,7 @@ static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confi
 			drop(t, c);
 			continue;
 		}
-		if (c->confirmed == confirmed)
+		if (c->confirmed == confirmed && (w == ANY || c->v41 == (w == V41)))
 			return c;
 	}
 	return NULL;
@@ -288,14 +298,14 @@ enum nfsstat4 nfs4_clients_setclientid(struct nfs4_clients *t, const uint8_t *id
 
 	pthread_mutex_lock(&t->lock);
 	sweep(t, now);
-	conf = find_name(t, id, id_len, true, now);
+	conf = find_name(t, id, id_len, true, false, now);
 	if (conf && !same_principal(&conf->who, who)) {
 		/* another principal's live client of that name */
 		st = NFS4ERR_CLID_INUSE;
 		goto out;
 	}
 	/* Any unconfirmed record of the name is replaced by this one. */
-	unconf = find_name(t, id, id_len, false, now);
+	unconf = find_name(t, id, id_len, false, false, now);
 	if (unconf)
 		drop(t, unconf);
 	if (t->count >= t->max) {
@@ -333,8 +343,8 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 
 	pthread_mutex_lock(&t->lock);
 	sweep(t, now);
-	conf = find_cid(t, clientid, true, now);
-	unconf = find_cid(t, clientid, false, now);
+	conf = find_cid(t, clientid, true, V40, now);
+	unconf = find_cid(t, clientid, false, V40, now);
 	/* RFC 7530 16.34.5 recommends CLID_INUSE for a confirm by another
 	 * principal than the SETCLIENTID's. */
 	if ((unconf && !same_principal(&unconf->who, who)) ||
@@ -361,7 +371,7 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 		touch(t, conf, now);
 		goto out;
 	}
-	old = find_name(t, unconf->id, unconf->id_len, true, now);
+	old = find_name(t, unconf->id, unconf->id_len, true, false, now);
 	if (old) {
 		/* A confirmed record of the same name under another
 		 * clientid: the client's earlier incarnation, replaced now
@@ -389,7 +399,8 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 
 	pthread_mutex_lock(&t->lock);
 	sweep(t, now);
-	c = find_cid(t, clientid, true, now);
+	/* either version: a stateful operation of 4.1 may renew too */
+	c = find_cid(t, clientid, true, ANY, now);
 	if (c)
 		touch(t, c, now);
 	else
@@ -410,7 +421,7 @@ bool nfs4_clients_name(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
 	struct client *c;
 
 	pthread_mutex_lock(&t->lock);
-	c = find_cid(t, clientid, true, now);
+	c = find_cid(t, clientid, true, ANY, now);
 	if (c) {
 		memcpy(buf, c->id, c->id_len);
 		*len = c->id_len;
@@ -419,14 +430,223 @@ bool nfs4_clients_name(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
 	return c != NULL;
 }
 
+bool nfs4_clients_reclaimed(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	struct client *c;
+	bool done;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, ANY, now);
+	done = c && c->reclaimed;
+	pthread_mutex_unlock(&t->lock);
+	return done;
+}
+
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
 {
 	bool live;
 
 	pthread_mutex_lock(&t->lock);
-	live = find_cid(t, clientid, true, now) != NULL;
+	live = find_cid(t, clientid, true, ANY, now) != NULL;
 	pthread_mutex_unlock(&t->lock);
 	return live;
+}
+
+/* A new unconfirmed 4.1 record, not yet in the table, or NULL. */
+static struct client *new41(const uint8_t *id, uint32_t id_len, const verifier4 *verf,
+			    const struct nfs4_principal *who, uint64_t now)
+{
+	struct client *c = calloc(1, sizeof(*c) + id_len);
+
+	if (!c)
+		return NULL;
+	if (id_len)
+		memcpy(c->id, id, id_len);
+	c->id_len = id_len;
+	c->verf = *verf;
+	c->who = *who;
+	c->renewed = now;
+	c->v41 = true;
+	/* the first CREATE_SESSION's seqid is 1 (as knfsd's) */
+	c->cs_seqid = 0;
+	return c;
+}
+
+enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id,
+				       uint32_t id_len, const verifier4 *verf,
+				       const struct nfs4_principal *who, bool update,
+				       uint64_t now, struct nfs4_exid *out)
+{
+	struct client *conf, *unconf, *c = NULL;
+	enum nfsstat4 st = NFS4_OK;
+
+	if (id_len > NFS4_OPAQUE_LIMIT)
+		return NFS4ERR_INVAL;
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	conf = find_name(t, id, id_len, true, true, now);
+	if (update) {
+		/* cases 6 to 9: an update of the confirmed record only */
+		if (!conf)
+			st = NFS4ERR_NOENT;
+		else if (!same_principal(&conf->who, who))
+			st = NFS4ERR_PERM;
+		else if (!same_verf(&conf->verf, verf))
+			st = NFS4ERR_NOT_SAME;
+		else
+			c = conf;
+		goto out;
+	}
+	if (conf && !same_principal(&conf->who, who)) {
+		/* case 3: another principal's live client of that owner */
+		st = NFS4ERR_CLID_INUSE;
+		goto out;
+	}
+	if (conf && same_verf(&conf->verf, verf)) {
+		/* case 2: the client asks again, its record stays */
+		c = conf;
+		goto out;
+	}
+	/* Cases 1, 4 and 5: a new unconfirmed record with a new clientid
+	 * replaces any unconfirmed one; a confirmed record of an earlier
+	 * verifier (the client rebooted) stays until the new one is
+	 * confirmed by CREATE_SESSION. */
+	unconf = find_name(t, id, id_len, false, true, now);
+	if (unconf)
+		drop(t, unconf);
+	/* 4.1 has no RESOURCE: DELAY, as knfsd, until leases run out */
+	if (t->count >= t->max) {
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	c = new41(id, id_len, verf, who, now);
+	if (!c) {
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	c->clientid = new_clientid(t);
+	insert(t, c);
+out:
+	if (c) {
+		out->clientid = c->clientid;
+		out->seqid = c->cs_seqid + 1;
+		out->confirmed = c->confirmed;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_clients_cs_check(struct nfs4_clients *t, clientid4 clientid,
+				    sequenceid4 seqid, const struct nfs4_principal *who,
+				    uint64_t now, bool *replay,
+				    struct CREATE_SESSION4res *cached)
+{
+	struct client *c;
+	enum nfsstat4 st = NFS4_OK;
+
+	*replay = false;
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	c = find_cid(t, clientid, false, V41, now);
+	if (!c)
+		c = find_cid(t, clientid, true, V41, now);
+	if (!c)
+		st = NFS4ERR_STALE_CLIENTID;
+	else if (!same_principal(&c->who, who))
+		st = NFS4ERR_CLID_INUSE;
+	else if (seqid == (sequenceid4)(c->cs_seqid + 1))
+		st = NFS4_OK;
+	else if (c->confirmed && c->cs_cached && seqid == c->cs_seqid)
+		*replay = true;
+	else
+		/* an unconfirmed record has no reply to replay: as knfsd */
+		st = NFS4ERR_SEQ_MISORDERED;
+	if (*replay)
+		*cached = c->cs_res;
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_clients_cs_done(struct nfs4_clients *t, clientid4 clientid,
+				   sequenceid4 seqid, const struct CREATE_SESSION4res *res,
+				   uint64_t now)
+{
+	struct client *c, *old;
+	enum nfsstat4 st = NFS4_OK;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, V41, now);
+	if (!c) {
+		c = find_cid(t, clientid, false, V41, now);
+		if (c) {
+			/* the earlier incarnation goes, with its state
+			 * (its sessions die when next used) */
+			old = find_name(t, c->id, c->id_len, true, true, now);
+			if (old)
+				drop(t, old);
+			c->confirmed = true;
+			if (t->record)
+				t->record(c->id, c->id_len, true);
+		}
+	}
+	if (c) {
+		c->cs_seqid = seqid;
+		c->cs_res = *res;
+		c->cs_res.u.csr_resok4.csr_fore_chan_attrs.ca_rdma_ird.len = 0;
+		c->cs_res.u.csr_resok4.csr_fore_chan_attrs.ca_rdma_ird.val = NULL;
+		c->cs_res.u.csr_resok4.csr_back_chan_attrs.ca_rdma_ird.len = 0;
+		c->cs_res.u.csr_resok4.csr_back_chan_attrs.ca_rdma_ird.val = NULL;
+		c->cs_cached = true;
+		touch(t, c, now);
+	} else {
+		st = NFS4ERR_STALE_CLIENTID;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+bool nfs4_clients_alive(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	bool alive;
+
+	pthread_mutex_lock(&t->lock);
+	alive = find_cid(t, clientid, true, V41, now) != NULL;
+	pthread_mutex_unlock(&t->lock);
+	return alive;
+}
+
+enum nfsstat4 nfs4_clients_reclaim_complete(struct nfs4_clients *t, clientid4 clientid,
+					    uint64_t now)
+{
+	struct client *c;
+	enum nfsstat4 st = NFS4_OK;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, V41, now);
+	if (!c)
+		st = NFS4ERR_STALE_CLIENTID;
+	else if (c->reclaimed)
+		st = NFS4ERR_COMPLETE_ALREADY;
+	else
+		c->reclaimed = true;
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_clients_destroy(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	struct client *c;
+	enum nfsstat4 st = NFS4ERR_STALE_CLIENTID;
+
+	pthread_mutex_lock(&t->lock);
+	sweep(t, now);
+	while ((c = find_cid(t, clientid, true, V41, now)) ||
+	       (c = find_cid(t, clientid, false, V41, now))) {
+		drop(t, c);
+		st = NFS4_OK;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
 }
 
 uint32_t nfs4_clients_count(struct nfs4_clients *t)

@@ -137,6 +137,84 @@ void nfs4_clients_set_record(struct nfs4_clients *t,
 bool nfs4_clients_name(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
 		       uint8_t *buf, uint32_t *len);
 
+/* What nfs4_clients_exchange_id() answers on NFS4_OK. */
+struct nfs4_exid {
+	clientid4 clientid;
+	sequenceid4 seqid;          /* for the next CREATE_SESSION */
+	bool confirmed;             /* EXCHGID4_FLAG_CONFIRMED_R */
+};
+
+/*
+ * nfs4_clients_exchange_id - the client record part of EXCHANGE_ID (RFC
+ * 8881 18.35.5, its nine cases) for owner @id of @id_len bytes with
+ * verifier @verf, by @who; @update is EXCHGID4_FLAG_UPD_CONFIRMED_REC_A.
+ * Return values: NFS4_OK with @out filled; NFS4ERR_CLID_INUSE when a
+ * live confirmed record of the owner is another principal's;
+ * NFS4ERR_NOENT, NFS4ERR_PERM, NFS4ERR_NOT_SAME for an update of no
+ * confirmed record, of another principal's, with another verifier;
+ * NFS4ERR_INVAL for an id longer than NFS4_OPAQUE_LIMIT;
+ * NFS4ERR_DELAY when the table is full or memory is short.
+ */
+enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id,
+				       uint32_t id_len, const verifier4 *verf,
+				       const struct nfs4_principal *who, bool update,
+				       uint64_t now, struct nfs4_exid *out);
+
+/*
+ * nfs4_clients_cs_check - the client record part of CREATE_SESSION
+ * (RFC 8881 18.36.4) before a session is made: @seqid against the
+ * record's, @who against its principal. A retransmission of the last
+ * CREATE_SESSION of a confirmed record is answered from its cache: *@replay
+ * set and @cached holding the reply to send again.
+ * Return values: NFS4_OK (a new request, or *@replay); NFS4ERR_STALE_CLIENTID
+ * for no live 4.1 record of @clientid; NFS4ERR_CLID_INUSE for another
+ * principal; NFS4ERR_SEQ_MISORDERED for any other seqid.
+ */
+enum nfsstat4 nfs4_clients_cs_check(struct nfs4_clients *t, clientid4 clientid,
+				    sequenceid4 seqid, const struct nfs4_principal *who,
+				    uint64_t now, bool *replay,
+				    struct CREATE_SESSION4res *cached);
+
+/*
+ * nfs4_clients_cs_done - CREATE_SESSION @seqid of @clientid succeeded
+ * with reply @res (kept for a retransmission; its rdma arrays are not
+ * kept): an unconfirmed record is confirmed, and a confirmed record of
+ * the same owner under another clientid (the client's earlier
+ * incarnation) goes; the lease is renewed.
+ * Return values: NFS4_OK, or NFS4ERR_STALE_CLIENTID when the record is gone.
+ */
+enum nfsstat4 nfs4_clients_cs_done(struct nfs4_clients *t, clientid4 clientid,
+				   sequenceid4 seqid, const struct CREATE_SESSION4res *res,
+				   uint64_t now);
+
+/*
+ * nfs4_clients_alive - whether a live confirmed 4.1 record has @clientid
+ * (its lease not run out at @now); nothing is renewed.
+ * Return values: true or false.
+ */
+bool nfs4_clients_alive(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
+/*
+ * nfs4_clients_reclaim_complete - RECLAIM_COMPLETE (RFC 8881 18.51) of
+ * confirmed 4.1 client @clientid.
+ * Return values: NFS4_OK the first time; NFS4ERR_COMPLETE_ALREADY after;
+ * NFS4ERR_STALE_CLIENTID for no such live client.
+ */
+enum nfsstat4 nfs4_clients_reclaim_complete(struct nfs4_clients *t, clientid4 clientid,
+					    uint64_t now);
+
+/*
+ * nfs4_clients_destroy - DESTROY_CLIENTID's part here (RFC 8881 18.50):
+ * the 4.1 records of @clientid, confirmed or not, go (the caller checked
+ * that no session or state is left).
+ * Return values: NFS4_OK; NFS4ERR_STALE_CLIENTID for no live 4.1 record.
+ */
+enum nfsstat4 nfs4_clients_destroy(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
+/* Return values: true when live confirmed 4.1 client @clientid has sent
+ * RECLAIM_COMPLETE. */
+bool nfs4_clients_reclaimed(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
 /* Return values: records in @t, dead ones not yet freed included. */
 uint32_t nfs4_clients_count(struct nfs4_clients *t);
 

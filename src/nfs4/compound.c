@@ -17,11 +17,21 @@
  *   attributes, READ's data, a replayed result), whatever its status.
  * - A result that does not fit the reply buffer, which grows up to the
  *   record limit, ends the COMPOUND with NFS4ERR_RESOURCE in its place
- *   (NFSv4.0's answer; sessions bring REP_TOO_BIG with 4.1).
+ *   (NFSv4.0's answer; NFS4ERR_REP_TOO_BIG in 4.1).
  * - The whole COMPOUND holds one exports snapshot, so a reload never
  *   changes the exports between two of its operations.
- * - Minor version 0 only for now: 1 and 2 answer MINOR_VERS_MISMATCH
- *   with no result (RFC 8881 16.2.3), until sessions exist.
+ * - Minor versions 0 and 1; 2 answers MINOR_VERS_MISMATCH with no
+ *   result (RFC 8881 16.2.3).
+ * - Minor version 1 (RFC 8881 2.10.6): a COMPOUND starts with SEQUENCE,
+ *   or is one of the operations that may come alone (sessionless());
+ *   SEQUENCE elsewhere is SEQUENCE_POS; the operations of 4.0 alone are
+ *   NOTSUPP. After SEQUENCE the reply is held to the session's sizes: the
+ *   result that makes it longer than ca_maxresponsesize (or than
+ *   ca_maxresponsesize_cached when the client wants it cached) is
+ *   replaced by REP_TOO_BIG (REP_TOO_BIG_TO_CACHE) and ends the COMPOUND.
+ *   At the end the reply after the RPC header goes to the slot
+ *   (nfs4_sessions_done()), which keeps it if asked; a retransmission
+ *   gets those bytes back as they were sent.
  */
 #include <errno.h>
 #include <string.h>
@@ -33,10 +43,15 @@
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_ACCESS] = nfs4_access,
+	[OP_BIND_CONN_TO_SESSION] = nfs4_bind_conn_to_session,
 	[OP_CLOSE] = nfs4_close,
 	[OP_COMMIT] = nfs4_commit,
 	[OP_CREATE] = nfs4_create,
+	[OP_CREATE_SESSION] = nfs4_create_session,
 	[OP_DELEGRETURN] = nfs4_delegreturn,
+	[OP_DESTROY_CLIENTID] = nfs4_destroy_clientid,
+	[OP_DESTROY_SESSION] = nfs4_destroy_session,
+	[OP_EXCHANGE_ID] = nfs4_exchange_id,
 	[OP_LINK] = nfs4_link,
 	[OP_LOCK] = nfs4_lock,
 	[OP_LOCKT] = nfs4_lockt,
@@ -61,8 +76,11 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_READ] = nfs4_read,
 	[OP_READDIR] = nfs4_readdir,
 	[OP_READLINK] = nfs4_readlink,
+	[OP_RECLAIM_COMPLETE] = nfs4_reclaim_complete,
 	[OP_SAVEFH] = nfs4_savefh,
 	[OP_SECINFO] = nfs4_secinfo,
+	[OP_SECINFO_NO_NAME] = nfs4_secinfo_no_name,
+	[OP_SEQUENCE] = nfs4_sequence,
 	[OP_SETCLIENTID] = nfs4_setclientid,
 	[OP_SETCLIENTID_CONFIRM] = nfs4_setclientid_confirm,
 	[OP_VERIFY] = nfs4_verify,
@@ -127,9 +145,17 @@ static enum nfsstat4 run_op(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	return r->u.opillegal.status = NFS4ERR_NOTSUPP;
 }
 
+/* @r with status @st and nothing else (the arm's status first). */
+static void just_status(struct nfs_resop4 *r, enum nfsstat4 st)
+{
+	r->u.opillegal.status = st;
+	memset((uint8_t *)&r->u + sizeof(enum nfsstat4), 0,
+	       sizeof(r->u) - sizeof(enum nfsstat4));
+}
+
 /* Encode @r; a result that cannot fit even after growing the reply
- * becomes RESOURCE. Return values: false when not even that fits. */
-static bool put_result(struct rpc_req *req, struct nfs_resop4 *r)
+ * becomes @toobig. Return values: false when not even that fits. */
+static bool put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 toobig)
 {
 	uint8_t *mark = req->enc.p;
 	size_t at = xdr_enc_len(&req->enc);
@@ -142,10 +168,113 @@ static bool put_result(struct rpc_req *req, struct nfs_resop4 *r)
 			return true;
 		req->enc.p = req->enc.start + at;
 	}
-	r->u.opillegal.status = NFS4ERR_RESOURCE;
-	memset((uint8_t *)&r->u + sizeof(enum nfsstat4), 0,
-	       sizeof(r->u) - sizeof(enum nfsstat4));
+	just_status(r, toobig);
 	return xdr_enc_nfs_resop4(&req->enc, r);
+}
+
+/* The operations a COMPOUND of minor version 1 may hold without
+ * SEQUENCE, alone (RFC 8881 2.10.6, 18.46.3). */
+static bool sessionless(enum nfs_opnum4 op)
+{
+	return op == OP_EXCHANGE_ID || op == OP_CREATE_SESSION || op == OP_DESTROY_SESSION ||
+	       op == OP_DESTROY_CLIENTID || op == OP_BIND_CONN_TO_SESSION;
+}
+
+/* The operations of 4.0 that 4.1 removed (RFC 8881 section 19). */
+static bool only_v40(enum nfs_opnum4 op)
+{
+	return op == OP_SETCLIENTID || op == OP_SETCLIENTID_CONFIRM || op == OP_RENEW ||
+	       op == OP_OPEN_CONFIRM || op == OP_RELEASE_LOCKOWNER;
+}
+
+/*
+ * Where operation @op, the @i-th of @nops, may stand in a COMPOUND of
+ * minor version 1.
+ * Return values: NFS4_OK to run it, or the status that answers it.
+ */
+static enum nfsstat4 v41_position(enum nfs_opnum4 op, uint32_t i, uint32_t nops)
+{
+	if (i == 0) {
+		if (op == OP_SEQUENCE)
+			return NFS4_OK;
+		if (!sessionless(op))
+			return NFS4ERR_OP_NOT_IN_SESSION;
+		return nops == 1 ? NFS4_OK : NFS4ERR_NOT_ONLY_OP;
+	}
+	if (op == OP_SEQUENCE)
+		return NFS4ERR_SEQUENCE_POS;
+	return only_v40(op) ? NFS4ERR_NOTSUPP : NFS4_OK;
+}
+
+/* Bytes of the reply so far, RPC header included (what a session's
+ * sizes count), data sent from outside the buffer too. */
+static size_t reply_len(const struct rpc_req *req)
+{
+	return xdr_enc_len(&req->enc) + req->ext_len;
+}
+
+/*
+ * The result just encoded at @at made the reply longer than the
+ * session allows: encode @r with @st there instead (a READ's data sent
+ * from outside the buffer goes too; its hold is still given back when
+ * the request is released).
+ */
+static void too_big(struct rpc_req *req, size_t at, struct nfs_resop4 *r, enum nfsstat4 st)
+{
+	if (req->ext_len && req->ext_at >= 4 + at) {
+		req->ext = NULL;
+		req->ext_len = 0;
+	}
+	req->enc.p = req->enc.start + at;
+	just_status(r, st);
+	/* a status alone is smaller than what was there */
+	xdr_enc_nfs_resop4(&req->enc, r);
+}
+
+/* Hand the reply of a sequenced COMPOUND (from @head_at on) to its
+ * slot; @ok false: there is none. */
+static void seq_done(struct nfs4_compound *c, size_t head_at, bool ok)
+{
+	struct rpc_req *req = c->req;
+	struct iovec iov[3];
+	size_t end = xdr_enc_len(&req->enc);
+	int n = 0;
+
+	if (!c->slot.s)
+		return;
+	if (!ok) {
+		nfs4_sessions_done(nfs4_sessions_table(), &c->slot, NULL, 0);
+		return;
+	}
+	if (req->ext_len && req->ext_at >= 4 + head_at) {
+		size_t cut = req->ext_at - 4;
+
+		iov[n++] = (struct iovec){ req->enc.start + head_at, cut - head_at };
+		iov[n++] = (struct iovec){ (void *)req->ext, req->ext_len };
+		iov[n++] = (struct iovec){ req->enc.start + cut, end - cut };
+	} else {
+		iov[n++] = (struct iovec){ req->enc.start + head_at, end - head_at };
+	}
+	nfs4_sessions_done(nfs4_sessions_table(), &c->slot, iov, n);
+}
+
+/* A retransmission answered from the slot's cache: its bytes replace
+ * the reply from @head_at on. Return values: false when memory is short. */
+static bool put_cached(struct nfs4_compound *c, size_t head_at)
+{
+	struct rpc_req *req = c->req;
+	uint32_t len;
+	const uint8_t *b = nfs4_seq_cached(&c->slot, &len);
+
+	req->enc.p = req->enc.start + head_at;
+	if (rpc_req_reply_reserve(req, head_at + len) < 0)
+		return false;
+	req->enc.p = req->enc.start + head_at;
+	if (len && !xdr_enc_reserve(&req->enc, len))
+		return false;
+	if (len)
+		memcpy(req->enc.start + head_at, b, len);
+	return true;
 }
 
 static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
@@ -153,7 +282,10 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	struct nfs4_compound c = { .req = req };
 	struct nfs4_args_head h;
 	struct nfs4_res_head rh = { .status = NFS4_OK };
-	size_t head_at, head_len, arena_at, at;
+	size_t head_len, arena_at;
+	size_t head_at;
+	enum nfsstat4 toobig;
+	bool cached = false;
 	uint32_t i;
 
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
@@ -165,11 +297,13 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	if (!xdr_enc_reserve(&req->enc, head_len))
 		return RPC_SYSTEM_ERR;
 	rh.tag = h.tag;
-	if (h.minorversion != 0) {
+	if (h.minorversion > 1) {
 		rh.status = NFS4ERR_MINOR_VERS_MISMATCH;
 		goto head;
 	}
 	c.minorversion = h.minorversion;
+	c.nops = h.nops;
+	toobig = c.minorversion ? NFS4ERR_REP_TOO_BIG : NFS4ERR_RESOURCE;
 	c.snap = export_snap_get();
 	if (!c.snap) {
 		/* no exports were ever loaded (a test harness) */
@@ -180,9 +314,11 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	arena_at = req->arena.used;
 	for (i = 0; i < h.nops; i++) {
 		uint32_t num = xdr_dec_left(&req->args) >= 4 ? xdr__get32(req->args.p) : OP_ILLEGAL;
+		size_t at = xdr_enc_len(&req->enc);
 		struct nfs_argop4 a;
 		struct nfs_resop4 r;
 		enum nfs4_op_dec k;
+		bool put_ok;
 
 		memset(&r, 0, sizeof(r));
 		req->arena.used = arena_at;
@@ -195,35 +331,83 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			 * COMPOUND with BADXDR as its result */
 			r.resop = (enum nfs_opnum4)num;
 			rh.status = r.u.opillegal.status = NFS4ERR_BADXDR;
+		} else if (c.minorversion == 1 &&
+			   (rh.status = v41_position(a.argop, i, h.nops)) != NFS4_OK) {
+			r.resop = a.argop;
+			r.u.opillegal.status = rh.status;
 		} else {
 			r.resop = a.argop;
 			c.encoded = false;
+			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
 		}
 		rh.nops++;
-		at = xdr_enc_len(&req->enc);
-		if (!c.encoded && !put_result(req, &r)) {
+		if (c.slot.s && c.slot.replay == NFS4_SEQ_CACHED) {
+			cached = true;
+			break;
+		}
+		put_ok = c.encoded || put_result(req, &r, toobig);
+		if (!put_ok) {
 			rh.nops--;
-			rh.status = NFS4ERR_RESOURCE;
+			rh.status = toobig;
+		} else if (!c.encoded) {
+			/* a result too big for the reply went out as toobig */
+			rh.status = r.u.opillegal.status;
 		}
 		/* a seqid-bearing operation's result, kept for a replay */
 		if (c.seq.ow)
 			nfs4_state_seq_end(nfs4_states, &c.seq, rh.status, req->enc.start + at,
 					   (uint32_t)(xdr_enc_len(&req->enc) - at));
+		if (!put_ok)
+			break;
+		/* (SEQUENCE checked its own result's room before it took
+		 * the slot) */
+		if (c.slot.s && rh.status == NFS4_OK && i > 0) {
+			size_t len = reply_len(req);
+
+			if (len > c.slot.max_resp)
+				rh.status = NFS4ERR_REP_TOO_BIG;
+			else if (c.slot.cachethis && len > c.slot.max_resp_cached)
+				rh.status = NFS4ERR_REP_TOO_BIG_TO_CACHE;
+			if (rh.status != NFS4_OK)
+				too_big(req, at, &r, rh.status);
+		}
 		if (rh.status != NFS4_OK)
 			break;
+		if (c.slot.s && c.slot.replay == NFS4_SEQ_UNCACHED && i + 1 < h.nops) {
+			/* RFC 8881 2.10.6.1.3: the retransmission of a
+			 * reply not kept; the next operation tells it */
+			memset(&r, 0, sizeof(r));
+			req->arena.used = arena_at;
+			k = nfs4_dec_argop(&req->args, c.minorversion, &a);
+			r.resop = k == NFS4_OP_DECODED ? a.argop : OP_ILLEGAL;
+			rh.status = r.u.opillegal.status = NFS4ERR_RETRY_UNCACHED_REP;
+			rh.nops++;
+			if (!put_result(req, &r, toobig))
+				rh.nops--;
+			break;
+		}
 	}
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c.saved);
 	export_snap_put(c.snap);
+	if (cached) {
+		bool ok = put_cached(&c, head_at);
+
+		seq_done(&c, head_at, false);
+		return ok ? RPC_SUCCESS : RPC_SYSTEM_ERR;
+	}
 head:
 	{
 		struct xdr_enc e;
 
 		xdr_enc_init(&e, req->enc.start + head_at, head_len);
-		if (!nfs4_enc_compound_res_head(&e, &rh))
+		if (!nfs4_enc_compound_res_head(&e, &rh)) {
+			seq_done(&c, head_at, false);
 			return RPC_SYSTEM_ERR;
+		}
 	}
+	seq_done(&c, head_at, true);
 	return RPC_SUCCESS;
 }
 

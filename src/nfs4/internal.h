@@ -13,6 +13,7 @@
 
 #include "export/export.h"
 #include "nfs4/clients.h"
+#include "nfs4/sessions.h"
 #include "nfs4/state.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
@@ -42,9 +43,14 @@ struct nfs4_compound {
 	 * go straight into the reply). */
 	bool encoded;
 	uint32_t attrset[3];             /* SETATTR's / CREATE's attrsset, until encoded */
-	/* Minor version 1: the session's client, once SEQUENCE ran. */
+	uint32_t nops;                   /* the COMPOUND's count of operations */
+	uint32_t op_index;               /* the running one's, from 0 */
+	/* Minor version 1: set by SEQUENCE, the session's client, whose
+	 * state the stateful operations use (4.0 names its clientid in
+	 * its operations instead). */
 	clientid4 clientid;
 	bool sequenced;
+	struct nfs4_slot_use slot;       /* SEQUENCE's busy slot (session_ops.c) */
 	/* A seqid-bearing operation's owner (minor version 0), let go
 	 * with its encoded result once that is encoded (state.h). */
 	struct nfs4_seq seq;
@@ -91,6 +97,10 @@ bool nfs4_in_grace(void);
  * (no grace period); RECLAIM_BAD (not a client of the previous run, or
  * done reclaiming); STALE_CLIENTID. */
 enum nfsstat4 nfs4_may_reclaim(clientid4 clientid);
+/* 4.1 client @clientid sent RECLAIM_COMPLETE: the restart record learns it. */
+void nfs4_client_reclaimed(clientid4 clientid);
+/* Return values: has 4.1 client @clientid sent RECLAIM_COMPLETE? */
+bool nfs4_client_reclaim_done(clientid4 clientid);
 nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
@@ -127,6 +137,22 @@ extern verifier4 nfs4_write_verf;
 uint64_t nfs4_change_of(const struct export_obj *o);
 /* @n as a C string into @buf, checked as LOOKUP checks names (ns_ops.c). */
 enum nfsstat4 nfs4_name_of(const component4 *n, char buf[NAME_MAX + 1]);
+
+/* The principal of @req's call (client_ops.c): its flavour and AUTH_SYS uid. */
+void nfs4_principal_of(const struct rpc_req *req, struct nfs4_principal *who);
+/* Monotonic seconds, the clock of the leases. */
+uint64_t nfs4_now_sec(void);
+
+/* session_ops.c */
+nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,
+	nfs4_bind_conn_to_session, nfs4_destroy_clientid, nfs4_reclaim_complete,
+	nfs4_secinfo_no_name;
+/* Make and free the table of sessions over @clients (nfs4_init, nfs4_fini).
+ * Return values: 0, or -1 when memory is short. */
+int nfs4_sessions_init(struct nfs4_clients *clients);
+void nfs4_sessions_fini(void);
+/* The table (NULL before nfs4_init), for compound.c's end of a COMPOUND. */
+struct nfs4_sessions *nfs4_sessions_table(void);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;

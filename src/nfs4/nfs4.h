@@ -9,11 +9,10 @@
  * (compound.c), the filehandle operations and SECINFO (fh_ops.c),
  * GETATTR, VERIFY, NVERIFY, ACCESS, READLINK (attr_ops.c), READDIR
  * (readdir.c), CREATE, REMOVE, RENAME, LINK, SETATTR (ns_ops.c) and the
- * client records (clients.c, client_ops.c). Every other operation of the
- * minor version answers NFS4ERR_NOTSUPP until it is written (OPEN and
- * its state, I/O, locks). Minor versions 1 and 2 answer
- * NFS4ERR_MINOR_VERS_MISMATCH until sessions exist (a 4.1 COMPOUND must
- * start with SEQUENCE).
+ * client records (clients.c, client_ops.c); minor version 1's sessions
+ * (sessions.c, session_ops.c). Every other operation answers
+ * NFS4ERR_NOTSUPP until it is written (OPEN and its state, I/O, locks).
+ * Minor version 2 answers NFS4ERR_MINOR_VERS_MISMATCH.
  */
 #ifndef NFSX_NFS4_NFS4_H
 #define NFSX_NFS4_NFS4_H
@@ -28,10 +27,10 @@ extern const struct rpc_version nfs4_version;
 
 /*
  * nfs4_init - make the server's NFSv4 state (the tables of clients and
- * of open and lock state) with leases of @lease seconds, and load the
- * previous run's record of clients from @state_dir (NULL: none; see
- * recovery.h), before version 4 is served; nfs4_fini frees it once no
- * call runs.
+ * of open and lock state, and of sessions) with leases of @lease
+ * seconds, and load the previous run's record of clients from
+ * @state_dir (NULL: none; see recovery.h), before version 4 is served;
+ * nfs4_fini frees it once no call runs.
  * Return values: 0, or -1 with @err (memory, or the record's file).
  */
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen);

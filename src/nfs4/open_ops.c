@@ -416,7 +416,10 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = st;
 	}
 	j.cid = cid;
-	if (oa->claim.claim != CLAIM_PREVIOUS && nfs4_in_grace())
+	/* no new state during grace, nor (4.1) before the client said it
+	 * has reclaimed what it will (knfsd's nfsd4_open) */
+	if (oa->claim.claim != CLAIM_PREVIOUS &&
+	    (nfs4_in_grace() || (c->minorversion > 0 && !nfs4_client_reclaim_done(cid))))
 		return res->status = NFS4ERR_GRACE;
 	if (c->cur.kind == NFS4_FH_OBJ && oa->claim.claim == CLAIM_NULL)
 		before = nfs4_change_of(&c->cur.o);

@@ -5,6 +5,7 @@
  * thread.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -52,6 +53,9 @@ static void rbuf_put(struct rpc_loop *loop, uint8_t *b, size_t cap)
 	loop->nfree_rbufs++;
 }
 
+/* Connection ids: from 1, so 0 is no connection. */
+static _Atomic uint64_t conn_ids;
+
 struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 			       const struct sockaddr_storage *peer)
 {
@@ -61,6 +65,7 @@ struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 	if (!c)
 		return NULL;
 	c->fd = fd;
+	c->id = atomic_fetch_add(&conn_ids, 1) + 1;
 	c->loop = loop;
 	c->peer = *peer;
 	rpc_record_init(&c->rec, loop->srv->cfg.max_record);
@@ -653,4 +658,14 @@ int rpc_req_local_addr(const struct rpc_req *req, struct sockaddr_storage *ss)
 	if (!req->conn || req->conn->fd < 0)
 		return -1;
 	return getsockname(req->conn->fd, (struct sockaddr *)ss, &sl);
+}
+
+uint64_t rpc_req_conn_id(const struct rpc_req *req)
+{
+	return req->conn ? req->conn->id : 0;
+}
+
+uint32_t rpc_req_max_record(const struct rpc_req *req)
+{
+	return req->conn ? req->conn->loop->srv->cfg.max_record : RPC_DEFAULT_MAX_RECORD;
 }

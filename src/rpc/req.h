@@ -134,6 +134,19 @@ void rpc_req_release(struct rpc_req *req);
 /* Local address of the connection the call came on. Return values: 0 or -1. */
 int rpc_req_local_addr(const struct rpc_req *req, struct sockaddr_storage *ss);
 
+/*
+ * rpc_req_conn_id - the connection @req came on, as an id no other
+ * connection of this process ever has (an NFSv4.1 session keeps its back
+ * channel's connection by it, and finds it gone when no connection has
+ * it any more).
+ * Return values: the id, or 0 for a request with no connection.
+ */
+uint64_t rpc_req_conn_id(const struct rpc_req *req);
+
+/* Return values: the longest call record the server takes (its
+ * max_record), which bounds what an NFSv4.1 session may negotiate. */
+uint32_t rpc_req_max_record(const struct rpc_req *req);
+
 /* Write the record marker before the reply; the reply is complete. */
 void rpc_req_finish(struct rpc_req *req);
 

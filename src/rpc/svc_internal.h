@@ -21,6 +21,7 @@ struct rpc_loop;
 
 struct rpc_conn {
 	int fd;
+	uint64_t id;                           /* never reused (rpc_req_conn_id) */
 	struct rpc_loop *loop;
 	struct sockaddr_storage peer;
 

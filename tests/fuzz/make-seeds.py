@@ -157,6 +157,38 @@ seeds = {
     + v4_rec(63, [u32(25) + b"\xff" * 16 + u32(0, 0, 16)])
     + v4_rec(64, V4_PSEUDO + [u32(21) + V4_SID + u32(4, 1, 0)])
     + v4_rec(65, V4_PSEUDO + [u32(4, 5) + V4_SID]),
+
+    # NFSv4.1: EXCHANGE_ID alone (owner, flags, SP4_NONE, no impl id),
+    # then CREATE_SESSION of a clientid the fuzzer cannot know (it is
+    # random: STALE_CLIENTID) with both channels and an AUTH_NONE
+    # callback; SEQUENCE of an unknown session before PUTROOTFH and
+    # GETATTR (BADSESSION); the position rules (an operation not in a
+    # session, EXCHANGE_ID not alone, SEQUENCE not first); the other
+    # session operations alone; minor version 2.
+    "nfs4-v41-exchange-id": rec(call(60, 100003, 4, 1, opaque(b"x41") + u32(1, 1)
+                                     + u32(42) + b"\4" * 8 + opaque(b"fuzz-41")
+                                     + u32(0x40000000, 0, 0), cred=authsys(0, 0)))
+    + rec(call(61, 100003, 4, 1, opaque(b"cs") + u32(1, 1)
+               + u32(43) + u32(0x12345678, 1, 1, 3)
+               + u32(0, 65536, 65536, 4096, 16, 8, 0)
+               + u32(0, 4096, 4096, 0, 2, 2, 0)
+               + u32(0x40000000, 1, 0), cred=authsys(0, 0))),
+    "nfs4-v41-sequence": rec(call(62, 100003, 4, 1, opaque(b"sq") + u32(1, 3)
+                                  + u32(53) + b"\7" * 16 + u32(1, 0, 0, 1)
+                                  + u32(24) + u32(9, 1, 0x0010011a), cred=authsys(0, 0))),
+    "nfs4-v41-positions": rec(call(63, 100003, 4, 1, opaque(b"p1") + u32(1, 2) + u32(24, 10)))
+    + rec(call(64, 100003, 4, 1, opaque(b"p2") + u32(1, 2)
+               + u32(42) + b"\5" * 8 + opaque(b"fuzz-41b") + u32(0, 0, 0) + u32(24)))
+    + rec(call(65, 100003, 4, 1, opaque(b"p3") + u32(1, 3)
+               + u32(53) + b"\7" * 16 + u32(1, 0, 0, 0) + u32(24)
+               + u32(53) + b"\7" * 16 + u32(2, 0, 0, 0))),
+    "nfs4-v41-session-ops": rec(call(66, 100003, 4, 1, opaque(b"d") + u32(1, 1)
+                                     + u32(44) + b"\7" * 16))
+    + rec(call(67, 100003, 4, 1, opaque(b"") + u32(1, 1) + u32(57) + u32(0, 5)))
+    + rec(call(68, 100003, 4, 1, opaque(b"") + u32(1, 1) + u32(41) + b"\7" * 16 + u32(7, 0)))
+    + rec(call(69, 100003, 4, 1, opaque(b"") + u32(1, 3)
+               + u32(53) + b"\7" * 16 + u32(1, 0, 0, 0) + u32(58, 0) + u32(52, 1)))
+    + rec(call(70, 100003, 4, 1, opaque(b"m2") + u32(2, 1) + u32(24))),
 }
 
 os.makedirs(out, exist_ok=True)
@@ -509,3 +541,26 @@ for name, (idx, body) in v4seeds.items():
     with open(os.path.join(v4out, name), "wb") as f:
         f.write(bytes([idx]) + body)
 print(f"wrote {len(v4seeds)} seeds to {v4out}")
+
+# nfs4-sessions: scripts of calls on the session table (the step codes
+# are in fuzz_nfs4_sessions.c's comment). "life": EXCHANGE_ID,
+# CREATE_SESSION (8 slots, 1 KiB cached, 1 KiB replies), a SEQUENCE kept
+# and its retransmission answered from the cache, DESTROY_SESSION,
+# DESTROY_CLIENTID. "lease": two sessions with a back channel, BIND_CONN,
+# RECLAIM_COMPLETE twice, the clock past the lease, a SEQUENCE then.
+# "busy": a SEQUENCE left running while its session is destroyed and
+# the client replaced (a new verifier), ended last.
+sout = os.path.join(os.path.dirname(out), "nfs4-sessions")
+sseeds = {
+    "life": bytes([0, 0x00, 1, 0x08, 8, 16, 64, 2, 0x40, 1, 3, 0, 2, 2, 0x00, 1, 3, 0, 0,
+                   4, 0x00, 6, 0x00]),
+    "lease": bytes([0, 0x00, 1, 0x28, 4, 0, 64, 1, 0x28, 4, 0, 64, 5, 0x01 | 0x38, 9, 0x00,
+                    7, 0x00, 7, 0x00, 8, 60, 2, 0x41, 0, 3, 0, 1, 8, 95, 2, 0x49, 0, 9, 0x00]),
+    "busy": bytes([0, 0x00, 1, 0x08, 2, 4, 32, 2, 0x40, 1, 2, 0x48, 1, 4, 0x08, 0, 0x04,
+                   1, 0x09, 2, 4, 32, 3, 1, 255, 3, 0, 3]),
+}
+os.makedirs(sout, exist_ok=True)
+for name, body in sseeds.items():
+    with open(os.path.join(sout, name), "wb") as f:
+        f.write(body)
+print(f"wrote {len(sseeds)} seeds to {sout}")

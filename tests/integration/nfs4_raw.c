@@ -768,3 +768,138 @@ void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count)
 	a->u.opcommit.offset = off;
 	a->u.opcommit.count = count;
 }
+
+/* ---- NFSv4.1 sessions ------------------------------------------------- */
+
+bool v4_call41(int fd, const struct nfs_argop4 *ops, uint32_t nops, struct v4_res *out)
+{
+	return v4_compound(fd, 0, 0, "t", 1, 1, ops, nops, out);
+}
+
+void v4op_exchange_id(struct nfs_argop4 *a, const char *owner, uint8_t verf, uint32_t flags)
+{
+	struct EXCHANGE_ID4args *x;
+
+	v4op_simple(a, OP_EXCHANGE_ID);
+	x = &a->u.opexchange_id;
+	memset(x->eia_clientowner.co_verifier.val, verf, sizeof(x->eia_clientowner.co_verifier.val));
+	x->eia_clientowner.co_ownerid.data = (const uint8_t *)owner;
+	x->eia_clientowner.co_ownerid.len = (uint32_t)strlen(owner);
+	x->eia_flags = flags;
+	x->eia_state_protect.spa_how = SP4_NONE;
+}
+
+static void chan(struct channel_attrs4 *c, uint32_t maxreq, uint32_t maxresp,
+		 uint32_t maxcached, uint32_t slots)
+{
+	memset(c, 0, sizeof(*c));
+	c->ca_maxrequestsize = maxreq;
+	c->ca_maxresponsesize = maxresp;
+	c->ca_maxresponsesize_cached = maxcached;
+	c->ca_maxoperations = 16;
+	c->ca_maxrequests = slots;
+}
+
+void v4op_create_session(struct nfs_argop4 *a, clientid4 cid, sequenceid4 seq, uint32_t flags,
+			 uint32_t maxreq, uint32_t maxresp, uint32_t maxcached, uint32_t slots)
+{
+	struct CREATE_SESSION4args *c;
+
+	v4op_simple(a, OP_CREATE_SESSION);
+	c = &a->u.opcreate_session;
+	c->csa_clientid = cid;
+	c->csa_sequence = seq;
+	c->csa_flags = flags;
+	chan(&c->csa_fore_chan_attrs, maxreq, maxresp, maxcached, slots);
+	chan(&c->csa_back_chan_attrs, 4096, 4096, 0, 2);
+	c->csa_cb_program = 0x40000000;
+}
+
+void v4op_sequence(struct nfs_argop4 *a, const sessionid4 *sid, sequenceid4 seq,
+		   uint32_t slot, bool cachethis)
+{
+	v4op_simple(a, OP_SEQUENCE);
+	a->u.opsequence.sa_sessionid = *sid;
+	a->u.opsequence.sa_sequenceid = seq;
+	a->u.opsequence.sa_slotid = slot;
+	a->u.opsequence.sa_highest_slotid = slot;
+	a->u.opsequence.sa_cachethis = cachethis;
+}
+
+void v4op_destroy_session(struct nfs_argop4 *a, const sessionid4 *sid)
+{
+	v4op_simple(a, OP_DESTROY_SESSION);
+	a->u.opdestroy_session.dsa_sessionid = *sid;
+}
+
+void v4op_destroy_clientid(struct nfs_argop4 *a, clientid4 cid)
+{
+	v4op_simple(a, OP_DESTROY_CLIENTID);
+	a->u.opdestroy_clientid.dca_clientid = cid;
+}
+
+void v4op_bind_conn(struct nfs_argop4 *a, const sessionid4 *sid,
+		    enum channel_dir_from_client4 dir)
+{
+	v4op_simple(a, OP_BIND_CONN_TO_SESSION);
+	a->u.opbind_conn_to_session.bctsa_sessid = *sid;
+	a->u.opbind_conn_to_session.bctsa_dir = dir;
+}
+
+void v4op_reclaim_complete(struct nfs_argop4 *a, bool one_fs)
+{
+	v4op_simple(a, OP_RECLAIM_COMPLETE);
+	a->u.opreclaim_complete.rca_one_fs = one_fs;
+}
+
+void v4op_secinfo_no_name(struct nfs_argop4 *a, enum secinfo_style4 style)
+{
+	v4op_simple(a, OP_SECINFO_NO_NAME);
+	a->u.opsecinfo_no_name = style;
+}
+
+long v4_session_open(int fd, const char *owner, uint8_t verf, uint32_t maxreq,
+		     uint32_t maxresp, uint32_t maxcached, uint32_t slots,
+		     struct v4_session *s)
+{
+	struct nfs_argop4 op;
+	struct v4_res r;
+	long st = -1;
+
+	v4_res_init(&r);
+	if (!s->clientid) {
+		v4op_exchange_id(&op, owner, verf, 0);
+		if (!v4_call41(fd, &op, 1, &r) || r.nops != 1)
+			goto out;
+		st = r.status;
+		if (st != NFS4_OK)
+			goto out;
+		s->clientid = r.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
+		s->cs_seq = r.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
+	}
+	st = -1;
+	v4op_create_session(&op, s->clientid, s->cs_seq, 0, maxreq, maxresp, maxcached, slots);
+	if (!v4_call41(fd, &op, 1, &r) || r.nops != 1)
+		goto out;
+	st = r.status;
+	if (st == NFS4_OK) {
+		const struct CREATE_SESSION4resok *ok = &r.ops[0].u.opcreate_session.u.csr_resok4;
+
+		s->cs_seq++;
+		s->sid = ok->csr_sessionid;
+		s->fore = ok->csr_fore_chan_attrs;
+		s->fore.ca_rdma_ird.len = 0;
+		s->fore.ca_rdma_ird.val = NULL;
+		memset(s->slot_seq, 0, sizeof(s->slot_seq));
+	}
+out:
+	if (st == -1)
+		v4_diag(&r);
+	v4_res_free(&r);
+	return st;
+}
+
+void v4op_seq_next(struct nfs_argop4 *a, struct v4_session *s, uint32_t slot, bool cachethis)
+{
+	v4op_sequence(a, &s->sid, ++s->slot_seq[slot % 64], slot, cachethis);
+}

@@ -239,3 +239,49 @@ void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
 void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count);
 
 #endif
+
+/* ---- NFSv4.1 sessions ------------------------------------------------- */
+
+/* COMPOUND of minor version 1, tag "t", uid 0. */
+bool v4_call41(int fd, const struct nfs_argop4 *ops, uint32_t nops, struct v4_res *out);
+
+/* EXCHANGE_ID of owner @owner with a verifier of 8 bytes @verf, SP4_NONE. */
+void v4op_exchange_id(struct nfs_argop4 *a, const char *owner, uint8_t verf, uint32_t flags);
+/*
+ * CREATE_SESSION of @cid with @seq and @flags; the fore channel asks for
+ * @maxreq, @maxresp, @maxcached bytes and @slots slots (16 operations),
+ * the back channel for 4 KiB and 2 slots.
+ */
+void v4op_create_session(struct nfs_argop4 *a, clientid4 cid, sequenceid4 seq, uint32_t flags,
+			 uint32_t maxreq, uint32_t maxresp, uint32_t maxcached, uint32_t slots);
+void v4op_sequence(struct nfs_argop4 *a, const sessionid4 *sid, sequenceid4 seq,
+		   uint32_t slot, bool cachethis);
+void v4op_destroy_session(struct nfs_argop4 *a, const sessionid4 *sid);
+void v4op_destroy_clientid(struct nfs_argop4 *a, clientid4 cid);
+void v4op_bind_conn(struct nfs_argop4 *a, const sessionid4 *sid,
+		    enum channel_dir_from_client4 dir);
+void v4op_reclaim_complete(struct nfs_argop4 *a, bool one_fs);
+void v4op_secinfo_no_name(struct nfs_argop4 *a, enum secinfo_style4 style);
+
+/* A client's session as v4_session_open() made it. */
+struct v4_session {
+	clientid4 clientid;
+	sequenceid4 cs_seq;             /* the next CREATE_SESSION's */
+	sessionid4 sid;
+	struct channel_attrs4 fore;     /* as granted (no rdma_ird) */
+	sequenceid4 slot_seq[64];       /* the last seqid used on each slot */
+};
+
+/*
+ * v4_session_open - EXCHANGE_ID of @owner (verifier @verf) unless
+ * s->clientid is set already, then CREATE_SESSION with the fore
+ * channel sizes given (see v4op_create_session).
+ * Return values: the status of the first operation that failed, or
+ * NFS4_OK; -1 on no or odd reply.
+ */
+long v4_session_open(int fd, const char *owner, uint8_t verf, uint32_t maxreq,
+		     uint32_t maxresp, uint32_t maxcached, uint32_t slots,
+		     struct v4_session *s);
+
+/* SEQUENCE on slot @slot of @s with its next seqid (counted as used). */
+void v4op_seq_next(struct nfs_argop4 *a, struct v4_session *s, uint32_t slot, bool cachethis);

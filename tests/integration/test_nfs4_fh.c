@@ -440,10 +440,14 @@ static void test_compound(void)
 	ok(v4_compound(fd, 0, 0, odd_tag, sizeof(odd_tag), 0, ops, 1, &s) && s.status == NFS4_OK &&
 	   s.tag.len == sizeof(odd_tag) && !memcmp(s.tag.data, odd_tag, sizeof(odd_tag)),
 	   "a non-UTF-8 tag echoed byte for byte");
-	for (m = 1; m <= 2; m++)
+	for (m = 2; m <= 3; m++)
 		ok(v4_compound(fd, 0, 0, "mv", 2, m, ops, 1, &s) &&
 		   s.status == NFS4ERR_MINOR_VERS_MISMATCH && s.nops == 0 && s.tag.len == 2,
 		   "minor version %u: MINOR_VERS_MISMATCH, 0 results", m);
+	/* 4.1 is served: PUTROOTFH alone is not in a session */
+	ok(v4_compound(fd, 0, 0, "mv", 2, 1, ops, 1, &s) &&
+	   s.status == NFS4ERR_OP_NOT_IN_SESSION && s.nops == 1 && s.tag.len == 2,
+	   "minor version 1: PUTROOTFH without SEQUENCE is OP_NOT_IN_SESSION");
 
 	{
 		const uint32_t w1[] = { OP_PUTROOTFH, 99, OP_GETFH };

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv4.1 sessions: see sessions.h. The slot rules follow RFC 8881
+ * 2.10.6.1 and 18.46.3, with knfsd's nfsd4_sequence() and
+ * check_slot_seqid() as the reference where the RFC leaves a choice.
+ */
+#include <pthread.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/sessions.h"
+
+/* Dead sessions freed at most by one CREATE_SESSION on a full table. */
+#define SWEEP_MAX 16u
+#define BUCKETS 1024u
+
+struct slot {
+	sequenceid4 seqid;
+	bool used;                  /* a request ran on it: seqid is its */
+	bool busy;
+	bool cached;                /* reply holds that request's reply */
+	uint32_t len;
+	uint8_t *reply;             /* room of the session's cached max, once used */
+};
+
+struct nfs4_session {
+	struct nfs4_session *hnext;         /* chain of the id's hash */
+	struct nfs4_session *older, *newer; /* order of last use */
+	sessionid4 id;
+	clientid4 clientid;
+	uint32_t refs;              /* the table's while linked, and each busy slot's */
+	bool linked;
+	uint64_t used;
+	uint32_t flags;
+	uint32_t cb_program;
+	uint64_t back_conn;         /* 0: no back channel */
+	uint64_t back_seq;          /* when it was bound: the latest one wins */
+	struct channel_attrs4 fore, back;
+	uint32_t nslots;
+	struct slot slots[];
+};
+
+struct nfs4_sessions {
+	pthread_mutex_t lock;
+	struct nfs4_clients *clients;
+	uint32_t max, count;
+	uint32_t counter;           /* part of the next session id */
+	uint64_t back_seq;
+	struct nfs4_session *oldest, *newest;
+	struct nfs4_session *by_id[BUCKETS];
+};
+
+static uint32_t hash_id(const sessionid4 *id)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < sizeof(id->val); i++)
+		h = (h ^ id->val[i]) * 16777619u;
+	return h % BUCKETS;
+}
+
+struct nfs4_sessions *nfs4_sessions_new(struct nfs4_clients *clients, uint32_t max)
+{
+	struct nfs4_sessions *t = calloc(1, sizeof(*t));
+
+	if (!t || sodium_init() < 0 || pthread_mutex_init(&t->lock, NULL) != 0) {
+		free(t);
+		return NULL;
+	}
+	t->clients = clients;
+	t->max = max;
+	t->counter = randombytes_random();
+	return t;
+}
+
+static void session_free(struct nfs4_session *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nslots; i++)
+		free(s->slots[i].reply);
+	free(s);
+}
+
+void nfs4_sessions_free(struct nfs4_sessions *t)
+{
+	struct nfs4_session *s, *next;
+
+	if (!t)
+		return;
+	for (s = t->oldest; s; s = next) {
+		next = s->newer;
+		session_free(s);
+	}
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static void lru_unlink(struct nfs4_sessions *t, struct nfs4_session *s)
+{
+	if (s->older)
+		s->older->newer = s->newer;
+	else
+		t->oldest = s->newer;
+	if (s->newer)
+		s->newer->older = s->older;
+	else
+		t->newest = s->older;
+	s->older = s->newer = NULL;
+}
+
+static void lru_append(struct nfs4_sessions *t, struct nfs4_session *s)
+{
+	s->older = t->newest;
+	s->newer = NULL;
+	if (t->newest)
+		t->newest->newer = s;
+	else
+		t->oldest = s;
+	t->newest = s;
+}
+
+static void put(struct nfs4_session *s)
+{
+	if (--s->refs == 0)
+		session_free(s);
+}
+
+/* Take @s out of the table; it is freed once no slot of it is busy. */
+static void unlink_session(struct nfs4_sessions *t, struct nfs4_session *s)
+{
+	struct nfs4_session **p;
+
+	for (p = &t->by_id[hash_id(&s->id)]; *p != s; p = &(*p)->hnext)
+		;
+	*p = s->hnext;
+	lru_unlink(t, s);
+	s->linked = false;
+	t->count--;
+	put(s);
+}
+
+static struct nfs4_session *find(struct nfs4_sessions *t, const sessionid4 *id)
+{
+	struct nfs4_session *s;
+
+	for (s = t->by_id[hash_id(id)]; s; s = s->hnext)
+		if (memcmp(s->id.val, id->val, sizeof(id->val)) == 0)
+			return s;
+	return NULL;
+}
+
+/* A live session @id, or NULL; a session whose client is gone is freed. */
+static struct nfs4_session *find_live(struct nfs4_sessions *t, const sessionid4 *id,
+				      uint64_t now)
+{
+	struct nfs4_session *s = find(t, id);
+
+	if (s && !nfs4_clients_alive(t->clients, s->clientid, now)) {
+		unlink_session(t, s);
+		s = NULL;
+	}
+	return s;
+}
+
+/* Free up to SWEEP_MAX sessions of clients that are gone, oldest first;
+ * live ones met are moved to the new end, so the next sweep goes on. */
+static void sweep(struct nfs4_sessions *t, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < SWEEP_MAX && t->oldest; i++) {
+		struct nfs4_session *s = t->oldest;
+
+		if (nfs4_clients_alive(t->clients, s->clientid, now)) {
+			lru_unlink(t, s);
+			lru_append(t, s);
+		} else {
+			unlink_session(t, s);
+		}
+	}
+}
+
+enum nfsstat4 nfs4_sessions_exchange_id(struct nfs4_sessions *t, const uint8_t *id,
+					uint32_t id_len, const verifier4 *verf,
+					const struct nfs4_principal *who, bool update,
+					uint64_t now, struct nfs4_exid *out)
+{
+	enum nfsstat4 st;
+
+	pthread_mutex_lock(&t->lock);
+	st = nfs4_clients_exchange_id(t->clients, id, id_len, verf, who, update, now, out);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+static uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The fore channel's attributes from the client's @in. */
+static enum nfsstat4 fore_attrs(const struct channel_attrs4 *in, uint32_t max_record,
+				struct channel_attrs4 *out)
+{
+	uint32_t per;
+
+	memset(out, 0, sizeof(*out));
+	out->ca_maxrequestsize = min32(in->ca_maxrequestsize, max_record);
+	out->ca_maxresponsesize = min32(in->ca_maxresponsesize, max_record);
+	if (out->ca_maxrequestsize < NFS4_SESSION_MIN_REQ ||
+	    out->ca_maxresponsesize < NFS4_SESSION_MIN_RESP ||
+	    in->ca_maxoperations == 0 || in->ca_maxrequests == 0)
+		return NFS4ERR_TOOSMALL;
+	out->ca_maxresponsesize_cached = min32(min32(in->ca_maxresponsesize_cached,
+						     NFS4_SLOT_CACHE_MAX),
+					       out->ca_maxresponsesize);
+	out->ca_maxoperations = min32(in->ca_maxoperations, NFS4_SESSION_OPS_MAX);
+	/* slots cut so that their caches fit the session's bound */
+	per = out->ca_maxresponsesize_cached ? out->ca_maxresponsesize_cached : 1;
+	out->ca_maxrequests = min32(min32(in->ca_maxrequests, NFS4_SESSION_SLOTS),
+				    NFS4_SESSION_CACHE_MAX / per);
+	return NFS4_OK;
+}
+
+/* The back channel's: the client's limits for the server's callbacks,
+ * kept as asked but for the slots. */
+static enum nfsstat4 back_attrs(const struct channel_attrs4 *in, struct channel_attrs4 *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->ca_maxrequests == 0 || in->ca_maxoperations == 0)
+		return NFS4ERR_TOOSMALL;
+	out->ca_maxrequestsize = in->ca_maxrequestsize;
+	out->ca_maxresponsesize = in->ca_maxresponsesize;
+	out->ca_maxresponsesize_cached = in->ca_maxresponsesize_cached;
+	out->ca_maxoperations = in->ca_maxoperations;
+	out->ca_maxrequests = min32(in->ca_maxrequests, NFS4_BACK_SLOTS);
+	return NFS4_OK;
+}
+
+static uint32_t client_sessions(struct nfs4_sessions *t, clientid4 cid)
+{
+	struct nfs4_session *s;
+	uint32_t n = 0;
+
+	for (s = t->oldest; s; s = s->newer)
+		n += s->clientid == cid;
+	return n;
+}
+
+enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_SESSION4args *a,
+				   const struct nfs4_principal *who, uint64_t conn,
+				   uint32_t max_record, uint64_t now,
+				   struct CREATE_SESSION4res *res)
+{
+	struct CREATE_SESSION4resok *ok = &res->u.csr_resok4;
+	struct nfs4_session *s = NULL, **b;
+	enum nfsstat4 st;
+	bool replay;
+	uint32_t r;
+
+	memset(res, 0, sizeof(*res));
+	pthread_mutex_lock(&t->lock);
+	st = nfs4_clients_cs_check(t->clients, a->csa_clientid, a->csa_sequence, who, now,
+				   &replay, res);
+	if (st != NFS4_OK || replay)
+		goto out;
+	memset(res, 0, sizeof(*res));
+	st = fore_attrs(&a->csa_fore_chan_attrs, max_record, &ok->csr_fore_chan_attrs);
+	if (st == NFS4_OK)
+		st = back_attrs(&a->csa_back_chan_attrs, &ok->csr_back_chan_attrs);
+	if (st != NFS4_OK)
+		goto out;
+	if (client_sessions(t, a->csa_clientid) >= NFS4_SESSIONS_PER_CLIENT) {
+		st = NFS4ERR_NOSPC;
+		goto out;
+	}
+	if (t->count >= t->max)
+		sweep(t, now);
+	if (t->count >= t->max) {
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	s = calloc(1, sizeof(*s) + ok->csr_fore_chan_attrs.ca_maxrequests * sizeof(s->slots[0]));
+	if (!s) {
+		st = NFS4ERR_SERVERFAULT;
+		goto out;
+	}
+	/* The id: the clientid (so that it says whose it is in a trace),
+	 * a counter and random bytes (a guess of another's fails). */
+	memcpy(s->id.val, &a->csa_clientid, 8);
+	memcpy(s->id.val + 8, &t->counter, 4);
+	t->counter++;
+	do {
+		r = randombytes_random();
+		memcpy(s->id.val + 12, &r, 4);
+	} while (find(t, &s->id));
+	s->clientid = a->csa_clientid;
+	s->fore = ok->csr_fore_chan_attrs;
+	s->back = ok->csr_back_chan_attrs;
+	s->nslots = s->fore.ca_maxrequests;
+	s->cb_program = a->csa_cb_program;
+	/* persistence and RDMA are not offered */
+	s->flags = a->csa_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+	if (s->flags) {
+		s->back_conn = conn;
+		s->back_seq = ++t->back_seq;
+	}
+	s->used = now;
+	ok->csr_sessionid = s->id;
+	ok->csr_sequence = a->csa_sequence;
+	ok->csr_flags = s->flags;
+	st = nfs4_clients_cs_done(t->clients, a->csa_clientid, a->csa_sequence, res, now);
+	if (st != NFS4_OK) {
+		free(s);
+		goto out;
+	}
+	s->refs = 1;
+	s->linked = true;
+	b = &t->by_id[hash_id(&s->id)];
+	s->hnext = *b;
+	*b = s;
+	lru_append(t, s);
+	t->count++;
+out:
+	if (st != NFS4_OK)
+		memset(res, 0, sizeof(*res));
+	res->csr_status = st;
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
+				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
+				     uint64_t now, struct SEQUENCE4resok *res,
+				     struct nfs4_slot_use *q)
+{
+	struct nfs4_session *s;
+	struct slot *sl;
+	enum nfsstat4 st = NFS4_OK;
+
+	memset(q, 0, sizeof(*q));
+	pthread_mutex_lock(&t->lock);
+	s = find_live(t, &a->sa_sessionid, now);
+	if (!s) {
+		st = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	if (nops > s->fore.ca_maxoperations) {
+		st = NFS4ERR_TOO_MANY_OPS;
+		goto out;
+	}
+	if (req_len > s->fore.ca_maxrequestsize) {
+		st = NFS4ERR_REQ_TOO_BIG;
+		goto out;
+	}
+	if (a->sa_slotid >= s->nslots) {
+		st = NFS4ERR_BADSLOT;
+		goto out;
+	}
+	sl = &s->slots[a->sa_slotid];
+	if (a->sa_sequenceid == (sequenceid4)(sl->seqid + 1)) {
+		q->replay = NFS4_SEQ_NEW;
+	} else if (sl->used && a->sa_sequenceid == sl->seqid) {
+		q->replay = sl->cached ? NFS4_SEQ_CACHED : NFS4_SEQ_UNCACHED;
+	} else {
+		st = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	if (sl->busy) {
+		/* the request, or the one before, still runs */
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	/* A new request whose reply cannot hold even SEQUENCE's result
+	 * fails before it takes the slot (as knfsd's). */
+	if (q->replay == NFS4_SEQ_NEW && reply_len > s->fore.ca_maxresponsesize) {
+		st = NFS4ERR_REP_TOO_BIG;
+		goto out;
+	}
+	if (q->replay == NFS4_SEQ_NEW && a->sa_cachethis &&
+	    reply_len > s->fore.ca_maxresponsesize_cached) {
+		st = NFS4ERR_REP_TOO_BIG_TO_CACHE;
+		goto out;
+	}
+	/* the client's lease, which the session's life is */
+	if (nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
+		unlink_session(t, s);
+		st = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	if (q->replay == NFS4_SEQ_NEW) {
+		sl->seqid = a->sa_sequenceid;
+		sl->used = true;
+		sl->cached = false;
+		sl->len = 0;
+	}
+	sl->busy = true;
+	s->refs++;
+	s->used = now;
+	lru_unlink(t, s);
+	lru_append(t, s);
+	q->s = s;
+	q->sid = s->id;
+	q->slot = a->sa_slotid;
+	q->clientid = s->clientid;
+	q->cachethis = a->sa_cachethis;
+	q->max_resp = s->fore.ca_maxresponsesize;
+	q->max_resp_cached = s->fore.ca_maxresponsesize_cached;
+	res->sr_sessionid = s->id;
+	res->sr_sequenceid = a->sa_sequenceid;
+	res->sr_slotid = a->sa_slotid;
+	res->sr_highest_slotid = s->nslots - 1;
+	res->sr_target_highest_slotid = s->nslots - 1;
+	/* no state is ever revoked and no callback is needed yet: none of
+	 * the flags applies (CB_PATH_DOWN least of all, see sessions.h) */
+	res->sr_status_flags = 0;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+const uint8_t *nfs4_seq_cached(const struct nfs4_slot_use *q, uint32_t *len)
+{
+	const struct slot *sl = &q->s->slots[q->slot];
+
+	/* the slot is busy, so this thread alone reads or writes it */
+	*len = sl->len;
+	return sl->reply;
+}
+
+void nfs4_sessions_done(struct nfs4_sessions *t, struct nfs4_slot_use *q,
+			const struct iovec *iov, int iovcnt)
+{
+	struct nfs4_session *s = q->s;
+	struct slot *sl;
+	size_t total = 0;
+	int i;
+
+	if (!s)
+		return;
+	sl = &s->slots[q->slot];
+	if (q->replay == NFS4_SEQ_NEW && q->cachethis && iov) {
+		for (i = 0; i < iovcnt; i++)
+			total += iov[i].iov_len;
+		/* Copied before the lock is taken: the busy slot is this
+		 * thread's alone. */
+		if (total <= s->fore.ca_maxresponsesize_cached) {
+			if (!sl->reply && s->fore.ca_maxresponsesize_cached)
+				sl->reply = malloc(s->fore.ca_maxresponsesize_cached);
+			if (sl->reply || total == 0) {
+				sl->len = 0;
+				for (i = 0; i < iovcnt; i++) {
+					if (iov[i].iov_len)
+						memcpy(sl->reply + sl->len, iov[i].iov_base,
+						       iov[i].iov_len);
+					sl->len += (uint32_t)iov[i].iov_len;
+				}
+				sl->cached = true;
+			}
+		}
+	}
+	pthread_mutex_lock(&t->lock);
+	sl->busy = false;
+	put(s);
+	pthread_mutex_unlock(&t->lock);
+	memset(q, 0, sizeof(*q));
+}
+
+enum nfsstat4 nfs4_sessions_destroy(struct nfs4_sessions *t, const sessionid4 *id,
+				    const struct nfs4_slot_use *q, uint64_t now)
+{
+	struct nfs4_session *s;
+	enum nfsstat4 st = NFS4_OK;
+	uint32_t i;
+
+	pthread_mutex_lock(&t->lock);
+	s = find_live(t, id, now);
+	if (!s) {
+		st = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	for (i = 0; i < s->nslots; i++) {
+		if (s->slots[i].busy && !(q && q->s == s && q->slot == i)) {
+			st = NFS4ERR_DELAY;
+			goto out;
+		}
+	}
+	unlink_session(t, s);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_sessions_bind_conn(struct nfs4_sessions *t, const sessionid4 *id,
+				      enum channel_dir_from_client4 dir, uint64_t conn,
+				      uint64_t now, enum channel_dir_from_server4 *granted)
+{
+	struct nfs4_session *s;
+	enum nfsstat4 st = NFS4_OK;
+
+	switch (dir) {
+	case CDFC4_FORE: *granted = CDFS4_FORE; break;
+	case CDFC4_BACK: *granted = CDFS4_BACK; break;
+	case CDFC4_FORE_OR_BOTH:
+	case CDFC4_BACK_OR_BOTH: *granted = CDFS4_BOTH; break;
+	default: return NFS4ERR_INVAL;
+	}
+	pthread_mutex_lock(&t->lock);
+	s = find_live(t, id, now);
+	if (!s) {
+		st = NFS4ERR_BADSESSION;
+	} else if (*granted != CDFS4_FORE) {
+		s->back_conn = conn;
+		s->back_seq = ++t->back_seq;
+		s->flags |= CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_sessions_destroy_client(struct nfs4_sessions *t, clientid4 clientid,
+					   uint64_t now)
+{
+	enum nfsstat4 st;
+
+	pthread_mutex_lock(&t->lock);
+	if (!nfs4_clients_alive(t->clients, clientid, now))
+		st = nfs4_clients_destroy(t->clients, clientid, now);  /* unconfirmed, or none */
+	else if (client_sessions(t, clientid))
+		st = NFS4ERR_CLIENTID_BUSY;
+	else
+		st = nfs4_clients_destroy(t->clients, clientid, now);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_sessions_reclaim_complete(struct nfs4_sessions *t, clientid4 clientid,
+					     uint64_t now)
+{
+	enum nfsstat4 st;
+
+	pthread_mutex_lock(&t->lock);
+	st = nfs4_clients_reclaim_complete(t->clients, clientid, now);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+bool nfs4_sessions_backchannel(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
+			       struct nfs4_backchannel *out)
+{
+	struct nfs4_session *s, *best = NULL;
+	bool found = false;
+
+	pthread_mutex_lock(&t->lock);
+	if (nfs4_clients_alive(t->clients, clientid, now)) {
+		for (s = t->oldest; s; s = s->newer)
+			if (s->clientid == clientid && s->back_conn &&
+			    (!best || s->back_seq > best->back_seq))
+				best = s;
+	}
+	if (best) {
+		out->session = best->id;
+		out->conn = best->back_conn;
+		out->cb_program = best->cb_program;
+		out->attrs = best->back;
+		found = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
+uint32_t nfs4_sessions_count(struct nfs4_sessions *t)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
