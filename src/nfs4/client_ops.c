@@ -12,15 +12,21 @@
  * - A CLID_INUSE answer's client_using is empty (as knfsd's): the
  *   callback address of another principal's client is not told.
  * - None of these needs a current filehandle.
+ * - A confirmation that sets a callback probes it (callback.h) once the
+ *   callbacks are started (nfs4_callbacks_start: nfsxd does, the fuzz
+ *   target does not, so that it never connects anywhere); the probe
+ *   runs on the callout thread, the CONFIRM does not wait for it.
  */
 #include <string.h>
 #include <time.h>
 
+#include "nfs4/callback.h"
 #include "nfs4/clients.h"
 #include "nfs4/internal.h"
 #include "nfs4/nfs4.h"
 
 static struct nfs4_clients *clients;
+static struct nfs4_cb *callbacks;
 
 int nfs4_init(void)
 {
@@ -28,8 +34,28 @@ int nfs4_init(void)
 	return clients ? 0 : -1;
 }
 
+int nfs4_callbacks_start(void)
+{
+	if (!clients)
+		return -1;
+	callbacks = nfs4_cb_new(clients, NFS4_LEASE_TIME);
+	return callbacks ? 0 : -1;
+}
+
+void nfs4_callbacks_stop(void)
+{
+	nfs4_cb_free(callbacks);
+	callbacks = NULL;
+}
+
+struct nfs4_cb *nfs4_callbacks(void)
+{
+	return callbacks;
+}
+
 void nfs4_fini(void)
 {
+	nfs4_callbacks_stop();
 	nfs4_clients_free(clients);
 	clients = NULL;
 }
@@ -58,6 +84,11 @@ static void bounded(char *dst, uint32_t max, const struct xdr_bytes *b)
 		return;
 	memcpy(dst, b->data, b->len);
 	dst[b->len] = '\0';
+}
+
+bool nfs4_cb_path_up(clientid4 clientid)
+{
+	return clients && nfs4_clients_cb_path(clients, clientid, now_sec()) == NFS4_CB_PATH_UP;
 }
 
 enum nfsstat4 nfs4_client_renew(clientid4 clientid)
@@ -99,9 +130,12 @@ enum nfsstat4 nfs4_setclientid_confirm(struct nfs4_compound *c, const struct nfs
 	if (!clients)
 		return r->u.opsetclientid_confirm.status = NFS4ERR_SERVERFAULT;
 	principal(c->req, &who);
-	return r->u.opsetclientid_confirm.status =
+	r->u.opsetclientid_confirm.status =
 		nfs4_clients_confirm(clients, args->clientid, &args->setclientid_confirm,
 				     &who, now_sec());
+	if (r->u.opsetclientid_confirm.status == NFS4_OK)
+		nfs4_cb_probe(callbacks, args->clientid);
+	return r->u.opsetclientid_confirm.status;
 }
 
 enum nfsstat4 nfs4_renew(struct nfs4_compound *c, const struct nfs_argop4 *a,

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rpc/backchan.h"
 #include "rpc/svc_internal.h"
 #include "rpc/workers.h"
 #include "util/log.h"
@@ -553,6 +554,9 @@ static void *loop_main(void *arg)
 			timeout = rpc__budget_timeout(loop);
 		else if (loop->srv->cfg.idle_timeout_s && loop->all.all_next != &loop->all)
 			timeout = IDLE_SCAN_MS;
+		/* Calls of ours waiting for replies: their timeouts. */
+		if (loop->ncalls && (timeout < 0 || timeout > (int)RPC_BC_SCAN_MS))
+			timeout = RPC_BC_SCAN_MS;
 		n = poll_events(loop, evs, timeout, &busy);
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
@@ -569,6 +573,7 @@ static void *loop_main(void *arg)
 					v = 0;
 				drain_inbox(loop);
 				take_done(loop);
+				rpc__bc_take(loop);
 				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
 					begin_stop(loop);
 					deadline = rpc__now_ns() +
@@ -608,6 +613,7 @@ static void *loop_main(void *arg)
 				loop->next_idle_scan = now + IDLE_SCAN_MS * 1000000ull;
 			}
 		}
+		rpc__bc_expire(loop, rpc__now_ns());
 		bury(loop);
 		if (loop->stopping && loop_idle(loop))
 			break;
@@ -622,6 +628,8 @@ static void *loop_main(void *arg)
 	drain_inbox(loop);
 	while (loop->all.all_next != &loop->all)
 		rpc__conn_close(loop->all.all_next, "server stopping");
+	/* Calls posted before the inbox closed: their connections are gone. */
+	rpc__bc_take(loop);
 	bury(loop);
 	return NULL;
 }
