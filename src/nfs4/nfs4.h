@@ -8,8 +8,9 @@
  * What exists so far (minor version 0): the COMPOUND engine
  * (compound.c), the filehandle operations and SECINFO (fh_ops.c),
  * GETATTR, VERIFY, NVERIFY, ACCESS, READLINK (attr_ops.c), READDIR
- * (readdir.c), CREATE, REMOVE, RENAME, LINK, SETATTR (ns_ops.c) and the
- * client records (clients.c, client_ops.c). Every other operation of the
+ * (readdir.c), CREATE, REMOVE, RENAME, LINK, SETATTR (ns_ops.c), the
+ * client records (clients.c, client_ops.c) and the callbacks to them
+ * (callback.c: CB_NULL probes, CB_RECALL for the delegations to come). Every other operation of the
  * minor version answers NFS4ERR_NOTSUPP until it is written (OPEN and
  * its state, I/O, locks). Minor versions 1 and 2 answer
  * NFS4ERR_MINOR_VERS_MISMATCH until sessions exist (a 4.1 COMPOUND must
