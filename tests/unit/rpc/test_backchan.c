@@ -462,7 +462,19 @@ int main(void)
 	test_timeout();
 	test_bound_and_close();
 	test_kept_handle();
-	rpc_server_stop(srv, 1000);
+	/* A call waiting when the server stops ends SHUTDOWN. */
+	{
+		uint32_t args[3] = { 5, 30000, 256 }, res, cbx, cba;
+		unsigned int n0 = get_ndone();
+		int fd = connect_lo();
+		uint32_t xid = call(fd, P_TRIGGER, args, 3);
+		bool got = expect_reply_and_call(fd, xid, &res, &cbx, &cba);
+
+		rpc_server_stop(srv, 1000);
+		ok(got && wait_ndone(n0 + 1, 3000) && last_st == RPC_CALL_SHUTDOWN,
+		   "a call waiting when the server stops ends: %s", rpc_call_status_str(last_st));
+		close(fd);
+	}
 	rpc_backchan_put(kept);
 	rpc_server_destroy(srv);
 	rpc_drc_destroy(drc);
