@@ -42,7 +42,7 @@ int nfs4_callbacks_start(void)
 	return callbacks ? 0 : -1;
 }
 
-void nfs4_callbacks_stop(void)
+static void callbacks_stop(void)
 {
 	nfs4_cb_free(callbacks);
 	callbacks = NULL;
@@ -55,7 +55,7 @@ struct nfs4_cb *nfs4_callbacks(void)
 
 void nfs4_fini(void)
 {
-	nfs4_callbacks_stop();
+	callbacks_stop();
 	nfs4_clients_free(clients);
 	clients = NULL;
 }

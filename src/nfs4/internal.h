@@ -81,7 +81,6 @@ struct nfs4_cb *nfs4_callbacks(void);
 /* Return values: whether confirmed client @clientid's callback path was
  * found up by its last probe or call (what a delegation needs). */
 bool nfs4_cb_path_up(clientid4 clientid);
-void nfs4_callbacks_stop(void);
 nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
  * operation of minor version 0 does. Return values: nfs4_clients_renew's. */

@@ -192,6 +192,11 @@ void rpc__bc_take(struct rpc_loop *loop)
 	b = loop->out_head;
 	loop->out_head = loop->out_tail = NULL;
 	pthread_mutex_unlock(&loop->inbox_lock);
+	rpc__bc_send(loop, b);
+}
+
+void rpc__bc_send(struct rpc_loop *loop, struct rpc_bcall *b)
+{
 	while (b) {
 		struct rpc_bcall *next = b->next;
 
@@ -239,7 +244,7 @@ void rpc__bc_expire(struct rpc_loop *loop, uint64_t now)
 {
 	struct rpc_conn *c;
 
-	if (!loop->ncalls || now < loop->next_call_scan)
+	if (now < loop->next_call_scan)
 		return;
 	loop->next_call_scan = now + RPC_BC_SCAN_MS * 1000000ull;
 	for (c = loop->all.all_next; c != &loop->all; c = c->all_next) {

@@ -186,12 +186,17 @@ void rpc__work_done(struct rpc_req *req)
 
 static void take_done(struct rpc_loop *loop)
 {
+	struct rpc_bcall *calls;
 	struct rpc_req *req;
 
 	pthread_mutex_lock(&loop->inbox_lock);
 	req = loop->done_head;
 	loop->done_head = loop->done_tail = NULL;
+	/* Calls of ours posted by other threads, under the same lock. */
+	calls = loop->out_head;
+	loop->out_head = loop->out_tail = NULL;
 	pthread_mutex_unlock(&loop->inbox_lock);
+	rpc__bc_send(loop, calls);
 	while (req) {
 		struct rpc_req *next = req->next;
 		struct rpc_conn *c = req->conn;
@@ -573,7 +578,6 @@ static void *loop_main(void *arg)
 					v = 0;
 				drain_inbox(loop);
 				take_done(loop);
-				rpc__bc_take(loop);
 				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
 					begin_stop(loop);
 					deadline = rpc__now_ns() +
@@ -613,7 +617,8 @@ static void *loop_main(void *arg)
 				loop->next_idle_scan = now + IDLE_SCAN_MS * 1000000ull;
 			}
 		}
-		rpc__bc_expire(loop, rpc__now_ns());
+		if (loop->ncalls)  /* no clock read on the common path */
+			rpc__bc_expire(loop, rpc__now_ns());
 		bury(loop);
 		if (loop->stopping && loop_idle(loop))
 			break;

@@ -173,6 +173,7 @@ void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req);
 /* backchan.c: the server's calls on client connections. */
 struct rpc_bcall;
 void rpc__bc_take(struct rpc_loop *loop);
+void rpc__bc_send(struct rpc_loop *loop, struct rpc_bcall *list);
 void rpc__bc_reply(struct rpc_conn *c, const uint8_t *rec, size_t len);
 void rpc__bc_close(struct rpc_conn *c);
 void rpc__bc_free(struct rpc_conn *c);
