@@ -12,18 +12,24 @@
  * - A CLID_INUSE answer's client_using is empty (as knfsd's): the
  *   callback address of another principal's client is not told.
  * - None of these needs a current filehandle.
+ * - A confirmation that sets a callback probes it (callback.h) once the
+ *   callbacks are started (nfs4_callbacks_start: nfsxd does, the fuzz
+ *   target does not, so that it never connects anywhere); the probe
+ *   runs on the callout thread, the CONFIRM does not wait for it.
  */
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "nfs4/callback.h"
 #include "nfs4/clients.h"
 #include "nfs4/internal.h"
 #include "nfs4/recovery.h"
 #include "nfs4/nfs4.h"
 
 static struct nfs4_clients *clients;
+static struct nfs4_cb *callbacks;
 uint32_t nfs4_lease_time = NFS4_LEASE_TIME;
 
 
@@ -93,8 +99,34 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 	return 0;
 }
 
+int nfs4_callbacks_start(void)
+{
+	if (!clients)
+		return -1;
+	callbacks = nfs4_cb_new(clients, nfs4_lease_time);
+	return callbacks ? 0 : -1;
+}
+
+static void callbacks_stop(void)
+{
+	nfs4_cb_free(callbacks);
+	callbacks = NULL;
+}
+
+struct nfs4_cb *nfs4_callbacks(void)
+{
+	return callbacks;
+}
+
+bool nfs4_cb_path_up(clientid4 clientid)
+{
+	return clients &&
+	       nfs4_clients_cb_path(clients, clientid, nfs4_now_sec()) == NFS4_CB_PATH_UP;
+}
+
 void nfs4_fini(void)
 {
+	callbacks_stop();
 	nfs4_sessions_fini();
 	nfs4_recov_close();
 	nfs4_state_free(nfs4_states);
@@ -168,9 +200,12 @@ enum nfsstat4 nfs4_setclientid_confirm(struct nfs4_compound *c, const struct nfs
 	if (!clients)
 		return r->u.opsetclientid_confirm.status = NFS4ERR_SERVERFAULT;
 	nfs4_principal_of(c->req, &who);
-	return r->u.opsetclientid_confirm.status =
+	r->u.opsetclientid_confirm.status =
 		nfs4_clients_confirm(clients, args->clientid, &args->setclientid_confirm,
 				     &who, nfs4_now_sec());
+	if (r->u.opsetclientid_confirm.status == NFS4_OK)
+		nfs4_cb_probe(callbacks, args->clientid);
+	return r->u.opsetclientid_confirm.status;
 }
 
 enum nfsstat4 nfs4_renew(struct nfs4_compound *c, const struct nfs_argop4 *a,

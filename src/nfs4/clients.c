@@ -27,6 +27,8 @@ struct client {
 	struct nfs4_principal who;
 	struct nfs4_callback cb;
 	uint64_t renewed;
+	enum nfs4_cb_path cb_path;
+	uint32_t cb_gen;
 	bool confirmed;
 	bool v41;                   /* made by EXCHANGE_ID */
 	bool reclaimed;             /* 4.1: RECLAIM_COMPLETE done */
@@ -45,6 +47,7 @@ struct nfs4_clients {
 	uint32_t lease;             /* seconds */
 	void (*record)(const uint8_t *id, uint32_t len, bool add);
 	uint32_t mask;              /* buckets - 1 */
+	uint32_t cb_gen;            /* last callback generation given */
 	struct client *oldest, *newest;
 	struct client **by_name;
 	struct client **by_cid;
@@ -366,6 +369,8 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 		 * callback and confirm verifier (so that a retransmission
 		 * of this confirm is answered OK too) and keeps its state. */
 		conf->cb = unconf->cb;
+		conf->cb_path = NFS4_CB_PATH_UNKNOWN;
+		conf->cb_gen = ++t->cb_gen;
 		conf->confirm = unconf->confirm;
 		drop(t, unconf);
 		touch(t, conf, now);
@@ -384,6 +389,8 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 		drop(t, old);
 	}
 	unconf->confirmed = true;
+	unconf->cb_path = NFS4_CB_PATH_UNKNOWN;
+	unconf->cb_gen = ++t->cb_gen;
 	if (t->record)
 		t->record(unconf->id, unconf->id_len, true);
 	touch(t, unconf, now);
@@ -647,6 +654,49 @@ enum nfsstat4 nfs4_clients_destroy(struct nfs4_clients *t, clientid4 clientid, u
 	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+bool nfs4_clients_cb_target(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
+			    struct nfs4_cb_target *out)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, ANY, now);
+	if (c) {
+		out->cb = c->cb;
+		out->who = c->who;
+		out->gen = c->cb_gen;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return c != NULL;
+}
+
+void nfs4_clients_cb_set(struct nfs4_clients *t, clientid4 clientid, uint32_t gen,
+			 enum nfs4_cb_path path)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	/* Expired or not: a lookup by time is not needed to record this. */
+	for (c = t->by_cid[hash_cid(clientid) & t->mask]; c; c = c->cid_next)
+		if (c->clientid == clientid && c->confirmed && c->cb_gen == gen)
+			c->cb_path = path;
+	pthread_mutex_unlock(&t->lock);
+}
+
+enum nfs4_cb_path nfs4_clients_cb_path(struct nfs4_clients *t, clientid4 clientid,
+				       uint64_t now)
+{
+	enum nfs4_cb_path p = NFS4_CB_PATH_UNKNOWN;
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_cid(t, clientid, true, ANY, now);
+	if (c)
+		p = c->cb_path;
+	pthread_mutex_unlock(&t->lock);
+	return p;
 }
 
 uint32_t nfs4_clients_count(struct nfs4_clients *t)

@@ -26,6 +26,11 @@
  *   server): a SETCLIENTID needing one more answers NFS4ERR_RESOURCE.
  * - One mutex over the table: its calls are short and the clients few
  *   compared to the operations that will use their state.
+ * - The callback path (callback.h) is a state of the confirmed record:
+ *   unknown from each confirmation that sets a callback until its probe
+ *   ends, then up or down. Each such confirmation starts a generation,
+ *   and a probe's result is taken only for the generation it probed,
+ *   so a late answer about an old address never marks the new one.
  */
 #ifndef NFSX_NFS4_CLIENTS_H
 #define NFSX_NFS4_CLIENTS_H
@@ -43,7 +48,7 @@
 /* Records (confirmed and unconfirmed) the server keeps at most. */
 #define NFS4_CLIENTS_MAX 65536u
 /* Longest callback netid and universal address kept; longer ones are
- * kept empty (no callback path, which nothing uses yet). */
+ * kept empty (no callback path: never probed, stays unknown). */
 #define NFS4_CB_NETID_MAX 8u
 #define NFS4_CB_ADDR_MAX 64u
 
@@ -62,6 +67,20 @@ struct nfs4_callback {
 	uint32_t ident;
 	char netid[NFS4_CB_NETID_MAX + 1];
 	char addr[NFS4_CB_ADDR_MAX + 1];
+};
+
+/* What the server knows of a confirmed client's callback path. */
+enum nfs4_cb_path {
+	NFS4_CB_PATH_UNKNOWN = 0,   /* not probed yet, or the probe runs */
+	NFS4_CB_PATH_UP,
+	NFS4_CB_PATH_DOWN,
+};
+
+/* A confirmed client's callback, to call it (callback.c). */
+struct nfs4_cb_target {
+	struct nfs4_callback cb;
+	struct nfs4_principal who;  /* the flavour of the client's calls */
+	uint32_t gen;               /* of the callback's confirmation */
 };
 
 struct nfs4_clients;
@@ -214,6 +233,27 @@ enum nfsstat4 nfs4_clients_destroy(struct nfs4_clients *t, clientid4 clientid, u
 /* Return values: true when live confirmed 4.1 client @clientid has sent
  * RECLAIM_COMPLETE. */
 bool nfs4_clients_reclaimed(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
+/*
+ * nfs4_clients_cb_target - the callback of live confirmed client
+ * @clientid at @now, into @out.
+ * Return values: true; false when there is no such client.
+ */
+bool nfs4_clients_cb_target(struct nfs4_clients *t, clientid4 clientid, uint64_t now,
+			    struct nfs4_cb_target *out);
+
+/*
+ * nfs4_clients_cb_set - the callback path of confirmed client @clientid
+ * is @path, as found by a call made for generation @gen: ignored when
+ * the client is gone or confirmed a callback since.
+ */
+void nfs4_clients_cb_set(struct nfs4_clients *t, clientid4 clientid, uint32_t gen,
+			 enum nfs4_cb_path path);
+
+/* Return values: the callback path of live confirmed client @clientid at
+ * @now; NFS4_CB_PATH_UNKNOWN when there is no such client. */
+enum nfs4_cb_path nfs4_clients_cb_path(struct nfs4_clients *t, clientid4 clientid,
+				       uint64_t now);
 
 /* Return values: records in @t, dead ones not yet freed included. */
 uint32_t nfs4_clients_count(struct nfs4_clients *t);

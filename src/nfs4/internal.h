@@ -89,6 +89,12 @@ nfs4_op_fn nfs4_create, nfs4_remove, nfs4_rename, nfs4_link, nfs4_setattr;
 enum nfsstat4 nfs4_check_name(const component4 *n);
 
 /* client_ops.c */
+struct nfs4_cb;
+/* The server's callbacks (nfs4/callback.h), or NULL when not started. */
+struct nfs4_cb *nfs4_callbacks(void);
+/* Return values: whether confirmed client @clientid's callback path was
+ * found up by its last probe or call (what a delegation needs). */
+bool nfs4_cb_path_up(clientid4 clientid);
 /* The lease, seconds (nfs4_init's). */
 extern uint32_t nfs4_lease_time;
 /* Return values: true during the grace period after a restart (recovery.h). */

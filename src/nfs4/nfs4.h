@@ -36,4 +36,13 @@ extern const struct rpc_version nfs4_version;
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen);
 void nfs4_fini(void);
 
+/*
+ * nfs4_callbacks_start - start calling clients back (the callout
+ * thread, nfs4/callback.h), after nfs4_init and once signals are
+ * blocked; nfs4_fini stops it. Without it no client is ever contacted
+ * (every callback path stays unknown).
+ * Return values: 0, or -1 (errno set).
+ */
+int nfs4_callbacks_start(void);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "xdr/xdr.h"
 
+#include "rpc/backchan.h"
 #include "rpc/svc_internal.h"
 #include "util/log.h"
 
@@ -69,6 +70,7 @@ struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 	c->loop = loop;
 	c->peer = *peer;
 	rpc_record_init(&c->rec, loop->srv->cfg.max_record);
+	rpc_pending_init(&c->calls, RPC_BC_MAX_CALLS);
 	ev.data.ptr = c;
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		free(c);
@@ -222,6 +224,14 @@ void rpc__conn_parse(struct rpc_conn *c)
 			break;
 		}
 		c->bulk_tried = false;
+		/* A client's reply to a call of ours (the back channel):
+		 * never a request. */
+		if (rpc_record_is_reply(c->rbuf + off, len)) {
+			rpc__req_put(loop, req);
+			rpc__bc_reply(c, c->rbuf + off, len);
+			rpc_record_consumed(&c->rec);
+			continue;
+		}
 		if (len > sizeof(req->rec_inline) && c->rcap == loop->srv->bigpool.cap &&
 		    hand_off(c, req, off)) {
 			/* the record stays where it is: no copy */
@@ -596,6 +606,7 @@ void rpc__conn_close(struct rpc_conn *c, const char *why)
 	close(c->fd);
 	c->fd = -1;
 	rpc__bulk_abort(c);
+	rpc__bc_close(c);
 	free_queue(loop, c->pend_head);
 	free_queue(loop, c->tx_head);
 	c->pend_head = c->pend_tail = c->tx_head = c->tx_tail = NULL;
@@ -648,6 +659,7 @@ void rpc__conn_close_idle(struct rpc_loop *loop, uint64_t now)
 
 void rpc__conn_free(struct rpc_conn *c)
 {
+	rpc__bc_free(c);
 	free(c);
 }
 

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rpc/backchan.h"
 #include "rpc/svc_internal.h"
 #include "rpc/workers.h"
 #include "util/log.h"
@@ -185,12 +186,17 @@ void rpc__work_done(struct rpc_req *req)
 
 static void take_done(struct rpc_loop *loop)
 {
+	struct rpc_bcall *calls;
 	struct rpc_req *req;
 
 	pthread_mutex_lock(&loop->inbox_lock);
 	req = loop->done_head;
 	loop->done_head = loop->done_tail = NULL;
+	/* Calls of ours posted by other threads, under the same lock. */
+	calls = loop->out_head;
+	loop->out_head = loop->out_tail = NULL;
 	pthread_mutex_unlock(&loop->inbox_lock);
+	rpc__bc_send(loop, calls);
 	while (req) {
 		struct rpc_req *next = req->next;
 		struct rpc_conn *c = req->conn;
@@ -553,6 +559,9 @@ static void *loop_main(void *arg)
 			timeout = rpc__budget_timeout(loop);
 		else if (loop->srv->cfg.idle_timeout_s && loop->all.all_next != &loop->all)
 			timeout = IDLE_SCAN_MS;
+		/* Calls of ours waiting for replies: their timeouts. */
+		if (loop->ncalls && (timeout < 0 || timeout > (int)RPC_BC_SCAN_MS))
+			timeout = RPC_BC_SCAN_MS;
 		n = poll_events(loop, evs, timeout, &busy);
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
@@ -608,6 +617,8 @@ static void *loop_main(void *arg)
 				loop->next_idle_scan = now + IDLE_SCAN_MS * 1000000ull;
 			}
 		}
+		if (loop->ncalls)  /* no clock read on the common path */
+			rpc__bc_expire(loop, rpc__now_ns());
 		bury(loop);
 		if (loop->stopping && loop_idle(loop))
 			break;
@@ -622,6 +633,8 @@ static void *loop_main(void *arg)
 	drain_inbox(loop);
 	while (loop->all.all_next != &loop->all)
 		rpc__conn_close(loop->all.all_next, "server stopping");
+	/* Calls posted before the inbox closed: their connections are gone. */
+	rpc__bc_take(loop);
 	bury(loop);
 	return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include "rpc/record.h"
 #include "rpc/bigbuf.h"
+#include "rpc/callmsg.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
 
@@ -50,6 +51,11 @@ struct rpc_conn {
 	uint64_t tx_ns;                        /* replies queued or sent last */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next, *wait_next;
 	struct rpc_conn *all_prev, *all_next;
+	/* The back channel (backchan.c): the handle, once a handler asked
+	 * for one, and the server's calls waiting for their replies. */
+	_Atomic(struct rpc_backchan *) bc;
+	struct rpc_backchan *bc_closed;        /* put when the conn is freed */
+	struct rpc_pending calls;
 };
 
 /* A connection accepted by one loop for another (see accept_conns). */
@@ -76,6 +82,7 @@ struct rpc_loop {
 	unsigned int ninbox;
 	bool inbox_closed;
 	struct rpc_req *done_head, *done_tail; /* back from the workers */
+	struct rpc_bcall *out_head, *out_tail; /* calls to send (backchan.c) */
 
 	uint8_t *stage;                  /* small replies gathered for one send */
 
@@ -95,6 +102,8 @@ struct rpc_loop {
 	uint8_t *free_rbufs;             /* pool of RPC_RBUF_SIZE buffers */
 	unsigned int nfree_rbufs;
 	int reserve_fd;                  /* dropped to accept past EMFILE */
+	unsigned int ncalls;             /* back channel calls waiting, all conns */
+	uint64_t next_call_scan;         /* ns: next look for their timeouts */
 	int bulk_pipe[2];                /* socket -> pipe -> file, empty between uses */
 	size_t bulk_pipe_cap;
 	bool stopping;
@@ -161,6 +170,15 @@ bool rpc__bulk_pump(struct rpc_conn *c);
 void rpc__bulk_abort(struct rpc_conn *c);
 void rpc__bulk_fini(struct rpc_loop *loop);
 void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req);
+
+/* backchan.c: the server's calls on client connections. */
+struct rpc_bcall;
+void rpc__bc_take(struct rpc_loop *loop);
+void rpc__bc_send(struct rpc_loop *loop, struct rpc_bcall *list);
+void rpc__bc_reply(struct rpc_conn *c, const uint8_t *rec, size_t len);
+void rpc__bc_close(struct rpc_conn *c);
+void rpc__bc_free(struct rpc_conn *c);
+void rpc__bc_expire(struct rpc_loop *loop, uint64_t now);
 
 /* loop.c */
 struct rpc_req *rpc__req_get(struct rpc_loop *loop);

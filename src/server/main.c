@@ -396,6 +396,10 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (o.nfs4 && nfs4_callbacks_start() < 0) {
+		log_error("cannot start the NFSv4 callback thread: %s", strerror(errno));
+		return 1;
+	}
 
 
 	server_programs_nfs4(o.nfs4);

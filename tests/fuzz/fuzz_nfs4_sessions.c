@@ -143,10 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				k->slot_seq[slot] = sa.sa_sequenceid;
 			if (q.replay == NFS4_SEQ_CACHED) {
 				uint32_t len;
-				const uint8_t *b = nfs4_seq_cached(&q, &len);
+				const uint8_t *cached = nfs4_seq_cached(&q, &len);
 
 				for (i = 0; i < len; i++)
-					sum += b[i];
+					sum += cached[i];
 			}
 			if (nrun < 4)
 				run[nrun++] = q;

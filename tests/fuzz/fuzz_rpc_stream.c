@@ -13,6 +13,10 @@
  * RPCSEC_GSS will (struct rpc_flavor): its check sets a reply verifier
  * of up to 401 bytes taken from the credential, so accepted replies of
  * every verifier size, DRC replays among them, are checked too.
+ * A record whose message type is REPLY goes where a server connection
+ * sends it (the back channel, rpc/backchan.h): to a table of calls of
+ * the server's waiting for replies (four per input, xids 1 to 4), never
+ * to dispatch; a reply's results must lie inside its record.
  * The NFS procedures run against a small export made in a temporary
  * directory (a file, a subdirectory, a symlink), so that handles the
  * fuzzer finds lead to real file system calls.
@@ -29,6 +33,7 @@
 #include "nfs4/clients.h"
 #include "nfs4/nfs4.h"
 #include "server/programs.h"
+#include "rpc/callmsg.h"
 #include "rpc/drc.h"
 #include "rpc/program.h"
 #include "rpc/record.h"
@@ -140,6 +145,29 @@ static void setup(void)
 	req.reply_cap = sizeof(req.reply_inline);
 }
 
+static const uint8_t *reply_rec;
+static size_t reply_len;
+
+/* A call of ours ended: its results, if any, lie inside the record. */
+static void reply_done(void *arg, enum rpc_call_status st, const uint8_t *res, size_t len)
+{
+	if (st == RPC_CALL_OK ? (res < reply_rec || res + len > reply_rec + reply_len) :
+				(res || len))
+		abort();
+	(void)arg;
+}
+
+static void run_reply(struct rpc_pending *p, const uint8_t *rec, size_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	memcpy(copy, rec, len);
+	reply_rec = copy;
+	reply_len = len;
+	rpc_pending_reply(p, copy, len);
+	free(copy);
+}
+
 static void run_record(const uint8_t *rec, size_t len)
 {
 	uint8_t *copy = malloc(len ? len : 1);
@@ -177,8 +205,10 @@ static void run_record(const uint8_t *rec, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rpc_record r;
+	struct rpc_pending calls;
 	uint8_t *buf;
 	size_t have = 0, pos, off, len, step;
+	uint32_t x;
 
 	if (!reg.n)
 		setup();
@@ -189,6 +219,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	buf = malloc(size ? size : 1);
 	rpc_record_init(&r, MAX_RECORD);
+	rpc_pending_init(&calls, 4);
+	for (x = 1; x <= 4; x++) {
+		struct rpc_pcall *pc = calloc(1, sizeof(*pc));
+
+		pc->xid = x;
+		pc->deadline_ns = x;
+		pc->max_reply = x * 64;
+		pc->done = reply_done;
+		rpc_pending_add(&calls, pc);
+	}
 	for (pos = 0; pos < size;) {
 		size_t n = size - pos < step ? size - pos : step;
 		int st;
@@ -200,7 +240,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       RPC_RECORD_DONE) {
 			if (off + len > have)
 				abort();
-			run_record(buf + off, len);
+			if (rpc_record_is_reply(buf + off, len))
+				run_reply(&calls, buf + off, len);
+			else
+				run_record(buf + off, len);
 			rpc_record_consumed(&r);
 		}
 		if (st == RPC_RECORD_TOOBIG)
@@ -212,6 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rpc_record_shift(&r, off);
 	}
 	free(buf);
+	rpc_pending_expire(&calls, 2);
+	rpc_pending_fail_all(&calls, RPC_CALL_CLOSED);
 	rpcb_map_clear();
 	return 0;
 }

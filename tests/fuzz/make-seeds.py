@@ -32,6 +32,11 @@ def call(xid, prog, vers, proc, args=b"", cred=NONE, verf=NONE, rpcvers=2):
     return u32(xid, 0, rpcvers, prog, vers, proc) + cred + verf + args
 
 
+def reply(xid, results=b""):
+    """An accepted SUCCESS reply with an AUTH_NONE verifier."""
+    return u32(xid, 1, 0, 0, 0, 0) + results
+
+
 def rec(payload, frags=1):
     """Record-mark payload, split into `frags` fragments."""
     if frags <= 1:
@@ -189,6 +194,18 @@ seeds = {
     + rec(call(69, 100003, 4, 1, opaque(b"") + u32(1, 3)
                + u32(53) + b"\7" * 16 + u32(1, 0, 0, 0) + u32(58, 0) + u32(52, 1)))
     + rec(call(70, 100003, 4, 1, opaque(b"m2") + u32(2, 1) + u32(24))),
+    # REPLY records arriving on the server's connection (the back
+    # channel): the target waits for xids 1 to 4, allowing 64 to 256
+    # bytes; replies matched, unknown, denied, too large, with a
+    # verifier, fragmented and among calls.
+    "reply-matched": rec(reply(1, u32(7))) + rec(call(60, 100003, 3, 0)),
+    "reply-unknown-xid": rec(reply(99)) + rec(reply(0x80000000)) + rec(u32(3, 1)),
+    "reply-denied": rec(u32(2, 1, 1, 1, 5)) + rec(u32(3, 1, 1, 0, 2, 2)),
+    "reply-too-big": rec(reply(1, b"\0" * 200)),
+    "reply-verifier": rec(u32(4, 1, 0, 6) + opaque(b"v" * 100) + u32(0) + u32(1, 2)),
+    "reply-not-success": rec(u32(3, 1, 0, 0, 0, 2, 1, 3)) + rec(u32(2, 1, 0, 0, 0, 9)),
+    "reply-among-calls": rec(call(61, 100000, 2, 0)) + rec(reply(2, u32(1, 2)), frags=3)
+    + rec(call(62, 100003, 4, 0)) + rec(reply(3)) + rec(reply(3)),
 }
 
 os.makedirs(out, exist_ok=True)
@@ -564,3 +581,35 @@ for name, body in sseeds.items():
     with open(os.path.join(sout, name), "wb") as f:
         f.write(body)
 print(f"wrote {len(sseeds)} seeds to {sout}")
+# cb-reply: the first byte picks the input's kind (fuzz_cb_reply.c):
+# 0 a callout connection's byte stream (the next byte sets the reply
+# bound), 1 one reply record, 2 a netid, NUL, universal address.
+cbout = os.path.join(os.path.dirname(out), "cb-reply")
+RECALL_OK = res([u32(4, 0)], tag=b"")
+SEQ_OK = u32(11, 0) + SESSID + u32(1, 0, 0, 0)
+cbseeds = {
+    "stream-null-ok": bytes([0, 2]) + rec(reply(1)),
+    "stream-recall-ok": bytes([0, 8]) + rec(reply(1, RECALL_OK)),
+    "stream-other-xid-then-ok": bytes([0, 8]) + rec(reply(5)) + rec(call(1, 1, 1, 0))
+    + rec(reply(1, RECALL_OK), frags=3),
+    "stream-too-big": bytes([0, 0]) + rec(reply(1, b"\0" * 64)),
+    "stream-huge-marker": bytes([0, 255]) + u32(0x80100000),
+    "reply-recall-ok": bytes([1]) + reply(1, RECALL_OK),
+    "reply-recall-badhandle": bytes([1]) + reply(1, res([u32(4, 10001)], 10001, b"")),
+    "reply-seq-recall": bytes([1]) + reply(1, res([SEQ_OK, u32(4, 0)], tag=b"")),
+    "reply-seq-failed": bytes([1]) + reply(1, res([u32(11, 10052)], 10052, b"")),
+    "reply-wrong-op": bytes([1]) + reply(1, res([u32(3, 0)], tag=b"")),
+    "reply-too-many": bytes([1]) + reply(1, res([u32(4, 0)] * 5, tag=b"")),
+    "reply-denied": bytes([1]) + u32(1, 1, 1, 0, 2, 2),
+    "reply-garbage-args": bytes([1]) + u32(1, 1, 0, 0, 0, 4),
+    "addr-tcp": bytes([2]) + b"tcp\0127.0.0.1.8.1",
+    "addr-tcp6": bytes([2]) + b"tcp6\0::1.8.1",
+    "addr-tcp6-mapped": bytes([2]) + b"tcp6\0::ffff:127.0.0.1.3.4",
+    "addr-udp": bytes([2]) + b"udp\0127.0.0.1.8.1",
+    "addr-port0": bytes([2]) + b"tcp\0127.0.0.1.0.0",
+}
+os.makedirs(cbout, exist_ok=True)
+for name, body in cbseeds.items():
+    with open(os.path.join(cbout, name), "wb") as f:
+        f.write(body)
+print(f"wrote {len(cbseeds)} seeds to {cbout}")

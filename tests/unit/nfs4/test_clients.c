@@ -310,9 +310,46 @@ static void test_concurrent(void)
 	nfs4_clients_free(t);
 }
 
+/* The callback path: per generation, reset by a callback update. */
+static void test_cb_path(void)
+{
+	struct nfs4_clients *t = nfs4_clients_new(BOOT, 16);
+	struct sc a = setcid(t, "cb-client", 1, &sys1, T0), b;
+	struct nfs4_cb_target tg, tg2;
+
+	ok(!nfs4_clients_cb_target(t, a.cid, T0, &tg), "unconfirmed: no callback target");
+	nfs4_clients_confirm(t, a.cid, &a.confirm, &sys1, T0);
+	ok(nfs4_clients_cb_target(t, a.cid, T0, &tg) && tg.cb.program == 0x40000000 &&
+	   strcmp(tg.cb.netid, "tcp") == 0 && strcmp(tg.cb.addr, "127.0.0.1.3.4") == 0 &&
+	   tg.who.flavor == 1 && tg.who.uid == 1000,
+	   "confirmed: the callback and the principal to call it as");
+	ok(nfs4_clients_cb_path(t, a.cid, T0) == NFS4_CB_PATH_UNKNOWN, "path unknown at first");
+	nfs4_clients_cb_set(t, a.cid, tg.gen, NFS4_CB_PATH_UP);
+	ok(nfs4_clients_cb_path(t, a.cid, T0) == NFS4_CB_PATH_UP, "a probe's result recorded");
+	nfs4_clients_confirm(t, a.cid, &a.confirm, &sys1, T0 + 1);
+	ok(nfs4_clients_cb_path(t, a.cid, T0 + 1) == NFS4_CB_PATH_UP,
+	   "a retransmitted CONFIRM keeps it");
+	b = setcid(t, "cb-client", 1, &sys1, T0 + 2);
+	nfs4_clients_confirm(t, b.cid, &b.confirm, &sys1, T0 + 2);
+	ok(nfs4_clients_cb_target(t, a.cid, T0 + 2, &tg2) && tg2.gen != tg.gen &&
+	   nfs4_clients_cb_path(t, a.cid, T0 + 2) == NFS4_CB_PATH_UNKNOWN,
+	   "a callback update: a new generation, path unknown again");
+	nfs4_clients_cb_set(t, a.cid, tg.gen, NFS4_CB_PATH_DOWN);
+	ok(nfs4_clients_cb_path(t, a.cid, T0 + 2) == NFS4_CB_PATH_UNKNOWN,
+	   "a late result of the old generation is ignored");
+	nfs4_clients_cb_set(t, a.cid, tg2.gen, NFS4_CB_PATH_DOWN);
+	ok(nfs4_clients_cb_path(t, a.cid, T0 + 2) == NFS4_CB_PATH_DOWN,
+	   "the new generation's result counts");
+	ok(nfs4_clients_cb_path(t, a.cid, T0 + 2 + NFS4_LEASE_TIME + 1) == NFS4_CB_PATH_UNKNOWN &&
+	   !nfs4_clients_cb_target(t, a.cid, T0 + 3 + NFS4_LEASE_TIME, &tg),
+	   "an expired client has no callback");
+	nfs4_clients_free(t);
+}
+
 int main(void)
 {
 	test_new_client();
+	test_cb_path();
 	test_callback_update();
 	test_reboot();
 	test_unconfirmed_replaced();
