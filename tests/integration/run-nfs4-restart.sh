@@ -81,18 +81,24 @@ exec {CTLFD}<>"$CTL"
 	"$CTL" "$ACK" &
 TPID=$!
 track_pid "$TPID"
+# answer WORD: on the FIFO ack, given up after 10 s (a test that died
+# after asking would leave the write without a reader).
+answer() {
+	timeout 10 bash -c 'echo "$1" >"$2"' _ "$1" "$ACK"
+}
+
 while alive "$TPID"; do
 	read -r -t 1 -u "$CTLFD" cmd || continue
 	case $cmd in
 	"restart 1" | "restart 2")
 		if restart "${cmd#restart }"; then
-			echo ok >"$ACK"
+			answer ok
 		else
-			echo fail >"$ACK"
+			answer fail
 		fi
 		;;
 	*)
-		echo fail >"$ACK"
+		answer fail
 		;;
 	esac
 done
