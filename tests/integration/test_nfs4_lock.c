@@ -503,6 +503,58 @@ static void test_conflicts(void)
 	n = lockt(&fb.fh, cid_b, "lock-b2", WRITE_LT, 0, U64MAX, &t);
 	ok(n == NFS4_OK, "then nothing of A's is left: LOCKT WRITE [0,end) by B OK (%ld)", n);
 
+	/* the blocking types are the plain ones in 4.0 (no callback) */
+	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = n == NFS4_OK ? lock_ex(&lb2, &fb.fh, WRITEW_LT, 5, 1, &r) : n;
+	ok(denied_by(&r, 0, 10, WRITE_LT, cid_a, "lock-a"),
+	   "B's LOCK WRITEW_LT over A's lock: DENIED at once, the holder's type WRITE_LT");
+	n = lockt(&fb.fh, cid_b, "lock-b2", READW_LT, 9, 1, &t);
+	ok(denied_by(&t, 0, 10, WRITE_LT, cid_a, "lock-a"), "LOCKT READW_LT: DENIED likewise");
+	n = unlock(&la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = n == NFS4_OK ? lock_ex(&lb2, &fb.fh, READW_LT, 5, 1, &r) : n;
+	ok(n == NFS4_OK, "after A's LOCKU, B's LOCK READW_LT: OK (%ld)", n);
+	n = unlock(&lb2, &fb.fh, READ_LT, 0, U64MAX, &r);
+	ok(n == NFS4_OK, "LOCKU of [0,end), most of it not locked: OK (%ld)", n);
+	n = unlock(&lb2, &fb.fh, WRITE_LT, 1000, 10, &r);
+	ok(n == NFS4_OK, "LOCKU of a range the owner does not hold: OK, as POSIX (%ld)", n);
+
+	/* what LOCKT refuses before it looks for a conflict */
+	{
+		struct nfs_argop4 a;
+		struct v4_res s;
+
+		v4op_lockt(&a, WRITE_LT, 0, 1, cid_a, "lock-a");
+		v4_res_init(&s);
+		n = lock_call(&fh_rw, &a, &t, &s);
+		v4_res_free(&s);
+		ok(n == NFS4ERR_ISDIR, "LOCKT on a directory: ISDIR (%ld)", n);
+	}
+	n = lockt(&fa.fh, 0x1234567800000002ull, "lock-a", WRITE_LT, 0, 1, &t);
+	ok(n == NFS4ERR_STALE_CLIENTID, "LOCKT with a clientid of no client: STALE_CLIENTID (%ld)",
+	   n);
+
+	/* a write lock needs an open for writing (knfsd's nfs4_check_openmode) */
+	{
+		struct owner orr = { cid_a, "open-a-ro", 1 };
+		struct lowner lw = { .cid = cid_a, .name = "lock-a-ro-w", .seqid = 1 },
+			      lr = { .cid = cid_a, .name = "lock-a-ro-r", .seqid = 1 };
+		struct opened ro;
+
+		n = open_name(&orr, "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ro);
+		ok(n == NFS4_OK, "A opens 'f' for READ only with another owner (%ld)", n);
+		n = lock_new(&orr, &ro, &lw, WRITE_LT, 0, 1, &r);
+		known(n == NFS4ERR_OPENMODE, "nfsxd grants a write lock from a read-only open",
+		      "LOCK WRITE_LT from an open for READ only: OPENMODE (RFC 7530 13.1, "
+		      "NFS4ERR_OPENMODE; knfsd) (%ld)", n);
+		if (n == NFS4_OK)
+			unlock(&lw, &ro.fh, WRITE_LT, 0, 1, &r);
+		n = lock_new(&orr, &ro, &lr, READ_LT, 0, 1, &r);
+		ok(n == NFS4_OK, "LOCK READ_LT from it: OK, the open-owner's seqid counted the "
+		   "OPENMODE (%ld)", n);
+		unlock(&lr, &ro.fh, READ_LT, 0, 1, &r);
+		close_open(&orr, &ro);
+	}
+
 	/* the lock stateid for I/O */
 	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 10, &r);
 	n = n == NFS4_OK ? do_write(&fa.fh, &la.sid, 0, "LOCKED") : n;
