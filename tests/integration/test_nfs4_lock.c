@@ -669,7 +669,8 @@ static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
 static void test_replay(void)
 {
 	struct owner o1 = { 0, "open-r-a", 1 }, o2 = { 0, "open-r-b", 1 };
-	struct lowner la = { .name = "lock-r-a", .seqid = 7 }, lb = { .name = "lock-r-b", .seqid = 1u << 31 };
+	struct lowner la = { .name = "lock-r-a", .seqid = 7 },
+		      lb = { .name = "lock-r-b", .seqid = 1u << 31 };
 	struct nfs_argop4 ops[2];
 	struct v4_res s1, s2;
 	struct opened ra, rb;
