@@ -3,8 +3,9 @@
 # Meson wrapper for the nfs4-lock test (NFSv4.0 byte-range locks and
 # leases on the wire): builds the export tree in the scratch directory,
 # starts nfsxd with --nfs-vers 3,4 --lease-time 10 on a free 127.0.0.1
-# port, runs test_nfs4_lock PORT BASE (its TAP output is this test's
-# output; its lease part waits 12.5 s) and stops the server with SIGTERM.
+# port, runs test_nfs4_lock PORT BASE STATE_DIR (its TAP output is this
+# test's output; its lease part waits 12.5 s) and stops the server with
+# SIGTERM.
 # A server that dies, does not exit 0 on SIGTERM or logs a sanitizer
 # report fails the run.
 #
@@ -44,5 +45,5 @@ if ! wait_port "$P" 10 "$PID"; then
 	exit 1
 fi
 
-"$TEST" "$P" "$BASE"
+"$TEST" "$P" "$BASE" "$WORK/lock4.state"
 finish $? "lock4:$PID"

@@ -15,7 +15,7 @@
  * 7530 9.1.7 (the statuses that do not count it), so that a server
  * counting differently fails a later call visibly.
  *
- * Run by run-nfs4-lock.sh:   test_nfs4_lock PORT BASE
+ * Run by run-nfs4-lock.sh:   test_nfs4_lock PORT BASE STATE_DIR
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +315,30 @@ static long renew(clientid4 cid)
 	st = call(&a, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
 	v4_res_free(&s);
 	return st;
+}
+
+static const char *state_dir;
+
+/* Does STATE_DIR/nfs4-clients, replayed ("+HEX" a client recorded,
+ * "-HEX" its record gone), list the client with the id string @id? */
+static bool recorded(const char *id)
+{
+	char hex[600], line[1200], path[1024];
+	size_t i, n = 0;
+	bool in = false;
+	FILE *f;
+
+	for (i = 0; id[i] && n < sizeof(hex) - 3; i++)
+		n += (size_t)snprintf(hex + n, sizeof(hex) - n, "%02x", (unsigned char)id[i]);
+	snprintf(path, sizeof(path), "%s/nfs4-clients", state_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line + 1, hex, n) == 0 && line[1 + n] == '\n')
+			in = line[0] == '+';
+	fclose(f);
+	return in;
 }
 
 /* Is @r a denial naming exactly the holder (@cid, @owner) of
@@ -942,6 +966,7 @@ static void test_lease(void)
 	ok(v4_client(fd, 0, "nfsx-lock-client-c", true, &cid_c) == NFS4_OK &&
 	   v4_client(fd, 0, "nfsx-lock-client-d", true, &cid_d) == NFS4_OK,
 	   "lease: clients C and D confirmed");
+	ok(recorded("nfsx-lock-client-c"), "STATE_DIR/nfs4-clients lists C once it is confirmed");
 	oc.cid = lc.cid = cid_c;
 	od.cid = ld.cid = ld2.cid = cid_d;
 	n = open_name(&oc, "lease", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, &c);
@@ -987,17 +1012,21 @@ static void test_lease(void)
 	n = renew(cid_c);
 	ok(n == NFS4ERR_STALE_CLIENTID || n == NFS4ERR_EXPIRED,
 	   "C's RENEW: STALE_CLIENTID, its client record went with its state (%ld)", n);
+	ok(!recorded("nfsx-lock-client-c") && recorded("nfsx-lock-client-d"),
+	   "STATE_DIR/nfs4-clients no longer lists C (a \"-\" line), still lists D: C may not "
+	   "reclaim after a restart");
 	n = renew(cid_d);
 	ok(n == NFS4_OK, "D's RENEW: still OK (%ld)", n);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PORT BASE\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s PORT BASE STATE_DIR\n", argv[0]);
 		return 2;
 	}
 	base = argv[2];
+	state_dir = argv[3];
 	fd = rpc_connect((uint16_t)atoi(argv[1]), 5000);
 	if (fd < 0) {
 		printf("Bail out! cannot connect\n");
