@@ -86,17 +86,19 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	st = lock_file(c, &f);
 	if (st != NFS4_OK)
 		return res->status = st;
-	/* reclaims only in the grace period, and nothing else then */
+	/* reclaims only in the grace period, and nothing else then;
+	 * answered once the seqid is checked (args.refuse), as knfsd */
 	if (la->reclaim) {
 		clientid4 cid = c->minorversion ? c->clientid :
 				la->locker.new_lock_owner ?
 				la->locker.u.open_owner.lock_owner.clientid : 0;
 
-		st = cid ? nfs4_may_reclaim(cid) : nfs4_in_grace() ? NFS4_OK : NFS4ERR_NO_GRACE;
-		if (st != NFS4_OK)
-			return res->status = st;
+		args.refuse = cid ? nfs4_may_reclaim(cid) :
+			      nfs4_in_grace() ? NFS4_OK : NFS4ERR_NO_GRACE;
+		if (args.refuse == NFS4ERR_STALE_CLIENTID)
+			return res->status = args.refuse;
 	} else if (nfs4_in_grace()) {
-		return res->status = NFS4ERR_GRACE;
+		args.refuse = NFS4ERR_GRACE;
 	}
 	if (args.new_owner) {
 		const struct open_to_lock_owner4 *o = &la->locker.u.open_owner;

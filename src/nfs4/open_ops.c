@@ -430,8 +430,8 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = open_truncate(&j);
 	if (st == NFS4_OK) {
 		nfs4_file_id_of(&j.file, &fid);
-		st = nfs4_state_open(nfs4_states, &c->seq, &fid, j.access, j.deny, &ok->stateid,
-				     &confirm);
+		st = nfs4_state_open(nfs4_states, &c->seq, &fid, j.access, j.deny,
+				     oa->claim.claim == CLAIM_PREVIOUS, &ok->stateid, &confirm);
 	}
 	if (st != NFS4_OK) {
 		if (j.have_file)

@@ -84,6 +84,7 @@ void nfs4_state_free(struct nfs4_state *t)
 			struct stid *s = t->stids[i];
 
 			t->stids[i] = s->hnext;
+			state_ranges_free(s);
 			free(s);
 		}
 		while (t->files[i]) {
@@ -377,7 +378,7 @@ static const struct stid *share_conflict(const struct file *f, const struct nfs4
 
 enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 			      const struct nfs4_file_id *fid, uint32_t access, uint32_t deny,
-			      struct stateid4 *sid, bool *confirm)
+			      bool reclaim, struct stateid4 *sid, bool *confirm)
 {
 	struct nfs4_owner *o = q->ow;
 	enum nfsstat4 st = NFS4_OK;
@@ -422,6 +423,8 @@ again:
 	s->access_bmap |= (uint8_t)(1u << access);
 	s->deny_bmap |= (uint8_t)(1u << deny);
 	state_stid_out(t, s, sid);
+	if (reclaim)
+		o->confirmed = true;
 	*confirm = q->check && !o->confirmed;
 	goto out;
 out_file:

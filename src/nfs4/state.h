@@ -102,12 +102,13 @@ enum nfsstat4 nfs4_state_open_begin(struct nfs4_state *t, clientid4 clientid,
  * holds: @access and @deny (OPEN4_SHARE_*, both two bits) checked against
  * every other owner's open of @f, then the owner's stateid of @f made or
  * upgraded into @sid. @confirm: the owner still needs OPEN_CONFIRM
- * (minor version 0, first open of a new owner).
+ * (minor version 0, first open of a new owner). @reclaim: a CLAIM_PREVIOUS
+ * open, whose owner is confirmed at once (knfsd).
  * Return values: NFS4_OK; NFS4ERR_SHARE_DENIED; NFS4ERR_RESOURCE.
  */
 enum nfsstat4 nfs4_state_open(struct nfs4_state *t, struct nfs4_seq *q,
 			      const struct nfs4_file_id *f, uint32_t access, uint32_t deny,
-			      struct stateid4 *sid, bool *confirm);
+			      bool reclaim, struct stateid4 *sid, bool *confirm);
 
 /*
  * nfs4_state_seqid_begin - first step of OPEN_CONFIRM, OPEN_DOWNGRADE
@@ -192,6 +193,10 @@ struct nfs4_lock_args {
 	clientid4 clientid;         /* new owner: its client */
 	const uint8_t *owner;       /* new owner: its name */
 	uint32_t owner_len;
+	/* Not NFS4_OK: the answer once the seqid is checked (and counted),
+	 * with nothing locked: a grace period's GRACE, NO_GRACE or
+	 * RECLAIM_BAD, as knfsd decides them after the seqid. */
+	enum nfsstat4 refuse;
 };
 
 /* Most ranges one lock stateid holds (each LOCK may split one in two). */
@@ -205,7 +210,8 @@ struct nfs4_lock_args {
  * checked, for nfs4_state_seq_end, whatever the status.
  * Return values: NFS4_OK (@out the lock stateid); NFS4ERR_DENIED;
  * NFS4ERR_INVAL (a length of 0, or a range past 2^64 - 1); the stateid and
- * seqid errors of nfs4_state_seqid_begin; NFS4ERR_RESOURCE.
+ * seqid errors of nfs4_state_seqid_begin; NFS4ERR_OPENMODE (a write
+ * lock from an open without write access); a->refuse; NFS4ERR_RESOURCE.
  */
 enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f,
 			      const struct nfs4_lock_args *a, bool minor0, struct nfs4_seq *q,

@@ -226,9 +226,11 @@ static enum nfsstat4 new_owner_stid(struct nfs4_state *t, const struct nfs4_lock
 	lo = state_owner_get(t, open->ow->cl->id, OWNER_LOCK, a->owner, a->owner_len, false,
 			     &st);
 	if (lo) {
-		/* an existing owner sent as new: its seqid must agree (knfsd) */
-		if (minor0 && a->lock_seqid != lo->seqid)
+		/* an existing owner sent as new (its first LOCK was denied,
+		 * which counted that seqid): the next one (knfsd) */
+		if (minor0 && a->lock_seqid != lo->seqid + 1)
 			return NFS4ERR_BAD_SEQID;
+		lo->seqid = a->lock_seqid;
 	} else {
 		lo = state_owner_get(t, open->ow->cl->id, OWNER_LOCK, a->owner, a->owner_len,
 				     true, &st);
@@ -297,14 +299,21 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 	pthread_mutex_lock(&t->lock);
 	if (a->new_owner) {
 		st = from_open(t, f, a, minor0, q, &open);
+		if (st == NFS4_OK && !q->replay && a->refuse != NFS4_OK)
+			st = a->refuse;
 		if (st == NFS4_OK && !q->replay)
 			st = new_owner_stid(t, a, minor0, open, &s);
 	} else {
 		st = from_lock(t, f, a->sid, a->seqid, minor0, q, &s);
+		if (st == NFS4_OK && !q->replay && a->refuse != NFS4_OK)
+			st = a->refuse;
 	}
 	if (st != NFS4_OK || q->replay)
 		goto out;
-	if (conflict(t, f, s->ow->cl->id, s->ow, start, end, type, denied)) {
+	/* knfsd's nfs4_check_openmode: a write lock needs a write open */
+	if (type == WRITE_LT && !(s->open->access & OPEN4_SHARE_ACCESS_WRITE)) {
+		st = NFS4ERR_OPENMODE;
+	} else if (conflict(t, f, s->ow->cl->id, s->ow, start, end, type, denied)) {
 		st = NFS4ERR_DENIED;
 	} else if (nranges(s) >= NFS4_LOCK_RANGES_MAX) {
 		st = NFS4ERR_RESOURCE;

@@ -87,6 +87,24 @@ def v4_rec(xid, ops):
 
 V4_PSEUDO = [u32(24), u32(15) + opaque(b"tmp")]
 
+
+def u64(v):
+    return u32(v >> 32, v)
+
+
+V4_CID = u64(0x0102030405060708)
+
+
+def v4_lock_new(ltype, reclaim, off, length, open_seqid, lock_seqid, owner):
+    """LOCK by a new lock-owner (open_to_lock_owner4)."""
+    return (u32(12, ltype, reclaim) + u64(off) + u64(length) + u32(1, open_seqid) + V4_SID
+            + u32(lock_seqid) + V4_CID + opaque(owner))
+
+
+def v4_lock_ex(ltype, reclaim, off, length, lock_seqid):
+    """LOCK by an existing lock-owner (exist_lock_owner4)."""
+    return u32(12, ltype, reclaim) + u64(off) + u64(length) + u32(0) + V4_SID + u32(lock_seqid)
+
 seeds = {
     "null-nfs": rec(call(1, 100003, 3, 0)),
     "null-mount-authsys": rec(call(2, 100005, 3, 0, cred=authsys())),
@@ -206,6 +224,20 @@ seeds = {
     "reply-not-success": rec(u32(3, 1, 0, 0, 0, 2, 1, 3)) + rec(u32(2, 1, 0, 0, 0, 9)),
     "reply-among-calls": rec(call(61, 100000, 2, 0)) + rec(reply(2, u32(1, 2)), frags=3)
     + rec(call(62, 100003, 4, 0)) + rec(reply(3)) + rec(reply(3)),
+    # NFSv4.0 byte-range locks in a pseudo directory (ISDIR), without a
+    # filehandle, with bad ranges and lock types: LOCK by a new and by an
+    # existing lock-owner (a reclaim), LOCKT, LOCKU, RELEASE_LOCKOWNER and
+    # RENEW of a clientid no client has.
+    "nfs4-lock": v4_rec(66, V4_PSEUDO + [v4_lock_new(2, 0, 0, 100, 1, 0, b"lock-owner")])
+    + v4_rec(67, V4_PSEUDO + [v4_lock_ex(1, 1, 1 << 63, 0xFFFFFFFFFFFFFFFF, 7)])
+    + v4_rec(68, [v4_lock_new(4, 0, 10, 0, 2, 1, b"")])
+    + v4_rec(69, [v4_lock_ex(9, 0, 0xFFFFFFFFFFFFFFF0, 0x20, 3)]),
+    "nfs4-lockt-locku": v4_rec(70, V4_PSEUDO + [u32(13, 2) + u64(0) + u64(1) + V4_CID
+                                                + opaque(b"tester")])
+    + v4_rec(71, V4_PSEUDO + [u32(14, 1, 5) + V4_SID + u64(40) + u64(20)])
+    + v4_rec(72, [u32(14, 3, 6) + V4_SID + u64(5) + u64(0xFFFFFFFFFFFFFFFC)])
+    + v4_rec(73, [u32(13, 7) + u64(0) + u64(0) + V4_CID + opaque(b"x" * 1024)])
+    + v4_rec(74, [u32(39) + V4_CID + opaque(b"lock-owner"), u32(30) + V4_CID]),
 }
 
 os.makedirs(out, exist_ok=True)

@@ -903,3 +903,118 @@ void v4op_seq_next(struct nfs_argop4 *a, struct v4_session *s, uint32_t slot, bo
 {
 	v4op_sequence(a, &s->sid, ++s->slot_seq[slot % 64], slot, cachethis);
 }
+
+/* ---- locks, leases and reclaims -------------------------------------- */
+
+long v4_client_verf(int fd, uint32_t uid, const char *id, const uint8_t *verf, bool confirm,
+		    clientid4 *cid)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	uint8_t cfm[8];
+	long st = -1;
+
+	v4_res_init(&s);
+	v4op_setclientid(&op, id, verf);
+	if (!v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) || s.nops != 1)
+		goto out;
+	st = s.status;
+	if (st != NFS4_OK || !confirm)
+		goto out;
+	*cid = s.ops[0].u.opsetclientid.u.resok4.clientid;
+	memcpy(cfm, s.ops[0].u.opsetclientid.u.resok4.setclientid_confirm.val, sizeof(cfm));
+	v4op_setclientid_confirm(&op, *cid, cfm);
+	st = v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) ? (long)s.status : -1;
+out:
+	if (st == NFS4_OK && !confirm)
+		*cid = s.ops[0].u.opsetclientid.u.resok4.clientid;
+	if (st < 0)
+		v4_diag(&s);
+	v4_res_free(&s);
+	return st;
+}
+
+static void lock_owner_of(lock_owner4 *o, clientid4 cid, const char *owner)
+{
+	o->clientid = cid;
+	o->owner.data = (const uint8_t *)owner;
+	o->owner.len = (uint32_t)strlen(owner);
+}
+
+void v4op_lock_new(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim,
+		   uint64_t off, uint64_t len, uint32_t open_seqid,
+		   const struct stateid4 *open_sid, uint32_t lock_seqid, clientid4 cid,
+		   const char *owner)
+{
+	struct LOCK4args *l;
+
+	v4op_simple(a, OP_LOCK);
+	l = &a->u.oplock;
+	l->locktype = type;
+	l->reclaim = reclaim;
+	l->offset = off;
+	l->length = len;
+	l->locker.new_lock_owner = true;
+	l->locker.u.open_owner.open_seqid = open_seqid;
+	l->locker.u.open_owner.open_stateid = *open_sid;
+	l->locker.u.open_owner.lock_seqid = lock_seqid;
+	lock_owner_of(&l->locker.u.open_owner.lock_owner, cid, owner);
+}
+
+void v4op_lock(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim, uint64_t off,
+	       uint64_t len, const struct stateid4 *sid, uint32_t lock_seqid)
+{
+	struct LOCK4args *l;
+
+	v4op_simple(a, OP_LOCK);
+	l = &a->u.oplock;
+	l->locktype = type;
+	l->reclaim = reclaim;
+	l->offset = off;
+	l->length = len;
+	l->locker.new_lock_owner = false;
+	l->locker.u.lock_owner.lock_stateid = *sid;
+	l->locker.u.lock_owner.lock_seqid = lock_seqid;
+}
+
+void v4op_lockt(struct nfs_argop4 *a, enum nfs_lock_type4 type, uint64_t off, uint64_t len,
+		clientid4 cid, const char *owner)
+{
+	v4op_simple(a, OP_LOCKT);
+	a->u.oplockt.locktype = type;
+	a->u.oplockt.offset = off;
+	a->u.oplockt.length = len;
+	lock_owner_of(&a->u.oplockt.owner, cid, owner);
+}
+
+void v4op_locku(struct nfs_argop4 *a, enum nfs_lock_type4 type, uint32_t seqid,
+		const struct stateid4 *sid, uint64_t off, uint64_t len)
+{
+	v4op_simple(a, OP_LOCKU);
+	a->u.oplocku.locktype = type;
+	a->u.oplocku.seqid = seqid;
+	a->u.oplocku.lock_stateid = *sid;
+	a->u.oplocku.offset = off;
+	a->u.oplocku.length = len;
+}
+
+void v4op_release_lockowner(struct nfs_argop4 *a, clientid4 cid, const char *owner)
+{
+	v4op_simple(a, OP_RELEASE_LOCKOWNER);
+	lock_owner_of(&a->u.oprelease_lockowner.lock_owner, cid, owner);
+}
+
+void v4op_renew(struct nfs_argop4 *a, clientid4 cid)
+{
+	v4op_simple(a, OP_RENEW);
+	a->u.oprenew.clientid = cid;
+}
+
+void v4op_open_previous(struct nfs_argop4 *a, uint32_t seqid, uint32_t access, uint32_t deny,
+			clientid4 cid, const char *owner)
+{
+	v4op_open(a, seqid, access, deny, cid, owner, "");
+	memset(&a->u.opopen.claim, 0, sizeof(a->u.opopen.claim));
+	a->u.opopen.claim.claim = CLAIM_PREVIOUS;
+	a->u.opopen.claim.u.delegate_type = OPEN_DELEGATE_NONE;
+}

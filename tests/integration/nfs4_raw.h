@@ -238,6 +238,34 @@ void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
 		enum stable_how4 stable, const void *data, uint32_t len);
 void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count);
 
+/* ---- locks, leases and reclaims (minor version 0) --------------------- */
+
+/* SETCLIENTID of @id with verifier @verf, then its CONFIRM when
+ * @confirm (v4_client with a verifier of the caller's: a client that
+ * rebooted sends a new one). Return values: as v4_client(). */
+long v4_client_verf(int fd, uint32_t uid, const char *id, const uint8_t *verf, bool confirm,
+		    clientid4 *cid);
+/* LOCK by a new lock-owner (@cid, @owner; the string must outlive @a)
+ * from the open stateid @open_sid with the open-owner's @open_seqid,
+ * @lock_seqid the new owner's first seqid. */
+void v4op_lock_new(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim,
+		   uint64_t off, uint64_t len, uint32_t open_seqid,
+		   const struct stateid4 *open_sid, uint32_t lock_seqid, clientid4 cid,
+		   const char *owner);
+/* LOCK by the lock-owner of the lock stateid @sid, with @lock_seqid. */
+void v4op_lock(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim, uint64_t off,
+	       uint64_t len, const struct stateid4 *sid, uint32_t lock_seqid);
+void v4op_lockt(struct nfs_argop4 *a, enum nfs_lock_type4 type, uint64_t off, uint64_t len,
+		clientid4 cid, const char *owner);
+void v4op_locku(struct nfs_argop4 *a, enum nfs_lock_type4 type, uint32_t seqid,
+		const struct stateid4 *sid, uint64_t off, uint64_t len);
+void v4op_release_lockowner(struct nfs_argop4 *a, clientid4 cid, const char *owner);
+void v4op_renew(struct nfs_argop4 *a, clientid4 cid);
+/* OPEN CLAIM_PREVIOUS (delegate_type NONE) of the current file by the
+ * owner (@cid, @owner): a reclaim after a server restart. */
+void v4op_open_previous(struct nfs_argop4 *a, uint32_t seqid, uint32_t access, uint32_t deny,
+			clientid4 cid, const char *owner);
+
 #endif
 
 /* ---- NFSv4.1 sessions ------------------------------------------------- */

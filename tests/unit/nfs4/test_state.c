@@ -39,7 +39,7 @@ static enum nfsstat4 open_(clientid4 cid, const char *owner, uint32_t seqid, boo
 		nfs4_state_seq_end(t, &q, NFS4_OK, NULL, 0);
 		return NFS4_OK;
 	}
-	st = nfs4_state_open(t, &q, f, acc, deny, sid, &c);
+	st = nfs4_state_open(t, &q, f, acc, deny, false, sid, &c);
 	if (confirm)
 		*confirm = c;
 	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"OPENRES!", 8);
