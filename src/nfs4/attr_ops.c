@@ -230,7 +230,8 @@ enum nfsstat4 nfs4_nverify(struct nfs4_compound *c, const struct nfs_argop4 *a,
 }
 
 /*
- * ACCESS: as NFSv3's (export_access, whose bits are NFSv4's); a pseudo
+ * ACCESS: as NFSv3's (export_access, whose bits are NFSv4's), supported
+ * only where the bit applies to the object's type (knfsd); a pseudo
  * directory may be read and searched, nothing else. The xattr bits are
  * not supported until 4.2's xattrs.
  */
@@ -251,8 +252,13 @@ enum nfsstat4 nfs4_access(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		     ACCESS4_DELETE | ACCESS4_EXECUTE | ACCESS4_XAREAD | ACCESS4_XAWRITE |
 		     ACCESS4_XALIST))
 		return res->status = NFS4ERR_INVAL;
-	supp = want & (ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND |
-		       ACCESS4_DELETE | ACCESS4_EXECUTE);
+	/* what applies to the object's type, as knfsd's access maps:
+	 * LOOKUP and DELETE for directories, EXECUTE for the rest */
+	if (c->cur.kind == NFS4_FH_PSEUDO || (c->cur.o.have_st && S_ISDIR(c->cur.o.st.st_mode)))
+		supp = want & (ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND |
+			       ACCESS4_DELETE);
+	else
+		supp = want & (ACCESS4_READ | ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_EXECUTE);
 	res->u.resok4.supported = supp;
 	res->u.resok4.access = c->cur.kind == NFS4_FH_PSEUDO ?
 			       supp & (ACCESS4_READ | ACCESS4_LOOKUP) :

@@ -15,9 +15,11 @@
  *   reserved first and written at the end. The tag is echoed as sent.
  * - An operation may encode its own result (c->encoded: GETATTR's
  *   attributes, READ's data, a replayed result), whatever its status.
- * - A result that does not fit the reply buffer, which grows up to the
- *   record limit, ends the COMPOUND with NFS4ERR_RESOURCE in its place
- *   (NFSv4.0's answer; NFS4ERR_REP_TOO_BIG in 4.1).
+ * - A result that does not fit the reply buffer, or makes the reply
+ *   longer than the record limit, ends the COMPOUND with
+ *   NFS4ERR_RESOURCE in its place (NFSv4.0's answer; NFS4ERR_REP_TOO_BIG
+ *   in 4.1), so a long COMPOUND of small requests cannot build a reply
+ *   of any size.
  * - The whole COMPOUND holds one exports snapshot, so a reload never
  *   changes the exports between two of its operations.
  * - Minor versions 0 and 1; 2 answers MINOR_VERS_MISMATCH with no
@@ -353,6 +355,13 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		} else if (!c.encoded) {
 			/* a result too big for the reply went out as toobig */
 			rh.status = r.u.opillegal.status;
+		}
+		/* the reply never outgrows the record limit: the result that
+		 * would make it do so is RESOURCE (REP_TOO_BIG) instead */
+		if (put_ok && rh.status == NFS4_OK &&
+		    reply_len(req) > rpc_req_max_record(req)) {
+			rh.status = toobig;
+			too_big(req, at, &r, toobig);
 		}
 		/* a seqid-bearing operation's result, kept for a replay */
 		if (c.seq.ow)

@@ -66,6 +66,9 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st != NFS4_OK)
 		return r->u.opread.status = st;
 	count = ra->count < NFS4_IO_MAX ? ra->count : NFS4_IO_MAX;
+	/* nothing lies past what a file can hold: a short read there */
+	if ((uint64_t)count > (uint64_t)INT64_MAX - ra->offset)
+		count = (uint32_t)((uint64_t)INT64_MAX - ra->offset);
 	at = xdr_enc_len(&rq->enc);
 	/* resop, status, eof, length, then the data and its padding */
 	if (rpc_req_reply_reserve(rq, at + 16 + count + 4) < 0 ||

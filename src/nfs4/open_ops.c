@@ -192,10 +192,9 @@ static enum nfsstat4 create_in(struct nfs4_compound *c, struct open_job *j, cons
 				return NFS4ERR_EXIST;
 			goto exclusive_bits;
 		}
-		/* UNCHECKED on an existing file: only its size (truncate) */
-		if ((sa.mask & VFS_SET_SIZE) && S_ISREG(st_.st_mode)) {
-			if (sa.size != 0)
-				return NFS4ERR_INVAL;   /* knfsd: only truncation to 0 */
+		/* UNCHECKED on an existing file: only a size of 0 (a
+		 * truncation), any other attribute ignored (knfsd) */
+		if ((sa.mask & VFS_SET_SIZE) && sa.size == 0 && S_ISREG(st_.st_mode)) {
 			j->truncate = true;
 			c->attrset[0] |= 1u << FATTR4_SIZE;
 		}
@@ -430,6 +429,8 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = open_truncate(&j);
 	if (st == NFS4_OK) {
 		nfs4_file_id_of(&j.file, &fid);
+		if (j.created)
+			nfs4_state_forget_file(nfs4_states, &fid);
 		st = nfs4_state_open(nfs4_states, &c->seq, &fid, j.access, j.deny,
 				     oa->claim.claim == CLAIM_PREVIOUS, &ok->stateid, &confirm);
 	}

@@ -145,7 +145,10 @@ uint32_t nfs4_owner_to_id(enum nfs4_id_kind kind, const uint8_t *s, uint32_t len
 	uint32_t i, nlen, dlen;
 	struct lookup l = { .kind = kind };
 
-	if (len == 0 || len > NFS4_OWNER_MAX)
+	/* an empty name is INVAL, as knfsd answers */
+	if (len == 0)
+		return NFS4ERR_INVAL;
+	if (len > NFS4_OWNER_MAX)
 		return NFS4ERR_BADOWNER;
 	if (parse_numeric(s, len, id))
 		return NFS4_OK;

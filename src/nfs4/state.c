@@ -364,14 +364,16 @@ out:
 	return st;
 }
 
-/* Another owner's open of @f in the way of @access/@deny, or NULL. */
-static const struct stid *share_conflict(const struct file *f, const struct nfs4_owner *o,
-					 uint32_t access, uint32_t deny)
+/* An open of @f in the way of @access/@deny, or NULL. The owner's own
+ * opens count too: knfsd checks against the file's whole access and
+ * deny (nfs4_file_check_deny, nfs4_file_get_access), so an owner that
+ * denies writes cannot upgrade itself to writing. */
+static const struct stid *share_conflict(const struct file *f, uint32_t access, uint32_t deny)
 {
 	const struct stid *s;
 
 	for (s = f->opens; s; s = s->fnext)
-		if (s->ow != o && ((s->deny & access) || (s->access & deny)))
+		if ((s->deny & access) || (s->access & deny))
 			return s;
 	return NULL;
 }
@@ -400,7 +402,7 @@ again:
 	}
 	for (s = o->stids; s && s->f != f; s = s->snext)
 		;
-	x = share_conflict(f, o, access | (s ? s->access : 0u), deny | (s ? s->deny : 0u));
+	x = share_conflict(f, access, deny);
 	if (x) {
 		/* a client whose lease ran out gives way (@f may go with it) */
 		if (x->ow->cl != o->cl && state_reap(t, x->ow))
@@ -689,8 +691,8 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 		const struct stid *x;
 
 		while ((f = state_file_get(t, fid, false)) &&
-		       (x = share_conflict(f, NULL, write ? OPEN4_SHARE_ACCESS_WRITE :
-							    OPEN4_SHARE_ACCESS_READ, 0))) {
+		       (x = share_conflict(f, write ? OPEN4_SHARE_ACCESS_WRITE :
+						       OPEN4_SHARE_ACCESS_READ, 0))) {
 			if (!state_reap(t, x->ow)) {
 				st = NFS4ERR_LOCKED;
 				break;
@@ -742,6 +744,17 @@ static void purge(struct nfs4_state *t, struct client *c)
 	}
 	*pp = c->hnext;
 	free(c);
+}
+
+void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *fid)
+{
+	struct file *f;
+
+	pthread_mutex_lock(&t->lock);
+	/* each drop may free the file with its last stateid */
+	while ((f = state_file_get(t, fid, false)) && (f->opens || f->locks))
+		state_stid_drop(t, f->locks ? f->locks : f->opens);
+	pthread_mutex_unlock(&t->lock);
 }
 
 enum nfsstat4 nfs4_state_known(struct nfs4_state *t, const struct stateid4 *sid)

@@ -256,6 +256,14 @@ enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clien
  */
 void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid));
 
+/*
+ * nfs4_state_forget_file - a file was just created with id @f: state
+ * still held under that id belongs to a removed file whose inode number
+ * was reused (a client that renamed an open file over another cannot
+ * CLOSE it: its handle is stale), so it is dropped.
+ */
+void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *f);
+
 /* Drop every owner and stateid of @clientid (gone, or replaced by a new
  * instance of the same client). */
 void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);

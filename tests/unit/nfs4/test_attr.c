@@ -727,7 +727,7 @@ static void test_decode_set_errors(void)
 	v_reset();
 	vstr("");
 	st = set(MASK(FATTR4_OWNER_GROUP), 0, &sa, as);
-	ok(st == NFS4ERR_BADOWNER, "set: empty group -> BADOWNER (%u)", st);
+	ok(st == NFS4ERR_INVAL, "set: empty group -> INVAL, as knfsd (%u)", st);
 	/* a malformed tail wins over a bad owner */
 	v_reset();
 	vstr("root@other.org");
@@ -874,7 +874,7 @@ static void test_owner(void)
 	ok(to_id(NFS4_ID_USER, "-1", &id) == NFS4ERR_BADOWNER, "to_id: -1 BADOWNER");
 	ok(to_id(NFS4_ID_USER, "+5", &id) == NFS4ERR_BADOWNER, "to_id: +5 BADOWNER");
 	ok(to_id(NFS4_ID_USER, " 5", &id) == NFS4ERR_BADOWNER, "to_id: ' 5' BADOWNER");
-	ok(to_id(NFS4_ID_USER, "", &id) == NFS4ERR_BADOWNER, "to_id: empty BADOWNER");
+	ok(to_id(NFS4_ID_USER, "", &id) == NFS4ERR_INVAL, "to_id: empty INVAL (knfsd)");
 	ok(to_id(NFS4_ID_USER, "root@example.org", &id) == NFS4_OK && id == 0,
 	   "to_id: root@example.org -> 0");
 	ok(to_id(NFS4_ID_GROUP, "root@EXAMPLE.org", &id) == NFS4_OK && id == 0,

@@ -266,6 +266,22 @@ static void courtesy(void)
 	dead_client = 0;
 }
 
+/* A write lock [0, 10) on file { 1, 400 } from open @o (minor version 1). */
+static bool lock_f4(const struct stateid4 *o, struct stateid4 *l,
+				    struct nfs4_lock_denied *d)
+{
+	static const struct nfs4_file_id f4 = { 1, 400 };
+	static struct nfs4_seq q;
+	struct nfs4_lock_args a = {
+		.type = WRITE_LT, .offset = 0, .length = 10, .new_owner = true, .sid = o,
+		.owner = (const uint8_t *)"l40", .owner_len = 3,
+	};
+	enum nfsstat4 st = nfs4_state_lock(t, &f4, &a, false, &q, l, d);
+
+	nfs4_state_seq_end(t, &q, st, NULL, 0);
+	return st == NFS4_OK;
+}
+
 int main(void)
 {
 	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
@@ -418,6 +434,25 @@ int main(void)
 	locks();
 	locks40();
 	courtesy();
+
+	/* ---- a new file with a reused inode number ---- */
+	{
+		const struct nfs4_file_id F4 = { 1, 400 };
+		struct stateid4 o4, l4, x4;
+		struct nfs4_lock_denied d4;
+
+		ok(open_(40, "o40x", 0, true, &F4, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE,
+			 &o4, &confirm, &rep) == NFS4_OK && lock_f4(&o4, &l4, &d4),
+		   "an open denying writes and a lock on a file");
+		nfs4_state_forget_file(t, &F4);
+		ok(io(&o4, &F4, false, true) == NFS4ERR_BAD_STATEID &&
+		   io(&l4, &F4, false, true) == NFS4ERR_BAD_STATEID,
+		   "a file made anew with its inode number: its open and lock stateids are gone");
+		ok(open_(41, "o41x", 0, true, &F4, OPEN4_SHARE_ACCESS_WRITE, 0, &x4, &confirm, &rep) ==
+		   NFS4_OK, "... and its deny");
+		nfs4_state_purge_client(t, 40);
+		nfs4_state_purge_client(t, 41);
+	}
 
 	/* ---- the per-client bound ---- */
 	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {
