@@ -150,6 +150,28 @@ long v4_close(int fd, struct v4_owner *o, const struct v4_opened *r)
 	return v4_seq_op(fd, o, &r->fh, &op, NULL);
 }
 
+long v4_read_str(int fd, const struct v4_fh *fh, const struct stateid4 *sid, uint64_t off,
+		 uint32_t count, char *buf, size_t cap)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	long st;
+
+	buf[0] = 0;
+	v4op_read(&op, sid, off, count);
+	v4_res_init(&s);
+	st = v4_on_fh(fd, 0, fh, &op, &s);
+	if (st == NFS4_OK) {
+		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
+		size_t n = k->data.len < cap - 1 ? k->data.len : cap - 1;
+
+		memcpy(buf, k->data.data, n);
+		buf[n] = 0;
+	}
+	v4_res_free(&s);
+	return st;
+}
+
 long v4_renew(int fd, clientid4 cid)
 {
 	struct nfs_argop4 op;

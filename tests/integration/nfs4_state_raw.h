@@ -96,6 +96,15 @@ long v4_open_conf(int fd, struct v4_owner *o, uint32_t uid, const struct v4_fh *
 long v4_close(int fd, struct v4_owner *o, const struct v4_opened *r);
 
 /*
+ * v4_read_str - READ of @count bytes at @off of @fh with @sid (NULL:
+ * the anonymous stateid) as uid 0, into @buf (@cap > 0 bytes, always
+ * NUL-terminated, the data cut to fit).
+ * Return values: as v4_on_fh().
+ */
+long v4_read_str(int fd, const struct v4_fh *fh, const struct stateid4 *sid, uint64_t off,
+		 uint32_t count, char *buf, size_t cap);
+
+/*
  * v4_renew - RENEW of @cid, as uid 0.
  * Return values: its status, -1 on no or odd reply.
  */

@@ -267,30 +267,6 @@ static long do_write(const struct v4_fh *fh, const struct stateid4 *sid, uint64_
 	return st;
 }
 
-/* READ of @count bytes at @off into @buf (NUL-terminated): the status. */
-static long do_read(const struct v4_fh *fh, const struct stateid4 *sid, uint64_t off,
-		    uint32_t count, char *buf, size_t cap)
-{
-	struct nfs_argop4 ops[2];
-	struct v4_res s;
-	long st;
-
-	buf[0] = 0;
-	v4op_putfh(&ops[0], fh);
-	v4op_read(&ops[1], sid, off, count);
-	v4_res_init(&s);
-	st = call(ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
-	if (st == NFS4_OK) {
-		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
-		size_t n = k->data.len < cap - 1 ? k->data.len : cap - 1;
-
-		memcpy(buf, k->data.data, n);
-		buf[n] = 0;
-	}
-	v4_res_free(&s);
-	return st;
-}
-
 /* ---- the checks ------------------------------------------------------ */
 
 static struct v4_owner oa, ob;
@@ -459,7 +435,7 @@ static void test_conflicts(void)
 	{
 		char buf[64];
 
-		n = do_read(&fa.fh, &la.sid, 0, 6, buf, sizeof(buf));
+		n = v4_read_str(fd, &fa.fh, &la.sid, 0, 6, buf, sizeof(buf));
 		ok(n == NFS4_OK && strcmp(buf, "LOCKED") == 0,
 		   "READ with the lock stateid: OK, what was written (%ld, '%s')", n, buf);
 	}
@@ -729,7 +705,7 @@ static void test_release_close(void)
 	ok(n == NFS4_OK, "A: LOCKU (%ld)", n);
 	n = release(cid_a, "lock-c-a");
 	ok(n == NFS4_OK, "RELEASE_LOCKOWNER after LOCKU: OK (%ld)", n);
-	n = do_read(&ca.fh, &la.sid, 0, 1, buf, sizeof(buf));
+	n = v4_read_str(fd, &ca.fh, &la.sid, 0, 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID, "READ with the released owner's lock stateid: "
 	   "BAD_STATEID (%ld)", n);
 	n = release(cid_a, "never-locked");
@@ -754,7 +730,7 @@ static void test_release_close(void)
 		n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
 	}
 	ok(n == NFS4_OK, "then B's LOCK READ [5,6): OK, CLOSE released A's lock (%ld)", n);
-	n = do_read(&ca.fh, &gone, 0, 1, buf, sizeof(buf));
+	n = v4_read_str(fd, &ca.fh, &gone, 0, 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID, "READ with the lock stateid of the closed open: "
 	   "BAD_STATEID (%ld)", n);
 
@@ -870,10 +846,10 @@ static void test_lease(void)
 	ok(n == NFS4_OK, "D: LOCK WRITE [0,100), C's range: OK (%ld)", n);
 	n = do_write(&d2.fh, &ld2.sid, 0, "D was here");
 	ok(n == NFS4_OK, "D writes with its lock stateid: OK (%ld)", n);
-	n = do_read(&c.fh, &c.sid, 0, 4, buf, sizeof(buf));
+	n = v4_read_str(fd, &c.fh, &c.sid, 0, 4, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID || n == NFS4ERR_EXPIRED,
 	   "C's open stateid now: BAD_STATEID (%ld)", n);
-	n = do_read(&c.fh, &lc.sid, 0, 4, buf, sizeof(buf));
+	n = v4_read_str(fd, &c.fh, &lc.sid, 0, 4, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID || n == NFS4ERR_EXPIRED,
 	   "C's lock stateid now: BAD_STATEID (%ld)", n);
 	n = v4_renew(fd, cid_c);

@@ -137,27 +137,6 @@ static long lock_new(struct v4_owner *o, const struct v4_opened *r, const char *
 	return st;
 }
 
-static long read_st(const struct v4_fh *fh, const struct stateid4 *sid, char *buf, size_t cap)
-{
-	struct nfs_argop4 op;
-	struct v4_res s;
-	long st;
-
-	buf[0] = 0;
-	v4op_read(&op, sid, 0, (uint32_t)(cap - 1));
-	v4_res_init(&s);
-	st = v4_on_fh(fd, 0, fh, &op, &s);
-	if (st == NFS4_OK) {
-		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
-		size_t n = k->data.len < cap - 1 ? k->data.len : cap - 1;
-
-		memcpy(buf, k->data.data, n);
-		buf[n] = 0;
-	}
-	v4_res_free(&s);
-	return st;
-}
-
 static long remove_name(const char *name)
 {
 	struct nfs_argop4 op;
@@ -240,7 +219,7 @@ static void test_restart(void)
 	n = v4_renew(fd, old_cid);
 	ok(n == NFS4ERR_STALE_CLIENTID, "A's clientid of the previous run: RENEW is "
 	   "STALE_CLIENTID (%ld)", n);
-	n = read_st(&fh_data, &old_sid, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, &old_sid, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_STALE_STATEID, "A's open stateid of the previous run: READ is "
 	   "STALE_STATEID (%ld)", n);
 	n = v4_client_verf(fd, 0, ID_A, v2, true, &cid);
@@ -253,7 +232,7 @@ static void test_restart(void)
 	/* in grace: only reclaims */
 	n = open_null(&on, "data", &x);
 	ok(n == NFS4ERR_GRACE, "in grace: OPEN CLAIM_NULL is GRACE (%ld)", n);
-	n = read_st(&fh_data, NULL, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_GRACE, "in grace: READ with the anonymous stateid is GRACE (%ld)", n);
 	n = remove_name("victim");
 	ok(n == NFS4ERR_GRACE && exists("rw/victim"),
@@ -265,7 +244,7 @@ static void test_restart(void)
 	ok(n == NFS4_OK && !(r.rflags & OPEN4_RESULT_CONFIRM),
 	   "its rflags ask no OPEN_CONFIRM: a reclaim confirms the owner (knfsd) (0x%x)",
 	   r.rflags);
-	n = read_st(&fh_data, &r.sid, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, &r.sid, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4_OK && strcmp(buf, TEXT) == 0,
 	   "READ with the reclaimed open's stateid: OK, the data (%ld)", n);
 	n = lock_new(&oa, &r, "restart-lock-a", true, 0, 10, &lsid);
@@ -294,7 +273,8 @@ static void test_restart(void)
 
 	/* grace ends one lease after the start; A renews meanwhile */
 	end = t0 + 14;
-	while ((n = read_st(&fh_data, NULL, buf, sizeof(buf))) == NFS4ERR_GRACE && mono() < end) {
+	while ((n = v4_read_str(fd, &fh_data, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf))) ==
+	       NFS4ERR_GRACE && mono() < end) {
 		v4_renew(fd, cid);
 		v4_renew(fd, cid_c);
 		nap(0.5);
@@ -343,7 +323,7 @@ static void test_fresh(void)
 	oe.cid = cid;
 	n = open_null(&oe, "data2", &x);
 	ok(n == NFS4_OK, "at once: OPEN CLAIM_NULL is OK, no grace period (%ld)", n);
-	n = read_st(&x.fh, NULL, buf, sizeof(buf));
+	n = v4_read_str(fd, &x.fh, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4_OK, "at once: READ with the anonymous stateid is OK (%ld)", n);
 	fh = x.fh;
 	n = open_prev(&oe, &fh, &x);
