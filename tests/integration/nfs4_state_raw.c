@@ -45,9 +45,8 @@ static void count(struct v4_owner *o, long st)
 		o->seqid++;
 }
 
-/* COMPOUND @ops as @uid: its status, or -1 (reported) with no reply. */
-static long call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
-		    struct v4_res *s)
+long v4_call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
+		struct v4_res *s)
 {
 	if (!v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s)) {
 		v4_diag(s);
@@ -63,7 +62,7 @@ long v4_on_fh(int fd, uint32_t uid, const struct v4_fh *fh, const struct nfs_arg
 
 	v4op_putfh(&ops[0], fh);
 	ops[1] = *op;
-	if (call_as(fd, uid, ops, 2, s) < 0)
+	if (v4_call_as(fd, uid, ops, 2, s) < 0)
 		return -1;
 	return s->nops == 2 ? v4_op_status(s, 1) : (long)s->status;
 }
@@ -81,7 +80,7 @@ long v4_open_in(int fd, struct v4_owner *o, uint32_t uid, const struct v4_fh *di
 	ops[1] = *op;
 	v4op_simple(&ops[2], OP_GETFH);
 	v4_res_init(&s);
-	if (call_as(fd, uid, ops, 3, &s) >= 0 && s.nops >= 2 && s.ops[1].resop == OP_OPEN) {
+	if (v4_call_as(fd, uid, ops, 3, &s) >= 0 && s.nops >= 2 && s.ops[1].resop == OP_OPEN) {
 		r->st = v4_op_status(&s, 1);
 		if (r->st == NFS4_OK) {
 			const struct OPEN4resok *k = &s.ops[1].u.opopen.u.resok4;
@@ -108,7 +107,7 @@ long v4_seq_op(int fd, struct v4_owner *o, const struct v4_fh *fh, const struct 
 	v4op_putfh(&ops[0], fh);
 	ops[1] = *op;
 	v4_res_init(&s);
-	if (call_as(fd, 0, ops, 2, &s) >= 0 && s.nops == 2) {
+	if (v4_call_as(fd, 0, ops, 2, &s) >= 0 && s.nops == 2) {
 		st = v4_op_status(&s, 1);
 		if (st == NFS4_OK && out) {
 			if (op->argop == OP_OPEN_CONFIRM)
@@ -180,7 +179,7 @@ long v4_renew(int fd, clientid4 cid)
 
 	v4op_renew(&op, cid);
 	v4_res_init(&s);
-	st = call_as(fd, 0, &op, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
+	st = v4_call_as(fd, 0, &op, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
 	v4_res_free(&s);
 	return st;
 }

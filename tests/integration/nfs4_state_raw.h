@@ -51,6 +51,14 @@ static inline bool v4_same_other(const struct stateid4 *a, const struct stateid4
 }
 
 /*
+ * v4_call_as - COMPOUND @ops (minor version 0) as AUTH_SYS @uid/@uid.
+ * Return values: the COMPOUND's status; -1 when no decodable reply came
+ * (reported with v4_diag()).
+ */
+long v4_call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
+		struct v4_res *s);
+
+/*
  * v4_on_fh - PUTFH @fh, @op as AUTH_SYS @uid on @fd; the reply in @s
  * (initialised by the caller, freed by it).
  * Return values: @op's status; the COMPOUND's when it stopped before

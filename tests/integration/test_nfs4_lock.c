@@ -68,6 +68,17 @@ static long open_name(struct v4_owner *o, const char *name, uint32_t access, uin
 	return v4_open_conf(fd, o, 0, &fh_rw, &op, r);
 }
 
+/* @o1 and then @o2 OPEN @name (read and write, deny none): the first
+ * failure's status. */
+static long open_both(struct v4_owner *o1, struct v4_opened *r1, struct v4_owner *o2,
+		      struct v4_opened *r2, const char *name)
+{
+	long n = open_name(o1, name, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, r1);
+
+	return n == NFS4_OK ? open_name(o2, name, OPEN4_SHARE_ACCESS_BOTH,
+					OPEN4_SHARE_DENY_NONE, r2) : n;
+}
+
 /* ---- LOCK, LOCKT, LOCKU ---------------------------------------------- */
 
 /* What a LOCK or LOCKT answered. */
@@ -454,9 +465,7 @@ static void test_ranges(void)
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "g", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ga);
-	n = n == NFS4_OK ? open_name(&o2, "g", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &gb) : n;
+	n = open_both(&o1, &ga, &o2, &gb, "g");
 	ok(n == NFS4_OK, "both clients open 'g' (%ld)", n);
 	n = lock_new(&o1, &ga, &la, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,100): OK (%ld)", n);
@@ -553,9 +562,7 @@ static void test_replay(void)
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "r", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ra);
-	n = n == NFS4_OK ? open_name(&o2, "r", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &rb) : n;
+	n = open_both(&o1, &ra, &o2, &rb, "r");
 	ok(n == NFS4_OK, "both clients open 'r' (%ld)", n);
 
 	/* a new lock-owner's LOCK sent twice */
@@ -689,9 +696,7 @@ static void test_release_close(void)
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "c", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ca);
-	n = n == NFS4_OK ? open_name(&o2, "c", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &cb) : n;
+	n = open_both(&o1, &ca, &o2, &cb, "c");
 	ok(n == NFS4_OK, "both clients open 'c' (%ld)", n);
 
 	n = lock_new(&o1, &ca, &la, WRITE_LT, 0, 10, &r);

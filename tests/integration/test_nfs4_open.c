@@ -55,15 +55,6 @@ static off_t disk_size(const char *rel)
 	return stat(path_of(rel), &st) == 0 ? st.st_size : -1;
 }
 
-static long call_as(uint32_t uid, const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s)
-{
-	if (!v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->status;
-}
-
 static bool same_fh(const struct v4_fh *a, const struct v4_fh *b)
 {
 	return a->len && a->len == b->len && memcmp(a->d, b->d, a->len) == 0;
@@ -267,7 +258,7 @@ static void test_basic(void)
  * second came back byte for byte as the first. */
 static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1, struct v4_res *s2)
 {
-	if (call_as(0, ops, n, s1) < 0 || call_as(0, ops, n, s2) < 0)
+	if (v4_call_as(fd, 0, ops, n, s1) < 0 || v4_call_as(fd, 0, ops, n, s2) < 0)
 		return false;
 	return s1->r.body_len == s2->r.body_len &&
 	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
@@ -653,7 +644,7 @@ static void test_errors(void)
 
 	v4op_open(&ops[0], 1, OPEN4_SHARE_ACCESS_READ, 0, cid1, "err-nofh", "data");
 	v4_res_init(&s);
-	n = call_as(0, ops, 1, &s);
+	n = v4_call_as(fd, 0, ops, 1, &s);
 	ok(n == NFS4ERR_NOFILEHANDLE && s.nops == 1,
 	   "OPEN without a current filehandle: NOFILEHANDLE (%ld)", n);
 	v4_res_free(&s);
