@@ -121,43 +121,81 @@ static void probe_done(void *arg, enum rpc_call_status st, const uint8_t *res, s
 	free(k);
 }
 
-void nfs4_cb_probe(struct nfs4_cb *cb, clientid4 clientid)
-{
-	uint8_t msg[CB_CALL_MAX];
-	struct rpc_callout_req r = { 0 };
+/* A call to a 4.0 client's callback service being made: where it goes
+ * and its message, the RPC header first. */
+struct out_call {
 	struct nfs4_cb_target tg;
 	struct sockaddr_storage ss;
-	struct rpc_out_cred cred;
-	struct cb_call *k;
-	struct xdr_enc e;
 	socklen_t sl;
+	uint32_t xid;
+	struct xdr_enc e;
+	uint8_t msg[CB_CALL_MAX];
+};
 
-	if (!cb || target(cb, clientid, &tg, &ss, &sl) < 0)
-		return;
-	k = calloc(1, sizeof(*k));
+/* Look up @clientid's callback target and encode the call header of
+ * @proc into @c. Return values: true; false with no client, an unusable
+ * address (see target()) or a header that does not fit. */
+static bool out_begin(struct nfs4_cb *cb, clientid4 clientid, uint32_t proc,
+		      struct out_call *c)
+{
+	struct rpc_out_cred cred;
+
+	if (!cb || target(cb, clientid, &c->tg, &c->ss, &c->sl) < 0)
+		return false;
+	cred_for(cb, &c->tg.who, &cred);
+	c->xid = atomic_fetch_add(&cb->xid, 1);
+	xdr_enc_init(&c->e, c->msg, sizeof(c->msg));
+	return rpc_encode_call(&c->e, c->xid, c->tg.cb.program, 1, proc, &cred);
+}
+
+/* The record of a call to @c's client, for its done function. */
+static struct cb_call *out_record(struct nfs4_cb *cb, clientid4 clientid,
+				  const struct out_call *c)
+{
+	struct cb_call *k = calloc(1, sizeof(*k));
+
 	if (!k)
-		return;
+		return NULL;
 	k->cb = cb;
 	k->clientid = clientid;
-	k->gen = tg.gen;
-	cred_for(cb, &tg.who, &cred);
-	r.xid = atomic_fetch_add(&cb->xid, 1);
-	xdr_enc_init(&e, msg, sizeof(msg));
-	if (!rpc_encode_call(&e, r.xid, tg.cb.program, 1, CB_NULL, &cred)) {
-		free(k);
-		return;
-	}
-	r.addr = (struct sockaddr *)&ss;
-	r.addrlen = sl;
-	r.msg = msg;
-	r.len = xdr_enc_len(&e);
+	k->gen = c->tg.gen;
+	return k;
+}
+
+/* Hand @c to the callout thread; @done gets @k. Return values: 0; -1
+ * with @k freed (done never runs). */
+static int out_send(struct nfs4_cb *cb, struct out_call *c, struct cb_call *k,
+		    size_t max_reply, rpc_call_done_fn *done)
+{
+	struct rpc_callout_req r = { 0 };
+
+	r.xid = c->xid;
+	r.addr = (struct sockaddr *)&c->ss;
+	r.addrlen = c->sl;
+	r.msg = c->msg;
+	r.len = xdr_enc_len(&c->e);
 	r.connect_ms = NFS4_CB_CONNECT_MS;
 	r.reply_ms = cb->reply_ms;
-	r.max_reply = NFS4_CB_NULL_REPLY_MAX;
-	r.done = probe_done;
+	r.max_reply = max_reply;
+	r.done = done;
 	r.arg = k;
-	if (rpc_callout_call(cb->co, &r) < 0)
+	if (rpc_callout_call(cb->co, &r) < 0) {
 		free(k);
+		return -1;
+	}
+	return 0;
+}
+
+void nfs4_cb_probe(struct nfs4_cb *cb, clientid4 clientid)
+{
+	struct out_call c;
+	struct cb_call *k;
+
+	if (!out_begin(cb, clientid, CB_NULL, &c))
+		return;
+	k = out_record(cb, clientid, &c);
+	if (k)
+		out_send(cb, &c, k, NFS4_CB_NULL_REPLY_MAX, probe_done);
 }
 
 /* A CB_COMPOUND's reply, on whichever thread saw it. */
@@ -178,51 +216,25 @@ static void compound_done(void *arg, enum rpc_call_status st, const uint8_t *res
 int nfs4_cb_recall(struct nfs4_cb *cb, clientid4 clientid, const struct stateid4 *stateid,
 		   bool truncate, const nfs_fh4 *fh, nfs4_cb_done_fn *done, void *arg)
 {
-	uint8_t msg[CB_CALL_MAX];
-	struct rpc_callout_req r = { 0 };
 	struct nfs_cb_argop4 op = { .argop = OP_CB_RECALL };
-	struct nfs4_cb_target tg;
-	struct sockaddr_storage ss;
-	struct rpc_out_cred cred;
+	struct out_call c;
 	struct cb_call *k;
-	struct xdr_enc e;
-	socklen_t sl;
 
-	if (!cb || target(cb, clientid, &tg, &ss, &sl) < 0)
+	if (!out_begin(cb, clientid, CB_COMPOUND, &c))
 		return -1;
 	op.u.opcbrecall.stateid = *stateid;
 	op.u.opcbrecall.truncate = truncate;
 	op.u.opcbrecall.fh = *fh;
-	cred_for(cb, &tg.who, &cred);
-	r.xid = atomic_fetch_add(&cb->xid, 1);
-	xdr_enc_init(&e, msg, sizeof(msg));
-	if (!rpc_encode_call(&e, r.xid, tg.cb.program, 1, CB_COMPOUND, &cred) ||
-	    !nfs4_cb_enc_compound(&e, 0, tg.cb.ident, &op, 1))
+	if (!nfs4_cb_enc_compound(&c.e, 0, c.tg.cb.ident, &op, 1))
 		return -1;
-	k = calloc(1, sizeof(*k));
+	k = out_record(cb, clientid, &c);
 	if (!k)
 		return -1;
-	k->cb = cb;
-	k->clientid = clientid;
-	k->gen = tg.gen;
 	k->nops = 1;
 	k->ops[0] = OP_CB_RECALL;
 	k->done = done;
 	k->arg = arg;
-	r.addr = (struct sockaddr *)&ss;
-	r.addrlen = sl;
-	r.msg = msg;
-	r.len = xdr_enc_len(&e);
-	r.connect_ms = NFS4_CB_CONNECT_MS;
-	r.reply_ms = cb->reply_ms;
-	r.max_reply = NFS4_CB_REPLY_MAX;
-	r.done = compound_done;
-	r.arg = k;
-	if (rpc_callout_call(cb->co, &r) < 0) {
-		free(k);
-		return -1;
-	}
-	return 0;
+	return out_send(cb, &c, k, NFS4_CB_REPLY_MAX, compound_done);
 }
 
 struct conn_args {

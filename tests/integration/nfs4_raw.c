@@ -653,29 +653,8 @@ void v4op_setclientid_confirm(struct nfs_argop4 *a, clientid4 cid, const uint8_t
 long v4_client(int fd, uint32_t uid, const char *id, bool confirm, clientid4 *cid)
 {
 	static const uint8_t verf[8] = { 'n', 'f', 's', 'x', 't', 'e', 's', 't' };
-	struct nfs_argop4 op;
-	struct v4_res s;
-	uint8_t cfm[8];
-	long st = -1;
 
-	v4_res_init(&s);
-	v4op_setclientid(&op, id, verf);
-	if (!v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) || s.nops != 1)
-		goto out;
-	st = s.status;
-	if (st != NFS4_OK)
-		goto out;
-	*cid = s.ops[0].u.opsetclientid.u.resok4.clientid;
-	memcpy(cfm, s.ops[0].u.opsetclientid.u.resok4.setclientid_confirm.val, sizeof(cfm));
-	if (!confirm)
-		goto out;
-	v4op_setclientid_confirm(&op, *cid, cfm);
-	st = v4_compound(fd, uid, uid, "c", 1, 0, &op, 1, &s) ? (long)s.status : -1;
-out:
-	if (st < 0)
-		v4_diag(&s);
-	v4_res_free(&s);
-	return st;
+	return v4_client_verf(fd, uid, id, verf, confirm, cid);
 }
 
 void v4op_open(struct nfs_argop4 *a, uint32_t seqid, uint32_t access, uint32_t deny,
@@ -941,19 +920,25 @@ static void lock_owner_of(lock_owner4 *o, clientid4 cid, const char *owner)
 	o->owner.len = (uint32_t)strlen(owner);
 }
 
+/* A LOCK's arguments but its locker. */
+static struct LOCK4args *lock_args(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim,
+				   uint64_t off, uint64_t len)
+{
+	v4op_simple(a, OP_LOCK);
+	a->u.oplock.locktype = type;
+	a->u.oplock.reclaim = reclaim;
+	a->u.oplock.offset = off;
+	a->u.oplock.length = len;
+	return &a->u.oplock;
+}
+
 void v4op_lock_new(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim,
 		   uint64_t off, uint64_t len, uint32_t open_seqid,
 		   const struct stateid4 *open_sid, uint32_t lock_seqid, clientid4 cid,
 		   const char *owner)
 {
-	struct LOCK4args *l;
+	struct LOCK4args *l = lock_args(a, type, reclaim, off, len);
 
-	v4op_simple(a, OP_LOCK);
-	l = &a->u.oplock;
-	l->locktype = type;
-	l->reclaim = reclaim;
-	l->offset = off;
-	l->length = len;
 	l->locker.new_lock_owner = true;
 	l->locker.u.open_owner.open_seqid = open_seqid;
 	l->locker.u.open_owner.open_stateid = *open_sid;
@@ -964,14 +949,8 @@ void v4op_lock_new(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim,
 void v4op_lock(struct nfs_argop4 *a, enum nfs_lock_type4 type, bool reclaim, uint64_t off,
 	       uint64_t len, const struct stateid4 *sid, uint32_t lock_seqid)
 {
-	struct LOCK4args *l;
+	struct LOCK4args *l = lock_args(a, type, reclaim, off, len);
 
-	v4op_simple(a, OP_LOCK);
-	l = &a->u.oplock;
-	l->locktype = type;
-	l->reclaim = reclaim;
-	l->offset = off;
-	l->length = len;
 	l->locker.new_lock_owner = false;
 	l->locker.u.lock_owner.lock_stateid = *sid;
 	l->locker.u.lock_owner.lock_seqid = lock_seqid;

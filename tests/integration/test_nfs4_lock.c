@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfs4_raw.h"
+#include "nfs4_state_raw.h"
 #include "tap.h"
 
 #define U64MAX NFS4_UINT64_MAX
@@ -34,12 +34,7 @@ static clientid4 cid_a, cid_b;
 
 static char *path_of(const char *rel)
 {
-	static char b[8][1024];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(b[i], sizeof(b[i]), "%s/%s", base, rel);
-	return b[i];
+	return v4_path(base, rel);
 }
 
 static long call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s)
@@ -51,18 +46,7 @@ static long call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s)
 	return s->status;
 }
 
-static bool same_other(const struct stateid4 *a, const struct stateid4 *b)
-{
-	return memcmp(a->other, b->other, sizeof(a->other)) == 0;
-}
-
 /* ---- owners and their seqids ----------------------------------------- */
-
-struct owner {
-	clientid4 cid;
-	const char *name;
-	uint32_t seqid;         /* the next one to send */
-};
 
 /* A lock-owner and its lock stateid on one file. */
 struct lowner {
@@ -73,90 +57,26 @@ struct lowner {
 	struct stateid4 sid;
 };
 
-/* RFC 7530 9.1.7: after these the seqid is not counted. */
-static bool seqid_exempt(long st)
-{
-	switch (st) {
-	case NFS4ERR_STALE_CLIENTID:
-	case NFS4ERR_STALE_STATEID:
-	case NFS4ERR_BAD_STATEID:
-	case NFS4ERR_BAD_SEQID:
-	case NFS4ERR_BADXDR:
-	case NFS4ERR_RESOURCE:
-	case NFS4ERR_NOFILEHANDLE:
-	case NFS4ERR_MOVED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool counted(long st)
-{
-	return st >= 0 && !seqid_exempt(st);
-}
-
-struct opened {
-	long st;
-	struct stateid4 sid;
-	uint32_t rflags;
-	struct v4_fh fh;
-};
-
 /* PUTFH rw, OPEN (no create) of @name by @o, GETFH; OPEN_CONFIRM when
  * asked: the first failure's status. */
-static long open_name(struct owner *o, const char *name, uint32_t access, uint32_t deny,
-		      struct opened *r)
+static long open_name(struct v4_owner *o, const char *name, uint32_t access, uint32_t deny,
+		      struct v4_opened *r)
 {
-	struct nfs_argop4 ops[3];
-	struct v4_res s;
-	long st = -1;
+	struct nfs_argop4 op;
 
-	memset(r, 0, sizeof(*r));
-	v4op_putfh(&ops[0], &fh_rw);
-	v4op_open(&ops[1], o->seqid, access, deny, o->cid, o->name, name);
-	v4op_simple(&ops[2], OP_GETFH);
-	v4_res_init(&s);
-	if (call(ops, 3, &s) >= 0 && s.nops >= 2 && s.ops[1].resop == OP_OPEN) {
-		st = v4_op_status(&s, 1);
-		if (st == NFS4_OK) {
-			r->sid = s.ops[1].u.opopen.u.resok4.stateid;
-			r->rflags = s.ops[1].u.opopen.u.resok4.rflags;
-			v4_fh_of_res(&s, 2, &r->fh);
-		}
-	}
-	v4_res_free(&s);
-	if (counted(st))
-		o->seqid++;
-	if (st == NFS4_OK && (r->rflags & OPEN4_RESULT_CONFIRM)) {
-		v4op_putfh(&ops[0], &r->fh);
-		v4op_open_confirm(&ops[1], &r->sid, o->seqid);
-		v4_res_init(&s);
-		st = call(ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
-		if (st == NFS4_OK)
-			r->sid = s.ops[1].u.opopen_confirm.u.resok4.open_stateid;
-		v4_res_free(&s);
-		if (counted(st))
-			o->seqid++;
-	}
-	r->st = st;
-	return st;
+	v4op_open(&op, o->seqid, access, deny, o->cid, o->name, name);
+	return v4_open_conf(fd, o, 0, &fh_rw, &op, r);
 }
 
-static long close_open(struct owner *o, const struct opened *r)
+/* @o1 and then @o2 OPEN @name (read and write, deny none): the first
+ * failure's status. */
+static long open_both(struct v4_owner *o1, struct v4_opened *r1, struct v4_owner *o2,
+		      struct v4_opened *r2, const char *name)
 {
-	struct nfs_argop4 ops[2];
-	struct v4_res s;
-	long st;
+	long n = open_name(o1, name, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, r1);
 
-	v4op_putfh(&ops[0], &r->fh);
-	v4op_close(&ops[1], o->seqid, &r->sid);
-	v4_res_init(&s);
-	st = call(ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
-	v4_res_free(&s);
-	if (counted(st))
-		o->seqid++;
-	return st;
+	return n == NFS4_OK ? open_name(o2, name, OPEN4_SHARE_ACCESS_BOTH,
+					OPEN4_SHARE_DENY_NONE, r2) : n;
 }
 
 /* ---- LOCK, LOCKT, LOCKU ---------------------------------------------- */
@@ -201,9 +121,27 @@ static long lock_call(const struct v4_fh *fh, const struct nfs_argop4 *op, struc
 	return r->st;
 }
 
+/* LOCK or LOCKU @a by the lock-owner @lo on @fh: its seqid counted, its
+ * lock stateid the new one when OK. */
+static long lowner_call(struct lowner *lo, const struct v4_fh *fh, const struct nfs_argop4 *a,
+			struct lk *r)
+{
+	struct v4_res s;
+	long st;
+
+	v4_res_init(&s);
+	st = lock_call(fh, a, r, &s);
+	v4_res_free(&s);
+	if (v4_seqid_counted(st))
+		lo->seqid++;
+	if (st == NFS4_OK)
+		lo->sid = r->sid;
+	return st;
+}
+
 /* LOCK by the new lock-owner @lo from @o's open @op: the seqids counted
  * (the open-owner's, and the lock-owner's from the lock_seqid given). */
-static long lock_new(struct owner *o, const struct opened *op, struct lowner *lo,
+static long lock_new(struct v4_owner *o, const struct v4_opened *op, struct lowner *lo,
 		     enum nfs_lock_type4 type, uint64_t off, uint64_t len, struct lk *r)
 {
 	struct nfs_argop4 a;
@@ -215,7 +153,7 @@ static long lock_new(struct owner *o, const struct opened *op, struct lowner *lo
 	v4_res_init(&s);
 	st = lock_call(&op->fh, &a, r, &s);
 	v4_res_free(&s);
-	if (counted(st)) {
+	if (v4_seqid_counted(st)) {
 		o->seqid++;
 		lo->seqid++;
 	}
@@ -231,36 +169,18 @@ static long lock_ex(struct lowner *lo, const struct v4_fh *fh, enum nfs_lock_typ
 		    uint64_t off, uint64_t len, struct lk *r)
 {
 	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
 
 	v4op_lock(&a, type, false, off, len, &lo->sid, lo->seqid);
-	v4_res_init(&s);
-	st = lock_call(fh, &a, r, &s);
-	v4_res_free(&s);
-	if (counted(st))
-		lo->seqid++;
-	if (st == NFS4_OK)
-		lo->sid = r->sid;
-	return st;
+	return lowner_call(lo, fh, &a, r);
 }
 
 static long unlock(struct lowner *lo, const struct v4_fh *fh, enum nfs_lock_type4 type,
 		   uint64_t off, uint64_t len, struct lk *r)
 {
 	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
 
 	v4op_locku(&a, type, lo->seqid, &lo->sid, off, len);
-	v4_res_init(&s);
-	st = lock_call(fh, &a, r, &s);
-	v4_res_free(&s);
-	if (counted(st))
-		lo->seqid++;
-	if (st == NFS4_OK)
-		lo->sid = r->sid;
-	return st;
+	return lowner_call(lo, fh, &a, r);
 }
 
 static long lockt(const struct v4_fh *fh, clientid4 cid, const char *owner,
@@ -284,19 +204,6 @@ static long release(clientid4 cid, const char *owner)
 	long st;
 
 	v4op_release_lockowner(&a, cid, owner);
-	v4_res_init(&s);
-	st = call(&a, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
-	v4_res_free(&s);
-	return st;
-}
-
-static long renew(clientid4 cid)
-{
-	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
-
-	v4op_renew(&a, cid);
 	v4_res_init(&s);
 	st = call(&a, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
 	v4_res_free(&s);
@@ -371,34 +278,10 @@ static long do_write(const struct v4_fh *fh, const struct stateid4 *sid, uint64_
 	return st;
 }
 
-/* READ of @count bytes at @off into @buf (NUL-terminated): the status. */
-static long do_read(const struct v4_fh *fh, const struct stateid4 *sid, uint64_t off,
-		    uint32_t count, char *buf, size_t cap)
-{
-	struct nfs_argop4 ops[2];
-	struct v4_res s;
-	long st;
-
-	buf[0] = 0;
-	v4op_putfh(&ops[0], fh);
-	v4op_read(&ops[1], sid, off, count);
-	v4_res_init(&s);
-	st = call(ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
-	if (st == NFS4_OK) {
-		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
-		size_t n = k->data.len < cap - 1 ? k->data.len : cap - 1;
-
-		memcpy(buf, k->data.data, n);
-		buf[n] = 0;
-	}
-	v4_res_free(&s);
-	return st;
-}
-
 /* ---- the checks ------------------------------------------------------ */
 
-static struct owner oa, ob;
-static struct opened fa, fb;            /* "f", opened BOTH by each client */
+static struct v4_owner oa, ob;
+static struct v4_opened fa, fb;            /* "f", opened BOTH by each client */
 
 static void test_conflicts(void)
 {
@@ -411,8 +294,8 @@ static void test_conflicts(void)
 	ok(v4_client(fd, 0, "nfsx-lock-client-a", true, &cid_a) == NFS4_OK &&
 	   v4_client(fd, 0, "nfsx-lock-client-b", true, &cid_b) == NFS4_OK && cid_a != cid_b,
 	   "two clients confirmed (two SETCLIENTIDs)");
-	oa = (struct owner){ cid_a, "open-a", 1 };
-	ob = (struct owner){ cid_b, "open-b", 1 };
+	oa = (struct v4_owner){ cid_a, "open-a", 1 };
+	ob = (struct v4_owner){ cid_b, "open-b", 1 };
 	la.cid = cid_a;
 	lb1.cid = lb2.cid = cid_b;
 	n = open_name(&oa, "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &fa);
@@ -421,7 +304,7 @@ static void test_conflicts(void)
 	ok(n == NFS4_OK, "client B opens 'f' for BOTH (%ld)", n);
 
 	n = lock_new(&oa, &fa, &la, WRITE_LT, 0, 100, &r);
-	ok(n == NFS4_OK && r.sid.seqid == 1 && !same_other(&r.sid, &fa.sid),
+	ok(n == NFS4_OK && r.sid.seqid == 1 && !v4_same_other(&r.sid, &fa.sid),
 	   "LOCK WRITE [0,100) by a new lock-owner (open_to_lock_owner4): OK, a new lock "
 	   "stateid with seqid 1 (%ld, %u)", n, r.sid.seqid);
 
@@ -459,11 +342,11 @@ static void test_conflicts(void)
 	ok(n == NFS4_OK, "a second lock-owner of B takes READ [300,310): OK (%ld)", n);
 
 	n = unlock(&la, &fa.fh, WRITE_LT, 0, 100, &r);
-	ok(n == NFS4_OK && r.sid.seqid == 2 && same_other(&r.sid, &la.sid),
+	ok(n == NFS4_OK && r.sid.seqid == 2 && v4_same_other(&r.sid, &la.sid),
 	   "LOCKU [0,100) by A: OK, the same lock stateid with seqid 2 (%ld, %u)", n,
 	   r.sid.seqid);
 	n = lock_ex(&lb2, &fb.fh, WRITE_LT, 0, 100, &r);
-	ok(n == NFS4_OK && same_other(&r.sid, &lb2.sid) && r.sid.seqid == 2,
+	ok(n == NFS4_OK && v4_same_other(&r.sid, &lb2.sid) && r.sid.seqid == 2,
 	   "then B's LOCK WRITE [0,100) (existing lock-owner): OK, its stateid's seqid 2 "
 	   "(%ld, %u)", n, r.sid.seqid);
 	n = lockt(&fa.fh, cid_a, "lock-a", READ_LT, 0, U64MAX, &t);
@@ -539,10 +422,10 @@ static void test_conflicts(void)
 
 	/* a write lock needs an open for writing (knfsd's nfs4_check_openmode) */
 	{
-		struct owner orr = { cid_a, "open-a-ro", 1 };
+		struct v4_owner orr = { cid_a, "open-a-ro", 1 };
 		struct lowner lw = { .cid = cid_a, .name = "lock-a-ro-w", .seqid = 1 },
 			      lr = { .cid = cid_a, .name = "lock-a-ro-r", .seqid = 1 };
-		struct opened ro;
+		struct v4_opened ro;
 
 		n = open_name(&orr, "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ro);
 		ok(n == NFS4_OK, "A opens 'f' for READ only with another owner (%ld)", n);
@@ -553,7 +436,7 @@ static void test_conflicts(void)
 		ok(n == NFS4_OK, "LOCK READ_LT from it: OK, the open-owner's seqid counted the "
 		   "OPENMODE (%ld)", n);
 		unlock(&lr, &ro.fh, READ_LT, 0, 1, &r);
-		close_open(&orr, &ro);
+		v4_close(fd, &orr, &ro);
 	}
 
 	/* the lock stateid for I/O */
@@ -563,7 +446,7 @@ static void test_conflicts(void)
 	{
 		char buf[64];
 
-		n = do_read(&fa.fh, &la.sid, 0, 6, buf, sizeof(buf));
+		n = v4_read_str(fd, &fa.fh, &la.sid, 0, 6, buf, sizeof(buf));
 		ok(n == NFS4_OK && strcmp(buf, "LOCKED") == 0,
 		   "READ with the lock stateid: OK, what was written (%ld, '%s')", n, buf);
 	}
@@ -573,18 +456,16 @@ static void test_conflicts(void)
 /* The range arithmetic: a split, to the end, bad lengths. */
 static void test_ranges(void)
 {
-	struct owner o1 = { 0, "open-g-a", 1 }, o2 = { 0, "open-g-b", 1 };
+	struct v4_owner o1 = { 0, "open-g-a", 1 }, o2 = { 0, "open-g-b", 1 };
 	struct lowner la = { .name = "lock-g-a", .seqid = 1 }, lb = { .name = "lock-g-b", .seqid = 1 };
-	struct opened ga, gb;
+	struct v4_opened ga, gb;
 	struct lk r, t;
 	uint32_t seq;
 	long n;
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "g", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ga);
-	n = n == NFS4_OK ? open_name(&o2, "g", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &gb) : n;
+	n = open_both(&o1, &ga, &o2, &gb, "g");
 	ok(n == NFS4_OK, "both clients open 'g' (%ld)", n);
 	n = lock_new(&o1, &ga, &la, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,100): OK (%ld)", n);
@@ -652,8 +533,8 @@ static void test_ranges(void)
 	ok(n == NFS4ERR_INVAL, "LOCKT past 2^64: INVAL (%ld)", n);
 	n = unlock(&la, &ga.fh, WRITE_LT, 0, U64MAX, &r);
 	ok(n == NFS4_OK, "LOCKU [0,end) with the seqid after the OK: OK (%ld)", n);
-	close_open(&o1, &ga);
-	close_open(&o2, &gb);
+	v4_close(fd, &o1, &ga);
+	v4_close(fd, &o2, &gb);
 }
 
 /* The same COMPOUND twice: true when the second reply is the first's,
@@ -669,21 +550,19 @@ static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
 
 static void test_replay(void)
 {
-	struct owner o1 = { 0, "open-r-a", 1 }, o2 = { 0, "open-r-b", 1 };
+	struct v4_owner o1 = { 0, "open-r-a", 1 }, o2 = { 0, "open-r-b", 1 };
 	struct lowner la = { .name = "lock-r-a", .seqid = 7 },
 		      lb = { .name = "lock-r-b", .seqid = 1u << 31 };
 	struct nfs_argop4 ops[2];
 	struct v4_res s1, s2;
-	struct opened ra, rb;
+	struct v4_opened ra, rb;
 	struct lk r;
 	bool same;
 	long n;
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "r", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ra);
-	n = n == NFS4_OK ? open_name(&o2, "r", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &rb) : n;
+	n = open_both(&o1, &ra, &o2, &rb, "r");
 	ok(n == NFS4_OK, "both clients open 'r' (%ld)", n);
 
 	/* a new lock-owner's LOCK sent twice */
@@ -759,7 +638,7 @@ static void test_replay(void)
 	ok(n == NFS4_OK, "the right seqid after them: OK, BAD_SEQID was not counted (%ld)", n);
 	{
 		struct lowner lx = { .name = "lock-r-x", .seqid = 1 };
-		struct owner bad = o1;
+		struct v4_owner bad = o1;
 
 		lx.cid = cid_a;
 		bad.seqid = o1.seqid + 3;
@@ -780,7 +659,7 @@ static void test_replay(void)
 		v4_res_free(&s1);
 		ok(n == NFS4ERR_OLD_STATEID, "LOCK with an old seqid of the lock stateid: "
 		   "OLD_STATEID (%ld)", n);
-		if (counted(n))
+		if (v4_seqid_counted(n))
 			la.seqid++;
 		memset(old.other, 0x5a, sizeof(old.other));
 		v4op_lock(&ops[1], WRITE_LT, false, 60, 1, &old, la.seqid);
@@ -798,16 +677,16 @@ static void test_replay(void)
 	   n);
 	unlock(&la, &ra.fh, WRITE_LT, 0, U64MAX, &r);
 	unlock(&lb, &rb.fh, READ_LT, 0, U64MAX, &r);
-	close_open(&o1, &ra);
-	close_open(&o2, &rb);
+	v4_close(fd, &o1, &ra);
+	v4_close(fd, &o2, &rb);
 }
 
 /* RELEASE_LOCKOWNER; CLOSE with locks; a reclaim outside grace. */
 static void test_release_close(void)
 {
-	struct owner o1 = { 0, "open-c-a", 1 }, o2 = { 0, "open-c-b", 1 };
+	struct v4_owner o1 = { 0, "open-c-a", 1 }, o2 = { 0, "open-c-b", 1 };
 	struct lowner la = { .name = "lock-c-a", .seqid = 1 }, lb = { .name = "lock-c-b", .seqid = 1 };
-	struct opened ca, cb;
+	struct v4_opened ca, cb;
 	struct nfs_argop4 a;
 	struct v4_res s;
 	struct stateid4 gone;
@@ -817,9 +696,7 @@ static void test_release_close(void)
 
 	o1.cid = la.cid = cid_a;
 	o2.cid = lb.cid = cid_b;
-	n = open_name(&o1, "c", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &ca);
-	n = n == NFS4_OK ? open_name(&o2, "c", OPEN4_SHARE_ACCESS_BOTH,
-				     OPEN4_SHARE_DENY_NONE, &cb) : n;
+	n = open_both(&o1, &ca, &o2, &cb, "c");
 	ok(n == NFS4_OK, "both clients open 'c' (%ld)", n);
 
 	n = lock_new(&o1, &ca, &la, WRITE_LT, 0, 10, &r);
@@ -833,7 +710,7 @@ static void test_release_close(void)
 	ok(n == NFS4_OK, "A: LOCKU (%ld)", n);
 	n = release(cid_a, "lock-c-a");
 	ok(n == NFS4_OK, "RELEASE_LOCKOWNER after LOCKU: OK (%ld)", n);
-	n = do_read(&ca.fh, &la.sid, 0, 1, buf, sizeof(buf));
+	n = v4_read_str(fd, &ca.fh, &la.sid, 0, 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID, "READ with the released owner's lock stateid: "
 	   "BAD_STATEID (%ld)", n);
 	n = release(cid_a, "never-locked");
@@ -849,7 +726,7 @@ static void test_release_close(void)
 	n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
 	ok(denied_by(&r, 0, U64MAX, WRITE_LT, cid_a, "lock-c-a2"), "B: LOCK READ [5,6): DENIED");
 	gone = la.sid;
-	n = close_open(&o1, &ca);
+	n = v4_close(fd, &o1, &ca);
 	ok(n == NFS4_OK, "A: CLOSE of the open with the lock held: OK, as knfsd (%ld)", n);
 	/* the denied owner sent as new again (see test_conflicts) */
 	n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
@@ -858,15 +735,15 @@ static void test_release_close(void)
 		n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
 	}
 	ok(n == NFS4_OK, "then B's LOCK READ [5,6): OK, CLOSE released A's lock (%ld)", n);
-	n = do_read(&ca.fh, &gone, 0, 1, buf, sizeof(buf));
+	n = v4_read_str(fd, &ca.fh, &gone, 0, 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID, "READ with the lock stateid of the closed open: "
 	   "BAD_STATEID (%ld)", n);
 
 	/* a reclaim with no grace period */
 	{
-		struct owner o3 = { 0, "open-c-c", 1 };
+		struct v4_owner o3 = { 0, "open-c-c", 1 };
 		struct lowner lc = { .name = "lock-c-c", .seqid = 1 };
-		struct opened cc;
+		struct v4_opened cc;
 
 		o3.cid = lc.cid = cid_a;
 		n = open_name(&o3, "c", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &cc);
@@ -886,10 +763,10 @@ static void test_release_close(void)
 		   "NO_GRACE was counted (RFC 7530 9.1.7, knfsd) (%ld)", n);
 		ok(n == NFS4_OK, "a plain LOCK by the owner then: OK (%ld)", n);
 		unlock(&lc, &cc.fh, WRITE_LT, 100, 10, &r);
-		close_open(&o3, &cc);
+		v4_close(fd, &o3, &cc);
 	}
 	unlock(&lb, &cb.fh, READ_LT, 5, 1, &r);
-	close_open(&o2, &cb);
+	v4_close(fd, &o2, &cb);
 }
 
 /* ---- leases ---------------------------------------------------------- */
@@ -923,11 +800,11 @@ static void sleep_until(double t)
  */
 static void test_lease(void)
 {
-	struct owner oc = { 0, "open-l-c", 1 }, od = { 0, "open-l-d", 1 };
+	struct v4_owner oc = { 0, "open-l-c", 1 }, od = { 0, "open-l-d", 1 };
 	struct lowner lc = { .name = "lock-l-c", .seqid = 1 }, ld = { .name = "lock-l-d", .seqid = 1 },
 		      ld2 = { .name = "lock-l-d2", .seqid = 1 };
 	clientid4 cid_c, cid_d;
-	struct opened c, d, d2;
+	struct v4_opened c, d, d2;
 	struct lk r;
 	double silent, t;
 	char buf[16];
@@ -958,7 +835,7 @@ static void test_lease(void)
 	/* D renews every 3 s; C says nothing for 12 s (the lease is 10 s) */
 	for (t = silent + 3; t < silent + 12.5; t += 3) {
 		sleep_until(t);
-		n = renew(cid_d);
+		n = v4_renew(fd, cid_d);
 		if (n != NFS4_OK) {
 			renewed = false;
 			printf("#   D's RENEW at +%.1f s: %ld\n", mono() - silent, n);
@@ -974,19 +851,19 @@ static void test_lease(void)
 	ok(n == NFS4_OK, "D: LOCK WRITE [0,100), C's range: OK (%ld)", n);
 	n = do_write(&d2.fh, &ld2.sid, 0, "D was here");
 	ok(n == NFS4_OK, "D writes with its lock stateid: OK (%ld)", n);
-	n = do_read(&c.fh, &c.sid, 0, 4, buf, sizeof(buf));
+	n = v4_read_str(fd, &c.fh, &c.sid, 0, 4, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID || n == NFS4ERR_EXPIRED,
 	   "C's open stateid now: BAD_STATEID (%ld)", n);
-	n = do_read(&c.fh, &lc.sid, 0, 4, buf, sizeof(buf));
+	n = v4_read_str(fd, &c.fh, &lc.sid, 0, 4, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID || n == NFS4ERR_EXPIRED,
 	   "C's lock stateid now: BAD_STATEID (%ld)", n);
-	n = renew(cid_c);
+	n = v4_renew(fd, cid_c);
 	ok(n == NFS4ERR_STALE_CLIENTID || n == NFS4ERR_EXPIRED,
 	   "C's RENEW: STALE_CLIENTID, its client record went with its state (%ld)", n);
 	ok(!recorded("nfsx-lock-client-c") && recorded("nfsx-lock-client-d"),
 	   "STATE_DIR/nfs4-clients no longer lists C (a \"-\" line), still lists D: C may not "
 	   "reclaim after a restart");
-	n = renew(cid_d);
+	n = v4_renew(fd, cid_d);
 	ok(n == NFS4_OK, "D's RENEW: still OK (%ld)", n);
 }
 

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfs4_raw.h"
+#include "nfs4_state_raw.h"
 #include "tap.h"
 
 static const char *base;
@@ -32,12 +32,7 @@ static clientid4 cid1, cid2;
 
 static char *path_of(const char *rel)
 {
-	static char b[8][1024];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(b[i], sizeof(b[i]), "%s/%s", base, rel);
-	return b[i];
+	return v4_path(base, rel);
 }
 
 /* The content of the server's file @rel (at most @cap bytes): its length, or -1. */
@@ -60,197 +55,30 @@ static off_t disk_size(const char *rel)
 	return stat(path_of(rel), &st) == 0 ? st.st_size : -1;
 }
 
-static long call_as(uint32_t uid, const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s)
-{
-	if (!v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->status;
-}
-
 static bool same_fh(const struct v4_fh *a, const struct v4_fh *b)
 {
 	return a->len && a->len == b->len && memcmp(a->d, b->d, a->len) == 0;
 }
 
-static bool same_other(const struct stateid4 *a, const struct stateid4 *b)
-{
-	return memcmp(a->other, b->other, sizeof(a->other)) == 0;
-}
-
-static bool fh_of_res(const struct v4_res *s, uint32_t i, struct v4_fh *fh)
-{
-	const nfs_fh4 *o;
-
-	if (i >= s->nops || s->ops[i].resop != OP_GETFH ||
-	    s->ops[i].u.opgetfh.status != NFS4_OK)
-		return false;
-	o = &s->ops[i].u.opgetfh.u.resok4.object;
-	fh->len = o->len;
-	memcpy(fh->d, o->data, o->len);
-	return true;
-}
-
 /* ---- open-owners ----------------------------------------------------- */
 
-struct owner {
-	clientid4 cid;
-	const char *name;
-	uint32_t seqid;         /* the next one to send */
-};
-
-/* RFC 7530 9.1.7: after these the seqid is not counted. */
-static bool seqid_exempt(long st)
-{
-	switch (st) {
-	case NFS4ERR_STALE_CLIENTID:
-	case NFS4ERR_STALE_STATEID:
-	case NFS4ERR_BAD_STATEID:
-	case NFS4ERR_BAD_SEQID:
-	case NFS4ERR_BADXDR:
-	case NFS4ERR_RESOURCE:
-	case NFS4ERR_NOFILEHANDLE:
-	case NFS4ERR_MOVED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static void owner_count(struct owner *o, long st)
-{
-	if (st >= 0 && !seqid_exempt(st))
-		o->seqid++;
-}
-
-/* An OPEN's answer. */
-struct opened {
-	long st;
-	struct stateid4 sid;
-	uint32_t rflags;
-	uint32_t attrset[3];
-	struct v4_fh fh;        /* GETFH after it */
-};
-
-static void open_args(struct nfs_argop4 *a, const struct owner *o, uint32_t access,
+static void open_args(struct nfs_argop4 *a, const struct v4_owner *o, uint32_t access,
 		      uint32_t deny, const char *name)
 {
 	v4op_open(a, o->seqid, access, deny, o->cid, o->name, name);
 }
 
-/* PUTFH @dir, @op (an OPEN of owner @o), GETFH as @uid: OPEN's status
- * (-1 on no or odd reply) and answer in @r; the seqid counted. */
-static long open_in(struct owner *o, uint32_t uid, const struct v4_fh *dir,
-		    const struct nfs_argop4 *op, struct opened *r)
-{
-	struct nfs_argop4 ops[3];
-	struct v4_res s;
-	uint32_t i;
-
-	memset(r, 0, sizeof(*r));
-	r->st = -1;
-	v4op_putfh(&ops[0], dir);
-	ops[1] = *op;
-	v4op_simple(&ops[2], OP_GETFH);
-	v4_res_init(&s);
-	if (call_as(uid, ops, 3, &s) >= 0 && s.nops >= 2 && s.ops[1].resop == OP_OPEN) {
-		r->st = v4_op_status(&s, 1);
-		if (r->st == NFS4_OK) {
-			const struct OPEN4resok *k = &s.ops[1].u.opopen.u.resok4;
-
-			r->sid = k->stateid;
-			r->rflags = k->rflags;
-			for (i = 0; i < k->attrset.len && i < 3; i++)
-				r->attrset[i] = k->attrset.val[i];
-			fh_of_res(&s, 2, &r->fh);
-		}
-	}
-	v4_res_free(&s);
-	owner_count(o, r->st);
-	return r->st;
-}
-
-/* PUTFH @fh, @op (a seqid-bearing one of @o): its status; its stateid
- * result (OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE) into @out when OK. */
-static long seq_op(struct owner *o, const struct v4_fh *fh, const struct nfs_argop4 *op,
-		   struct stateid4 *out)
-{
-	struct nfs_argop4 ops[2];
-	struct v4_res s;
-	long st = -1;
-
-	v4op_putfh(&ops[0], fh);
-	ops[1] = *op;
-	v4_res_init(&s);
-	if (call_as(0, ops, 2, &s) >= 0 && s.nops == 2) {
-		st = v4_op_status(&s, 1);
-		if (st == NFS4_OK && out) {
-			if (op->argop == OP_OPEN_CONFIRM)
-				*out = s.ops[1].u.opopen_confirm.u.resok4.open_stateid;
-			else if (op->argop == OP_OPEN_DOWNGRADE)
-				*out = s.ops[1].u.opopen_downgrade.u.resok4.open_stateid;
-			else if (op->argop == OP_CLOSE)
-				*out = s.ops[1].u.opclose.u.open_stateid;
-		}
-	}
-	v4_res_free(&s);
-	owner_count(o, st);
-	return st;
-}
-
-static long confirm(struct owner *o, struct opened *r)
-{
-	struct nfs_argop4 op;
-
-	v4op_open_confirm(&op, &r->sid, o->seqid);
-	return seq_op(o, &r->fh, &op, &r->sid);
-}
-
-/* OPEN as open_in(), then OPEN_CONFIRM when asked for: the status of
- * the first of them that failed. */
-static long open_conf(struct owner *o, uint32_t uid, const struct v4_fh *dir,
-		      const struct nfs_argop4 *op, struct opened *r)
-{
-	long st = open_in(o, uid, dir, op, r);
-
-	if (st == NFS4_OK && (r->rflags & OPEN4_RESULT_CONFIRM))
-		st = confirm(o, r);
-	return st;
-}
-
 /* A plain OPEN (no create) of @name in the rw export, confirmed. */
-static long open_name(struct owner *o, uint32_t uid, const char *name, uint32_t access,
-		      uint32_t deny, struct opened *r)
+static long open_name(struct v4_owner *o, uint32_t uid, const char *name, uint32_t access,
+		      uint32_t deny, struct v4_opened *r)
 {
 	struct nfs_argop4 op;
 
 	open_args(&op, o, access, deny, name);
-	return open_conf(o, uid, &fh_rw, &op, r);
-}
-
-static long close_sid(struct owner *o, const struct opened *r)
-{
-	struct nfs_argop4 op;
-
-	v4op_close(&op, o->seqid, &r->sid);
-	return seq_op(o, &r->fh, &op, NULL);
+	return v4_open_conf(fd, o, uid, &fh_rw, &op, r);
 }
 
 /* ---- I/O ------------------------------------------------------------- */
-
-/* PUTFH @fh, @op as @uid: @op's status, its reply in @s (freed by the caller). */
-static long on_fh(uint32_t uid, const struct v4_fh *fh, const struct nfs_argop4 *op,
-		  struct v4_res *s)
-{
-	struct nfs_argop4 ops[2];
-
-	v4op_putfh(&ops[0], fh);
-	ops[1] = *op;
-	if (call_as(uid, ops, 2, s) < 0 || s->nops < 1)
-		return -1;
-	return s->nops == 2 ? v4_op_status(s, 1) : (long)s->status;
-}
 
 struct rd {
 	long st;
@@ -269,7 +97,7 @@ static struct rd do_read(uint32_t uid, const struct v4_fh *fh, const struct stat
 	memset(&r, 0, sizeof(r));
 	v4op_read(&op, sid, off, count);
 	v4_res_init(&s);
-	r.st = on_fh(uid, fh, &op, &s);
+	r.st = v4_on_fh(fd, uid, fh, &op, &s);
 	if (r.st == NFS4_OK) {
 		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
 
@@ -292,7 +120,7 @@ static long do_write(uint32_t uid, const struct v4_fh *fh, const struct stateid4
 
 	v4op_write(&op, sid, off, stable, data, (uint32_t)strlen(data));
 	v4_res_init(&s);
-	st = on_fh(uid, fh, &op, &s);
+	st = v4_on_fh(fd, uid, fh, &op, &s);
 	if (st == NFS4_OK && out)
 		*out = s.ops[1].u.opwrite.u.resok4;
 	v4_res_free(&s);
@@ -311,7 +139,7 @@ static long set_size(const struct v4_fh *fh, const struct stateid4 *sid, uint64_
 	v4f_u64(&f, FATTR4_SIZE, size);
 	v4op_setattr(&op, sid->seqid, sid->other, &f);
 	v4_res_init(&s);
-	st = on_fh(0, fh, &op, &s);
+	st = v4_on_fh(fd, 0, fh, &op, &s);
 	v4_res_free(&s);
 	return st;
 }
@@ -323,7 +151,7 @@ static bool bit(const uint32_t w[3], unsigned int n)
 
 /* ---- the checks ------------------------------------------------------ */
 
-static struct owner own_a;
+static struct v4_owner own_a;
 static struct v4_fh fh_data;
 
 #define TEXT1 "The quick brown fox "
@@ -333,7 +161,7 @@ static void test_basic(void)
 {
 	struct nfs_argop4 op;
 	struct v4_fattr f;
-	struct opened o;
+	struct v4_opened o;
 	struct stateid4 first;
 	struct WRITE4resok w1, w2;
 	struct v4_res s;
@@ -344,13 +172,13 @@ static void test_basic(void)
 
 	ok(v4_client(fd, 0, "nfsx-open-client-1", true, &cid1) == NFS4_OK,
 	   "SETCLIENTID + SETCLIENTID_CONFIRM: client 1 confirmed");
-	own_a = (struct owner){ cid1, "owner-a", 100 };
+	own_a = (struct v4_owner){ cid1, "owner-a", 100 };
 
 	v4f_init(&f);
 	v4f_u32(&f, FATTR4_MODE, 0640);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "data");
 	v4op_open_create(&op, UNCHECKED4, &f, NULL);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4_OK && o.fh.len > 0,
 	   "OPEN UNCHECKED4 of a new file, then GETFH: OK and its handle (%ld)", n);
 	fh_data = o.fh;
@@ -368,8 +196,8 @@ static void test_basic(void)
 	r = do_read(0, &fh_data, &o.sid, 0, 10);
 	ok(r.st == NFS4ERR_BAD_STATEID,
 	   "READ with the stateid before OPEN_CONFIRM: BAD_STATEID (%ld)", r.st);
-	n = confirm(&own_a, &o);
-	ok(n == NFS4_OK && o.sid.seqid == 2 && same_other(&o.sid, &first),
+	n = v4_confirm(fd, &own_a, &o);
+	ok(n == NFS4_OK && o.sid.seqid == 2 && v4_same_other(&o.sid, &first),
 	   "OPEN_CONFIRM with the next seqid: OK, the same stateid with seqid 2 (%ld, %u)",
 	   n, o.sid.seqid);
 	r = do_read(0, &fh_data, &first, 0, 10);
@@ -411,15 +239,15 @@ static void test_basic(void)
 
 	v4op_commit(&op, 0, 0);
 	v4_res_init(&s);
-	n = on_fh(0, &fh_data, &op, &s);
+	n = v4_on_fh(fd, 0, &fh_data, &op, &s);
 	ok(n == NFS4_OK && memcmp(s.ops[1].u.opcommit.u.resok4.writeverf.val,
 				  w1.writeverf.val, 8) == 0,
 	   "COMMIT: OK, the WRITEs' verifier (%ld)", n);
 	v4_res_free(&s);
 
 	v4op_close(&op, own_a.seqid, &o.sid);
-	n = seq_op(&own_a, &fh_data, &op, &first);
-	ok(n == NFS4_OK && first.seqid == 3 && same_other(&first, &o.sid),
+	n = v4_seq_op(fd, &own_a, &fh_data, &op, &first);
+	ok(n == NFS4_OK && first.seqid == 3 && v4_same_other(&first, &o.sid),
 	   "CLOSE: OK, the stateid with its seqid up (%ld, %u)", n, first.seqid);
 	n = disk("rw/data", buf, sizeof(buf));
 	ok(n == len && memcmp(buf, TEXT1 TEXT2, len) == 0,
@@ -430,7 +258,7 @@ static void test_basic(void)
  * second came back byte for byte as the first. */
 static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1, struct v4_res *s2)
 {
-	if (call_as(0, ops, n, s1) < 0 || call_as(0, ops, n, s2) < 0)
+	if (v4_call_as(fd, 0, ops, n, s1) < 0 || v4_call_as(fd, 0, ops, n, s2) < 0)
 		return false;
 	return s1->r.body_len == s2->r.body_len &&
 	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
@@ -442,18 +270,18 @@ static void test_replay(void)
 	struct v4_res s1, s2;
 	struct v4_fh fh;
 	struct stateid4 bad;
-	struct opened o, c;
+	struct v4_opened o, c;
 	struct rd r;
 	bool same;
 	long n;
 
 	/* an OPEN_CONFIRM sent again, by a new owner */
 	{
-		struct owner p = { cid1, "owner-confirm", 5000 };
-		struct opened q;
+		struct v4_owner p = { cid1, "owner-confirm", 5000 };
+		struct v4_opened q;
 
 		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
-		n = open_in(&p, 0, &fh_rw, &ops[0], &q);
+		n = v4_open_in(fd, &p, 0, &fh_rw, &ops[0], &q);
 		v4op_putfh(&ops[0], &q.fh);
 		v4op_open_confirm(&ops[1], &q.sid, p.seqid);
 		v4_res_init(&s1);
@@ -468,35 +296,35 @@ static void test_replay(void)
 		v4_res_free(&s1);
 		v4_res_free(&s2);
 		v4op_open_confirm(&ops[1], &q.sid, p.seqid);
-		n = seq_op(&p, &q.fh, &ops[1], NULL);
+		n = v4_seq_op(fd, &p, &q.fh, &ops[1], NULL);
 		ok(n == NFS4ERR_BAD_STATEID,
 		   "OPEN_CONFIRM of a confirmed owner's stateid: BAD_STATEID (%ld)", n);
 		v4op_close(&ops[1], p.seqid - 2, &q.sid);
-		n = seq_op(&p, &q.fh, &ops[1], NULL);
+		n = v4_seq_op(fd, &p, &q.fh, &ops[1], NULL);
 		ok(n == NFS4ERR_BAD_SEQID, "CLOSE with an older seqid: BAD_SEQID (%ld)", n);
-		n = close_sid(&p, &q);
+		n = v4_close(fd, &p, &q);
 		ok(n == NFS4_OK, "CLOSE with the right one: OK (%ld)", n);
 	}
 
 	/* an owner that never confirmed is replaced by its next OPEN */
 	{
-		struct owner p = { cid1, "owner-never-confirmed", 77 };
-		struct opened q1, q2;
+		struct v4_owner p = { cid1, "owner-never-confirmed", 77 };
+		struct v4_opened q1, q2;
 
 		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
-		n = open_in(&p, 0, &fh_rw, &ops[0], &q1);
+		n = v4_open_in(fd, &p, 0, &fh_rw, &ops[0], &q1);
 		open_args(&ops[0], &p, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
-		n = n == NFS4_OK ? open_in(&p, 0, &fh_rw, &ops[0], &q2) : n;
-		ok(n == NFS4_OK && (q2.rflags & OPEN4_RESULT_CONFIRM) && !same_other(&q1.sid, &q2.sid),
+		n = n == NFS4_OK ? v4_open_in(fd, &p, 0, &fh_rw, &ops[0], &q2) : n;
+		ok(n == NFS4_OK && (q2.rflags & OPEN4_RESULT_CONFIRM) && !v4_same_other(&q1.sid, &q2.sid),
 		   "the next OPEN of an owner never confirmed: OK, a new stateid, CONFIRM asked "
 		   "again (%ld)", n);
 		v4op_open_confirm(&ops[1], &q1.sid, p.seqid);
-		n = seq_op(&p, &q1.fh, &ops[1], NULL);
+		n = v4_seq_op(fd, &p, &q1.fh, &ops[1], NULL);
 		ok(n == NFS4ERR_BAD_STATEID,
 		   "OPEN_CONFIRM of the replaced open's stateid: BAD_STATEID (%ld)", n);
-		n = confirm(&p, &q2);
+		n = v4_confirm(fd, &p, &q2);
 		ok(n == NFS4_OK, "OPEN_CONFIRM of the new one: OK (%ld)", n);
-		close_sid(&p, &q2);
+		v4_close(fd, &p, &q2);
 	}
 
 	/* a CLOSE sent again */
@@ -527,7 +355,7 @@ static void test_replay(void)
 	ok(same && s1.status == NFS4_OK && s1.nops == 3,
 	   "OPEN sent twice with the same seqid: OK, the same reply byte for byte (%u, %u)",
 	   s1.status, s2.status);
-	ok(fh_of_res(&s2, 2, &fh) && same_fh(&fh, &fh_data),
+	ok(v4_fh_of_res(&s2, 2, &fh) && same_fh(&fh, &fh_data),
 	   "GETFH after the replayed OPEN: the file opened");
 	own_a.seqid++;
 	o.sid = s1.nops >= 2 && v4_op_status(&s1, 1) == NFS4_OK ?
@@ -538,7 +366,7 @@ static void test_replay(void)
 
 	open_args(&ops[1], &own_a, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
 	ops[1].u.opopen.seqid = own_a.seqid + 1;
-	n = open_in(&own_a, 0, &fh_rw, &ops[1], &c);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &ops[1], &c);
 	ok(n == NFS4ERR_BAD_SEQID, "OPEN skipping a seqid: BAD_SEQID (%ld)", n);
 
 	/* stateids through a read-only open */
@@ -581,19 +409,19 @@ static void test_replay(void)
 		ok(disk("rw/data", b, 9) == 9 && memcmp(b, "The QUICK", 9) == 0,
 		   "and the server's file has the bytes");
 	}
-	n = close_sid(&own_a, &o);
+	n = v4_close(fd, &own_a, &o);
 	ok(n == NFS4_OK, "CLOSE of the read-only open: OK (%ld)", n);
 }
 
 static void test_share(void)
 {
-	struct owner b;
-	struct opened oa, ob, ob2;
+	struct v4_owner b;
+	struct v4_opened oa, ob, ob2;
 	long n;
 
 	ok(v4_client(fd, 0, "nfsx-open-client-2", true, &cid2) == NFS4_OK && cid2 != cid1,
 	   "SETCLIENTID + CONFIRM of a second client id: another clientid");
-	b = (struct owner){ cid2, "owner-b", 7 };
+	b = (struct v4_owner){ cid2, "owner-b", 7 };
 
 	n = open_name(&own_a, 0, "shared", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, &oa);
 	ok(n == NFS4_OK, "client 1 opens 'shared' for both, denying WRITE: OK (%ld)", n);
@@ -602,8 +430,8 @@ static void test_share(void)
 	n = open_name(&b, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ob);
 	ok(n == NFS4_OK, "client 2's OPEN of it for READ: OK (%ld)", n);
 	{
-		struct owner a2 = { cid1, "owner-a2", 1 };
-		struct opened x;
+		struct v4_owner a2 = { cid1, "owner-a2", 1 };
+		struct v4_opened x;
 
 		n = open_name(&a2, 0, "shared", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &x);
 		ok(n == NFS4ERR_SHARE_DENIED,
@@ -614,10 +442,10 @@ static void test_share(void)
 	   "a WRITE with the anonymous stateid while WRITE is denied: LOCKED (%ld)", n);
 	n = do_read(0, &oa.fh, NULL, 0, 4).st;
 	ok(n == NFS4_OK, "a READ with the anonymous stateid (READ not denied): OK (%ld)", n);
-	n = close_sid(&own_a, &oa);
+	n = v4_close(fd, &own_a, &oa);
 	ok(n == NFS4_OK, "client 1's CLOSE: OK (%ld)", n);
 	n = open_name(&b, 0, "shared", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &ob2);
-	ok(n == NFS4_OK && same_other(&ob.sid, &ob2.sid) && ob2.sid.seqid == ob.sid.seqid + 1,
+	ok(n == NFS4_OK && v4_same_other(&ob.sid, &ob2.sid) && ob2.sid.seqid == ob.sid.seqid + 1,
 	   "then client 2's OPEN for WRITE: OK, its open upgraded (%ld, seqid %u)", n,
 	   ob2.sid.seqid);
 	n = do_write(0, &ob2.fh, &ob2.sid, 0, UNSTABLE4, "b-wr", NULL);
@@ -633,7 +461,7 @@ static void test_share(void)
 	n = open_name(&own_a, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, &oa);
 	ok(n == NFS4ERR_SHARE_DENIED,
 	   "client 1's OPEN denying WRITE while client 2 writes: SHARE_DENIED (%ld)", n);
-	n = close_sid(&b, &ob2);
+	n = v4_close(fd, &b, &ob2);
 	ok(n == NFS4_OK, "client 2's CLOSE: OK (%ld)", n);
 
 	/* deny BOTH: the anonymous stateid is refused both ways, the READ
@@ -653,7 +481,7 @@ static void test_share(void)
 	}
 	n = open_name(&b, 0, "shared", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ob);
 	ok(n == NFS4ERR_SHARE_DENIED, "client 2's OPEN for READ: SHARE_DENIED (%ld)", n);
-	n = close_sid(&own_a, &oa);
+	n = v4_close(fd, &own_a, &oa);
 	ok(n == NFS4_OK, "client 1's CLOSE: OK (%ld)", n);
 	n = do_read(0, &oa.fh, NULL, 0, 4).st;
 	ok(n == NFS4_OK, "then a READ with the anonymous stateid: OK (%ld)", n);
@@ -661,7 +489,7 @@ static void test_share(void)
 
 static void test_downgrade(void)
 {
-	struct opened r1, r2, r3;
+	struct v4_opened r1, r2, r3;
 	struct stateid4 d;
 	struct nfs_argop4 op;
 	long n;
@@ -669,7 +497,7 @@ static void test_downgrade(void)
 	n = open_name(&own_a, 0, "dg", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &r1);
 	ok(n == NFS4_OK, "OPEN 'dg' for READ: OK (%ld)", n);
 	n = open_name(&own_a, 0, "dg", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &r2);
-	ok(n == NFS4_OK && same_other(&r1.sid, &r2.sid) && r2.sid.seqid == r1.sid.seqid + 1,
+	ok(n == NFS4_OK && v4_same_other(&r1.sid, &r2.sid) && r2.sid.seqid == r1.sid.seqid + 1,
 	   "OPEN of it for WRITE by the same owner: the same stateid, seqid up (%ld)", n);
 	n = do_read(0, &r1.fh, &r1.sid, 0, 1).st;
 	ok(n == NFS4ERR_OLD_STATEID, "READ with the stateid's older seqid: OLD_STATEID (%ld)", n);
@@ -678,28 +506,28 @@ static void test_downgrade(void)
 
 	v4op_open_downgrade(&op, &r2.sid, own_a.seqid, OPEN4_SHARE_ACCESS_READ,
 			    OPEN4_SHARE_DENY_WRITE);
-	n = seq_op(&own_a, &r2.fh, &op, NULL);
+	n = v4_seq_op(fd, &own_a, &r2.fh, &op, NULL);
 	ok(n == NFS4ERR_INVAL, "OPEN_DOWNGRADE to a deny never asked: INVAL (%ld)", n);
 	v4op_open_downgrade(&op, &r2.sid, own_a.seqid, OPEN4_SHARE_ACCESS_READ,
 			    OPEN4_SHARE_DENY_NONE);
 	memset(&d, 0, sizeof(d));
-	n = seq_op(&own_a, &r2.fh, &op, &d);
-	ok(n == NFS4_OK && same_other(&d, &r2.sid) && d.seqid == r2.sid.seqid + 1,
+	n = v4_seq_op(fd, &own_a, &r2.fh, &op, &d);
+	ok(n == NFS4_OK && v4_same_other(&d, &r2.sid) && d.seqid == r2.sid.seqid + 1,
 	   "OPEN_DOWNGRADE from BOTH to READ: OK, seqid up (%ld, %u)", n, d.seqid);
 	n = do_write(0, &r2.fh, &d, 0, UNSTABLE4, "x", NULL);
 	ok(n == NFS4ERR_OPENMODE, "WRITE after the downgrade: OPENMODE (%ld)", n);
 	n = do_read(0, &r2.fh, &d, 0, 4).st;
 	ok(n == NFS4_OK, "READ after the downgrade: OK (%ld)", n);
 	r2.sid = d;
-	n = close_sid(&own_a, &r2);
+	n = v4_close(fd, &own_a, &r2);
 	ok(n == NFS4_OK, "CLOSE: OK (%ld)", n);
 
 	n = open_name(&own_a, 0, "dg", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &r3);
 	v4op_open_downgrade(&op, &r3.sid, own_a.seqid, OPEN4_SHARE_ACCESS_WRITE,
 			    OPEN4_SHARE_DENY_NONE);
-	n = n == NFS4_OK ? seq_op(&own_a, &r3.fh, &op, NULL) : n;
+	n = n == NFS4_OK ? v4_seq_op(fd, &own_a, &r3.fh, &op, NULL) : n;
 	ok(n == NFS4ERR_INVAL, "OPEN_DOWNGRADE of a READ open to WRITE: INVAL (%ld)", n);
-	close_sid(&own_a, &r3);
+	v4_close(fd, &own_a, &r3);
 }
 
 static void test_create(void)
@@ -707,7 +535,7 @@ static void test_create(void)
 	static const uint8_t v1[8] = "verf-one", v2[8] = "verf-two";
 	struct nfs_argop4 op;
 	struct v4_fattr f;
-	struct opened o, o2;
+	struct v4_opened o, o2;
 	struct stat st;
 	char buf[64];
 	long n;
@@ -715,13 +543,13 @@ static void test_create(void)
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "exist");
 	v4f_init(&f);
 	v4op_open_create(&op, GUARDED4, &f, NULL);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4ERR_EXIST && disk("rw/exist", buf, sizeof(buf)) == 6,
 	   "OPEN GUARDED4 of an existing file: EXIST, the file untouched (%ld)", n);
 
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "excl");
 	v4op_open_create(&op, EXCLUSIVE4, NULL, v1);
-	n = open_conf(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_conf(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4_OK && stat(path_of("rw/excl"), &st) == 0 && S_ISREG(st.st_mode),
 	   "OPEN EXCLUSIVE4 of a new file: OK, made (%ld)", n);
 	n = bit(o.attrset, FATTR4_TIME_ACCESS) && bit(o.attrset, FATTR4_TIME_MODIFY);
@@ -729,14 +557,14 @@ static void test_create(void)
 	   "(RFC 7530 16.16.5, knfsd) (0x%x 0x%x)", o.attrset[0], o.attrset[1]);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "excl");
 	v4op_open_create(&op, EXCLUSIVE4, NULL, v1);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o2);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o2);
 	ok(n == NFS4_OK && same_fh(&o.fh, &o2.fh),
 	   "OPEN EXCLUSIVE4 again with the same verifier: OK, the same file (%ld)", n);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "excl");
 	v4op_open_create(&op, EXCLUSIVE4, NULL, v2);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o2);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o2);
 	ok(n == NFS4ERR_EXIST, "OPEN EXCLUSIVE4 with another verifier: EXIST (%ld)", n);
-	close_sid(&own_a, &o);
+	v4_close(fd, &own_a, &o);
 
 	/* UNCHECKED4 on an existing file: only a size of 0, and only for writing */
 	v4f_init(&f);
@@ -744,13 +572,13 @@ static void test_create(void)
 	v4f_u32(&f, FATTR4_MODE, 0600);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "trunc");
 	v4op_open_create(&op, UNCHECKED4, &f, NULL);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4ERR_INVAL && disk_size("rw/trunc") == 10,
 	   "OPEN UNCHECKED4 size 0 of a file with data, for READ only: INVAL, not truncated (%ld)",
 	   n);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, "trunc");
 	v4op_open_create(&op, UNCHECKED4, &f, NULL);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4_OK && disk_size("rw/trunc") == 0,
 	   "OPEN UNCHECKED4 size 0 of a file with data, for WRITE: OK, truncated (%ld)", n);
 	if (stat(path_of("rw/trunc"), &st) != 0)
@@ -760,13 +588,13 @@ static void test_create(void)
 	   (unsigned int)(st.st_mode & 07777));
 	ok(bit(o.attrset, FATTR4_SIZE) && !bit(o.attrset, FATTR4_MODE),
 	   "attrset: the size, not the mode (0x%x 0x%x)", o.attrset[0], o.attrset[1]);
-	close_sid(&own_a, &o);
+	v4_close(fd, &own_a, &o);
 
 	v4f_init(&f);
 	v4f_u32(&f, FATTR4_MODE, 0600);
 	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "exist");
 	v4op_open_create(&op, UNCHECKED4, &f, NULL);
-	n = open_in(&own_a, 0, &fh_rw, &op, &o);
+	n = v4_open_in(fd, &own_a, 0, &fh_rw, &op, &o);
 	ok(n == NFS4_OK && disk("rw/exist", buf, sizeof(buf)) == 6 &&
 	   stat(path_of("rw/exist"), &st) == 0 && (st.st_mode & 07777) == 0644,
 	   "OPEN UNCHECKED4 with a mode of an existing file: OK, its data and mode as they "
@@ -774,26 +602,26 @@ static void test_create(void)
 	ok(!bit(o.attrset, FATTR4_MODE),
 	   "attrset does not name the mode, which was not set (0x%x 0x%x)", o.attrset[0],
 	   o.attrset[1]);
-	close_sid(&own_a, &o);
+	v4_close(fd, &own_a, &o);
 }
 
 /* An OPEN by a new owner @name of client 1 as @uid, in @dir: its status. */
 static long fresh_open(const char *name, uint32_t uid, const struct v4_fh *dir,
-		       struct nfs_argop4 *op, struct opened *r)
+		       struct nfs_argop4 *op, struct v4_opened *r)
 {
-	struct owner o = { cid1, name, 1 };
+	struct v4_owner o = { cid1, name, 1 };
 
 	op->u.opopen.owner.clientid = cid1;
 	op->u.opopen.owner.owner.data = (const uint8_t *)name;
 	op->u.opopen.owner.owner.len = (uint32_t)strlen(name);
-	return open_conf(&o, uid, dir, op, r);
+	return v4_open_conf(fd, &o, uid, dir, op, r);
 }
 
 static void test_errors(void)
 {
 	struct nfs_argop4 ops[2], op;
-	struct owner o;
-	struct opened r;
+	struct v4_owner o;
+	struct v4_opened r;
 	struct v4_res s;
 	struct v4_fh root;
 	struct stat st;
@@ -816,7 +644,7 @@ static void test_errors(void)
 
 	v4op_open(&ops[0], 1, OPEN4_SHARE_ACCESS_READ, 0, cid1, "err-nofh", "data");
 	v4_res_init(&s);
-	n = call_as(0, ops, 1, &s);
+	n = v4_call_as(fd, 0, ops, 1, &s);
 	ok(n == NFS4ERR_NOFILEHANDLE && s.nops == 1,
 	   "OPEN without a current filehandle: NOFILEHANDLE (%ld)", n);
 	v4_res_free(&s);
@@ -856,14 +684,14 @@ static void test_errors(void)
 	n = fresh_open("err-access0", 0, &fh_rw, &op, &r);
 	ok(n == NFS4ERR_INVAL, "OPEN with share_access 0: INVAL (%ld)", n);
 
-	o = (struct owner){ cid1 ^ 0x5a5a5a5aull, "err-cid", 1 };
+	o = (struct v4_owner){ cid1 ^ 0x5a5a5a5aull, "err-cid", 1 };
 	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, o.cid, o.name, "data");
-	n = open_in(&o, 0, &fh_rw, &op, &r);
+	n = v4_open_in(fd, &o, 0, &fh_rw, &op, &r);
 	ok(n == NFS4ERR_STALE_CLIENTID, "OPEN with an unknown clientid: STALE_CLIENTID (%ld)", n);
 	n = v4_client(fd, 0, "nfsx-open-client-3", false, &cid3);
-	o = (struct owner){ cid3, "err-uncf", 1 };
+	o = (struct v4_owner){ cid3, "err-uncf", 1 };
 	v4op_open(&op, 1, OPEN4_SHARE_ACCESS_READ, 0, o.cid, o.name, "data");
-	n = n == NFS4_OK ? open_in(&o, 0, &fh_rw, &op, &r) : n;
+	n = n == NFS4_OK ? v4_open_in(fd, &o, 0, &fh_rw, &op, &r) : n;
 	ok(n == NFS4ERR_STALE_CLIENTID,
 	   "OPEN with a clientid never confirmed: STALE_CLIENTID (%ld)", n);
 
@@ -896,8 +724,8 @@ static void test_errors(void)
 
 static void test_setattr(void)
 {
-	struct owner b = { cid2, "owner-b-sz", 40 };
-	struct opened w, rd;
+	struct v4_owner b = { cid2, "owner-b-sz", 40 };
+	struct v4_opened w, rd;
 	struct rd r;
 	long n;
 
@@ -912,8 +740,8 @@ static void test_setattr(void)
 	n = set_size(&rd.fh, &rd.sid, 1);
 	ok(n == NFS4ERR_OPENMODE && disk_size("rw/sz") == 3,
 	   "SETATTR size with a read-only open's stateid: OPENMODE, size unchanged (%ld)", n);
-	close_sid(&b, &rd);
-	n = close_sid(&own_a, &w);
+	v4_close(fd, &b, &rd);
+	n = v4_close(fd, &own_a, &w);
 	ok(n == NFS4_OK, "CLOSE: OK (%ld)", n);
 
 	/* knfsd lets a write-only open read (access_permit_read) */
@@ -921,14 +749,14 @@ static void test_setattr(void)
 	r = n == NFS4_OK ? do_read(0, &w.fh, &w.sid, 0, 10) : (struct rd){ .st = n };
 	ok(r.st == NFS4_OK && r.len == 3 && memcmp(r.data, "012", 3) == 0,
 	   "READ through a write-only open: OK, the data (%ld)", r.st);
-	close_sid(&b, &w);
+	v4_close(fd, &b, &w);
 }
 
 /* Offsets past what a file can hold, a WRITE where nothing may be
  * written, a CLOSE of another file's stateid. */
 static void test_limits(void)
 {
-	struct opened w, x;
+	struct v4_opened w, x;
 	struct v4_fh f_ro;
 	struct nfs_argop4 op;
 	long n;
@@ -943,12 +771,12 @@ static void test_limits(void)
 
 	n = open_name(&own_a, 0, "dg", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &x);
 	v4op_close(&op, own_a.seqid, &w.sid);
-	n = n == NFS4_OK ? seq_op(&own_a, &x.fh, &op, NULL) : n;
+	n = n == NFS4_OK ? v4_seq_op(fd, &own_a, &x.fh, &op, NULL) : n;
 	ok(n == NFS4ERR_BAD_STATEID,
 	   "CLOSE with another file current than the stateid's: BAD_STATEID (%ld)", n);
-	n = close_sid(&own_a, &w);
+	n = v4_close(fd, &own_a, &w);
 	ok(n == NFS4_OK, "CLOSE on its own file: OK (%ld)", n);
-	close_sid(&own_a, &x);
+	v4_close(fd, &own_a, &x);
 
 	n = v4_walk(fd, path_of("ro/f"), &f_ro);
 	n = n == NFS4_OK ? do_write(0, &f_ro, NULL, 0, FILE_SYNC4, "F", NULL) : n;

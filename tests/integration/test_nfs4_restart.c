@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfs4_raw.h"
+#include "nfs4_state_raw.h"
 #include "tap.h"
 
 static const char *base, *state1, *state2, *ctl, *ack;
@@ -37,12 +37,7 @@ static struct v4_fh fh_rw;
 
 static char *path_of(const char *rel)
 {
-	static char b[8][1024];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(b[i], sizeof(b[i]), "%s/%s", base, rel);
-	return b[i];
+	return v4_path(base, rel);
 }
 
 static double mono(void)
@@ -92,121 +87,24 @@ static bool connect_to(uint16_t port)
 
 /* ---- calls ------------------------------------------------------------ */
 
-struct owner {
-	clientid4 cid;
-	const char *name;
-	uint32_t seqid;         /* the next one to send */
-};
-
-/* RFC 7530 9.1.7: after these the seqid is not counted. */
-static bool counted(long st)
-{
-	switch (st) {
-	case NFS4ERR_STALE_CLIENTID:
-	case NFS4ERR_STALE_STATEID:
-	case NFS4ERR_BAD_STATEID:
-	case NFS4ERR_BAD_SEQID:
-	case NFS4ERR_BADXDR:
-	case NFS4ERR_RESOURCE:
-	case NFS4ERR_NOFILEHANDLE:
-	case NFS4ERR_MOVED:
-		return false;
-	default:
-		return st >= 0;
-	}
-}
-
-/* PUTFH @fh, @op: @op's status (the COMPOUND's when it stopped before),
- * the reply in @s (freed by the caller). */
-static long on_fh(const struct v4_fh *fh, const struct nfs_argop4 *op, struct v4_res *s)
-{
-	struct nfs_argop4 ops[2];
-
-	v4op_putfh(&ops[0], fh);
-	ops[1] = *op;
-	if (!v4_call(fd, ops, 2, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->nops == 2 ? v4_op_status(s, 1) : (long)s->status;
-}
-
-struct opened {
-	long st;
-	uint32_t rflags;
-	struct stateid4 sid;
-	struct v4_fh fh;
-};
-
-/* @op (an OPEN of @o) on the directory or file @fh, then GETFH; the
- * OPEN's status; the seqid counted. */
-static long open_on(struct owner *o, const struct v4_fh *fh, const struct nfs_argop4 *op,
-		    struct opened *r)
-{
-	struct nfs_argop4 ops[3];
-	struct v4_res s;
-
-	memset(r, 0, sizeof(*r));
-	r->st = -1;
-	v4op_putfh(&ops[0], fh);
-	ops[1] = *op;
-	v4op_simple(&ops[2], OP_GETFH);
-	v4_res_init(&s);
-	if (v4_call(fd, ops, 3, &s) && s.nops >= 2) {
-		r->st = v4_op_status(&s, 1);
-		if (r->st == NFS4_OK) {
-			r->sid = s.ops[1].u.opopen.u.resok4.stateid;
-			r->rflags = s.ops[1].u.opopen.u.resok4.rflags;
-			v4_fh_of_res(&s, 2, &r->fh);
-		}
-	} else {
-		v4_diag(&s);
-	}
-	v4_res_free(&s);
-	if (counted(r->st))
-		o->seqid++;
-	return r->st;
-}
-
-static long confirm(struct owner *o, struct opened *r)
-{
-	struct nfs_argop4 op;
-	struct v4_res s;
-	long st;
-
-	v4op_open_confirm(&op, &r->sid, o->seqid);
-	v4_res_init(&s);
-	st = on_fh(&r->fh, &op, &s);
-	if (st == NFS4_OK)
-		r->sid = s.ops[1].u.opopen_confirm.u.resok4.open_stateid;
-	v4_res_free(&s);
-	if (counted(st))
-		o->seqid++;
-	return st;
-}
-
 /* OPEN CLAIM_NULL of @name in rw by @o, confirmed when asked. */
-static long open_null(struct owner *o, const char *name, struct opened *r)
+static long open_null(struct v4_owner *o, const char *name, struct v4_opened *r)
 {
 	struct nfs_argop4 op;
-	long st;
 
 	v4op_open(&op, o->seqid, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, o->cid,
 		  o->name, name);
-	st = open_on(o, &fh_rw, &op, r);
-	if (st == NFS4_OK && (r->rflags & OPEN4_RESULT_CONFIRM))
-		st = confirm(o, r);
-	return st;
+	return v4_open_conf(fd, o, 0, &fh_rw, &op, r);
 }
 
 /* OPEN CLAIM_PREVIOUS of the file @fh by @o (not confirmed here). */
-static long open_prev(struct owner *o, const struct v4_fh *fh, struct opened *r)
+static long open_prev(struct v4_owner *o, const struct v4_fh *fh, struct v4_opened *r)
 {
 	struct nfs_argop4 op;
 
 	v4op_open_previous(&op, o->seqid, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE,
 			   o->cid, o->name);
-	return open_on(o, fh, &op, r);
+	return v4_open_in(fd, o, 0, fh, &op, r);
 }
 
 static long simple_on(const struct v4_fh *fh, const struct nfs_argop4 *op)
@@ -215,13 +113,13 @@ static long simple_on(const struct v4_fh *fh, const struct nfs_argop4 *op)
 	long st;
 
 	v4_res_init(&s);
-	st = on_fh(fh, op, &s);
+	st = v4_on_fh(fd, 0, fh, op, &s);
 	v4_res_free(&s);
 	return st;
 }
 
 /* A new lock-owner's LOCK on @r's file; the lock stateid into @out. */
-static long lock_new(struct owner *o, const struct opened *r, const char *lowner,
+static long lock_new(struct v4_owner *o, const struct v4_opened *r, const char *lowner,
 		     bool reclaim, uint64_t off, uint64_t len, struct stateid4 *out)
 {
 	struct nfs_argop4 op;
@@ -230,46 +128,12 @@ static long lock_new(struct owner *o, const struct opened *r, const char *lowner
 
 	v4op_lock_new(&op, WRITE_LT, reclaim, off, len, o->seqid, &r->sid, 1, o->cid, lowner);
 	v4_res_init(&s);
-	st = on_fh(&r->fh, &op, &s);
+	st = v4_on_fh(fd, 0, &r->fh, &op, &s);
 	if (st == NFS4_OK && out)
 		*out = s.ops[1].u.oplock.u.resok4.lock_stateid;
 	v4_res_free(&s);
-	if (counted(st))
+	if (v4_seqid_counted(st))
 		o->seqid++;
-	return st;
-}
-
-static long read_st(const struct v4_fh *fh, const struct stateid4 *sid, char *buf, size_t cap)
-{
-	struct nfs_argop4 op;
-	struct v4_res s;
-	long st;
-
-	buf[0] = 0;
-	v4op_read(&op, sid, 0, (uint32_t)(cap - 1));
-	v4_res_init(&s);
-	st = on_fh(fh, &op, &s);
-	if (st == NFS4_OK) {
-		const struct READ4resok *k = &s.ops[1].u.opread.u.resok4;
-		size_t n = k->data.len < cap - 1 ? k->data.len : cap - 1;
-
-		memcpy(buf, k->data.data, n);
-		buf[n] = 0;
-	}
-	v4_res_free(&s);
-	return st;
-}
-
-static long renew(clientid4 cid)
-{
-	struct nfs_argop4 op;
-	struct v4_res s;
-	long st;
-
-	v4op_renew(&op, cid);
-	v4_res_init(&s);
-	st = v4_call(fd, &op, 1, &s) && s.nops == 1 ? v4_op_status(&s, 0) : -1;
-	v4_res_free(&s);
 	return st;
 }
 
@@ -321,9 +185,9 @@ static bool exists(const char *rel)
 static void test_restart(void)
 {
 	static const uint8_t v1[8] = "verf-one", v2[8] = "verf-two";
-	struct owner oa = { 0, "restart-open-a", 1 }, on = { 0, "restart-open-n", 1 },
+	struct v4_owner oa = { 0, "restart-open-a", 1 }, on = { 0, "restart-open-n", 1 },
 		     oc = { 0, "restart-open-c", 1 };
-	struct opened a, r, x;
+	struct v4_opened a, r, x;
 	struct stateid4 old_sid, lsid;
 	struct v4_fh fh_data;
 	struct nfs_argop4 op;
@@ -352,23 +216,23 @@ static void test_restart(void)
 	ok(ask("restart 1") && connect_to(port1),
 	   "server 1 killed with SIGKILL and started again; connected");
 	t0 = mono();
-	n = renew(old_cid);
+	n = v4_renew(fd, old_cid);
 	ok(n == NFS4ERR_STALE_CLIENTID, "A's clientid of the previous run: RENEW is "
 	   "STALE_CLIENTID (%ld)", n);
-	n = read_st(&fh_data, &old_sid, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, &old_sid, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_STALE_STATEID, "A's open stateid of the previous run: READ is "
 	   "STALE_STATEID (%ld)", n);
 	n = v4_client_verf(fd, 0, ID_A, v2, true, &cid);
 	ok(n == NFS4_OK && cid != old_cid,
 	   "A's SETCLIENTID with the same id, a new verifier, and CONFIRM: OK, a new "
 	   "clientid (%ld)", n);
-	oa = (struct owner){ cid, "restart-open-a", 1 };
+	oa = (struct v4_owner){ cid, "restart-open-a", 1 };
 	on.cid = cid;
 
 	/* in grace: only reclaims */
 	n = open_null(&on, "data", &x);
 	ok(n == NFS4ERR_GRACE, "in grace: OPEN CLAIM_NULL is GRACE (%ld)", n);
-	n = read_st(&fh_data, NULL, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_GRACE, "in grace: READ with the anonymous stateid is GRACE (%ld)", n);
 	n = remove_name("victim");
 	ok(n == NFS4ERR_GRACE && exists("rw/victim"),
@@ -380,7 +244,7 @@ static void test_restart(void)
 	ok(n == NFS4_OK && !(r.rflags & OPEN4_RESULT_CONFIRM),
 	   "its rflags ask no OPEN_CONFIRM: a reclaim confirms the owner (knfsd) (0x%x)",
 	   r.rflags);
-	n = read_st(&fh_data, &r.sid, buf, sizeof(buf));
+	n = v4_read_str(fd, &fh_data, &r.sid, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4_OK && strcmp(buf, TEXT) == 0,
 	   "READ with the reclaimed open's stateid: OK, the data (%ld)", n);
 	n = lock_new(&oa, &r, "restart-lock-a", true, 0, 10, &lsid);
@@ -409,9 +273,10 @@ static void test_restart(void)
 
 	/* grace ends one lease after the start; A renews meanwhile */
 	end = t0 + 14;
-	while ((n = read_st(&fh_data, NULL, buf, sizeof(buf))) == NFS4ERR_GRACE && mono() < end) {
-		renew(cid);
-		renew(cid_c);
+	while ((n = v4_read_str(fd, &fh_data, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf))) ==
+	       NFS4ERR_GRACE && mono() < end) {
+		v4_renew(fd, cid);
+		v4_renew(fd, cid_c);
 		nap(0.5);
 	}
 	/* the bounds are loose: the server started a moment before t0, and
@@ -439,8 +304,8 @@ static void test_restart(void)
 static void test_fresh(void)
 {
 	static const uint8_t v[8] = "verf-new";
-	struct owner oe = { 0, "fresh-open-e", 1 };
-	struct opened x;
+	struct v4_owner oe = { 0, "fresh-open-e", 1 };
+	struct v4_opened x;
 	struct v4_fh fh;
 	clientid4 cid;
 	char buf[64];
@@ -458,7 +323,7 @@ static void test_fresh(void)
 	oe.cid = cid;
 	n = open_null(&oe, "data2", &x);
 	ok(n == NFS4_OK, "at once: OPEN CLAIM_NULL is OK, no grace period (%ld)", n);
-	n = read_st(&x.fh, NULL, buf, sizeof(buf));
+	n = v4_read_str(fd, &x.fh, NULL, 0, sizeof(buf) - 1, buf, sizeof(buf));
 	ok(n == NFS4_OK, "at once: READ with the anonymous stateid is OK (%ld)", n);
 	fh = x.fh;
 	n = open_prev(&oe, &fh, &x);

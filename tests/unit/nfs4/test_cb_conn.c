@@ -12,7 +12,6 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "rpc/req.h"
 #include "rpc/svc.h"
 #include "tap.h"
+#include "unit/rpc/lo_server.h"
 #include "xdr/nfs4_compound.h"
 
 #define PROG 0x20000098u
@@ -92,45 +92,6 @@ static const struct rpc_proc procs[] = {
 static const struct rpc_version vers[] = { { 1, 2, procs } };
 static const struct rpc_program prog = { PROG, "cb-conn-test", 1, vers };
 
-static bool read_full(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (poll(&pf, 1, 3000) != 1)
-			return false;
-		r = read(fd, p, n);
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-	}
-	return true;
-}
-
-static ssize_t recv_rec(int fd, uint8_t *buf, size_t cap)
-{
-	uint8_t m[4];
-	uint32_t len;
-
-	if (!read_full(fd, m, 4))
-		return -1;
-	len = xdr__get32(m) & 0x7fffffffu;
-	if (len > cap || !read_full(fd, buf, len))
-		return -1;
-	return len;
-}
-
-static void send_rec(int fd, const uint8_t *p, size_t len)
-{
-	uint8_t m[4];
-
-	xdr__put32(m, 0x80000000u | (uint32_t)len);
-	if (write(fd, m, 4) != 4 || write(fd, p, len) != (ssize_t)len)
-		abort();
-}
-
 /* Trigger the callback; check the call; answer with CB_SEQUENCE's
  * status and @second_op's result. Return values: the call was right. */
 static bool recall_round(uint16_t port, uint32_t second_op)
@@ -154,9 +115,9 @@ static bool recall_round(uint16_t port, uint32_t second_op)
 		return false;
 	xdr_enc_init(&e, b, sizeof(b));
 	rpc_encode_call(&e, 77, PROG, 1, 1, NULL);
-	send_rec(fd, b, xdr_enc_len(&e));
+	lo_send_rec(fd, b, xdr_enc_len(&e));
 	for (k = 0; k < 2; k++) {
-		ssize_t n = recv_rec(fd, b, sizeof(b));
+		ssize_t n = lo_recv_rec(fd, b, sizeof(b), 3000);
 
 		if (n < 8)
 			break;
@@ -199,7 +160,7 @@ static bool recall_round(uint16_t port, uint32_t second_op)
 	xdr_enc_u32(&e, 0);
 	xdr_enc_u32(&e, second_op);
 	xdr_enc_u32(&e, 0);
-	send_rec(fd, out, xdr_enc_len(&e));
+	lo_send_rec(fd, out, xdr_enc_len(&e));
 	wait_done();
 	close(fd);
 	return call_ok && replied;
@@ -207,37 +168,24 @@ static bool recall_round(uint16_t port, uint32_t second_op)
 
 int main(void)
 {
-	struct rpc_server_config cfg;
 	struct rpc_registry reg = { 0 };
-	struct rpc_drc *drc = rpc_drc_create(1u << 20);
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
 	struct rpc_server *srv;
-	int lfd;
+	struct rpc_drc *drc;
+	uint16_t port;
 	bool r;
 
-	rpc_server_config_defaults(&cfg);
-	cfg.threads = 1;
-	cfg.workers = 1;
 	rpc_registry_add(&reg, &prog);
-	lfd = rpc_listen_tcp("127.0.0.1", 0);
-	if (lfd < 0 || getsockname(lfd, (struct sockaddr *)&sin, &sl) < 0 || !drc) {
-		printf("Bail out! cannot listen on 127.0.0.1\n");
+	srv = lo_server_start(&reg, 1, &drc, &port);
+	if (!srv)
 		return 1;
-	}
-	srv = rpc_server_create(&cfg, &reg, drc);
-	if (!srv || rpc_server_add_listener(srv, lfd) < 0 || rpc_server_start(srv) < 0) {
-		printf("Bail out! cannot start the server\n");
-		return 1;
-	}
-	r = recall_round(ntohs(sin.sin_port), OP_CB_RECALL);
+	r = recall_round(port, OP_CB_RECALL);
 	ok(r, "CB_COMPOUND on the call's connection: program, AUTH_SYS as given, minor "
 	   "version 1, callback_ident 0, CB_SEQUENCE then CB_RECALL");
 	ok(done && got_st == RPC_CALL_OK && got.status == NFS4_OK && got.nops == 2 &&
 	   got.opstatus[0] == NFS4_OK && got.opstatus[1] == NFS4_OK &&
 	   got.seq.csr_sessionid.val[15] == 0x33 && got.seq.csr_sequenceid == 1,
 	   "the reply decoded: both results and CB_SEQUENCE's (%s)", rpc_call_status_str(got_st));
-	r = recall_round(ntohs(sin.sin_port), OP_CB_GETATTR);
+	r = recall_round(port, OP_CB_GETATTR);
 	ok(r && done && got_st == RPC_CALL_BADREPLY,
 	   "a result for another operation than sent: %s", rpc_call_status_str(got_st));
 	rpc_server_stop(srv, 1000);

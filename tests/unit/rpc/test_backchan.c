@@ -13,7 +13,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include "rpc/req.h"
 #include "rpc/svc.h"
 #include "tap.h"
+#include "unit/rpc/lo_server.h"
 
 #define PROG 0x20000099u
 #define CB_PROG 0x40000001u
@@ -175,46 +175,6 @@ static int connect_lo(void)
 	return fd;
 }
 
-static void send_rec(int fd, const uint8_t *p, size_t len)
-{
-	uint8_t m[4];
-
-	xdr__put32(m, 0x80000000u | (uint32_t)len);
-	if (write(fd, m, 4) != 4 || write(fd, p, len) != (ssize_t)len)
-		abort();
-}
-
-static bool read_full(int fd, uint8_t *p, size_t n, int ms)
-{
-	while (n) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (poll(&pf, 1, ms) != 1)
-			return false;
-		r = read(fd, p, n);
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-	}
-	return true;
-}
-
-/* One single-fragment record; its length, or -1. */
-static ssize_t recv_rec(int fd, uint8_t *buf, size_t cap, int ms)
-{
-	uint8_t m[4];
-	uint32_t len;
-
-	if (!read_full(fd, m, 4, ms))
-		return -1;
-	len = xdr__get32(m) & 0x7fffffffu;
-	if (len > cap || !read_full(fd, buf, len, ms))
-		return -1;
-	return len;
-}
-
 static uint32_t xid_seq = 100;
 
 /* Send a call of ours to the server: @proc with @n argument words. */
@@ -229,7 +189,7 @@ static uint32_t call(int fd, uint32_t proc, const uint32_t *args, unsigned int n
 	rpc_encode_call(&e, xid, PROG, 1, proc, NULL);
 	for (i = 0; i < n; i++)
 		xdr_enc_u32(&e, args[i]);
-	send_rec(fd, b, xdr_enc_len(&e));
+	lo_send_rec(fd, b, xdr_enc_len(&e));
 	return xid;
 }
 
@@ -246,7 +206,7 @@ static bool expect_reply_and_call(int fd, uint32_t xid, uint32_t *res, uint32_t 
 	uint8_t b[1024];
 
 	while (!got_reply || !got_call) {
-		ssize_t n = recv_rec(fd, b, sizeof(b), 3000);
+		ssize_t n = lo_recv_rec(fd, b, sizeof(b), 3000);
 
 		if (n < 8)
 			return false;
@@ -278,7 +238,7 @@ static void answer(int fd, uint32_t xid, uint32_t first, unsigned int nres)
 	xdr__put32(b + 4, 1);
 	for (i = 0; i < nres; i++)
 		xdr__put32(b + 24 + 4 * i, first + i);
-	send_rec(fd, b, 24 + 4 * (size_t)nres);
+	lo_send_rec(fd, b, 24 + 4 * (size_t)nres);
 	free(b);
 }
 
@@ -287,7 +247,7 @@ static bool still_serves(int fd)
 {
 	uint8_t b[256];
 	uint32_t xid = call(fd, 0, NULL, 0);
-	ssize_t n = recv_rec(fd, b, sizeof(b), 3000);
+	ssize_t n = lo_recv_rec(fd, b, sizeof(b), 3000);
 
 	return n == 24 && xdr__get32(b) == xid && xdr__get32(b + 4) == 1;
 }
@@ -324,7 +284,7 @@ static void test_stray(void)
 	ok(expect_reply_and_call(fd, xid, &res, &cbx, &cba), "stray: the call arrives");
 	answer(fd, cbx + 1000, 1, 1);             /* a reply to no call */
 	answer(fd, 0x7fffffff, 1, 300);           /* nor this, larger */
-	send_rec(fd, junk, sizeof(junk));         /* nor this: a bare REPLY header */
+	lo_send_rec(fd, junk, sizeof(junk));         /* nor this: a bare REPLY header */
 	ok(still_serves(fd) && get_ndone() == n0,
 	   "replies with unknown xids dropped: no call ended, the connection serves");
 	answer(fd, cbx, 6, 1);
@@ -383,7 +343,7 @@ static void test_bound_and_close(void)
 		call(fd, P_TRIGGER, args, 3);
 	/* 17 replies and 16 calls of the server's */
 	while (replies < RPC_BC_MAX_CALLS + 1 || calls < RPC_BC_MAX_CALLS) {
-		ssize_t n = recv_rec(fd, (uint8_t *)b, sizeof(b), 3000);
+		ssize_t n = lo_recv_rec(fd, (uint8_t *)b, sizeof(b), 3000);
 
 		if (n < 8)
 			break;
@@ -409,11 +369,11 @@ static void test_kept_handle(void)
 	int fd = connect_lo(), fd2 = connect_lo();
 	uint32_t xid = call(fd, P_KEEP, NULL, 0);
 
-	ok(recv_rec(fd, b, sizeof(b), 3000) == 24 && xdr__get32(b) == xid, "KEEP answered");
+	ok(lo_recv_rec(fd, b, sizeof(b), 3000) == 24 && xdr__get32(b) == xid, "KEEP answered");
 	/* from another connection, a call on the kept one */
 	xid = call(fd2, P_CALL_KEPT, args, 3);
-	ok(recv_rec(fd2, b, sizeof(b), 3000) == 28 && xdr__get32(b + 24) == 0 &&
-	   recv_rec(fd, b, sizeof(b), 3000) == 44 && xdr__get32(b + 40) == 8,
+	ok(lo_recv_rec(fd2, b, sizeof(b), 3000) == 28 && xdr__get32(b + 24) == 0 &&
+	   lo_recv_rec(fd, b, sizeof(b), 3000) == 44 && xdr__get32(b + 40) == 8,
 	   "a call made from another connection's handler goes to the kept connection");
 	answer(fd, xdr__get32(b), 3, 1);
 	ok(wait_ndone(n0 + 1, 3000) && last_st == RPC_CALL_OK && last_res == 3,
@@ -421,7 +381,7 @@ static void test_kept_handle(void)
 	close(fd);
 	usleep(200000);  /* the loop sees the close */
 	xid = call(fd2, P_CALL_KEPT, args, 3);
-	ok(recv_rec(fd2, b, sizeof(b), 3000) == 28 && xdr__get32(b + 24) == 0 &&
+	ok(lo_recv_rec(fd2, b, sizeof(b), 3000) == 28 && xdr__get32(b + 24) == 0 &&
 	   wait_ndone(n0 + 2, 3000) && last_st == RPC_CALL_CLOSED,
 	   "the kept handle outlives its connection: a call on it ends CLOSED");
 	(void)cbx;
@@ -432,29 +392,14 @@ static void test_kept_handle(void)
 
 int main(void)
 {
-	struct rpc_server_config cfg;
 	struct rpc_registry reg = { 0 };
-	struct rpc_drc *drc = rpc_drc_create(1u << 20);
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
 	struct rpc_server *srv;
-	int lfd;
+	struct rpc_drc *drc;
 
-	rpc_server_config_defaults(&cfg);
-	cfg.threads = 2;
-	cfg.workers = 2;
 	rpc_registry_add(&reg, &prog);
-	lfd = rpc_listen_tcp("127.0.0.1", 0);
-	if (lfd < 0 || getsockname(lfd, (struct sockaddr *)&sin, &sl) < 0 || !drc) {
-		printf("Bail out! cannot listen on 127.0.0.1\n");
+	srv = lo_server_start(&reg, 2, &drc, &port);
+	if (!srv)
 		return 1;
-	}
-	port = ntohs(sin.sin_port);
-	srv = rpc_server_create(&cfg, &reg, drc);
-	if (!srv || rpc_server_add_listener(srv, lfd) < 0 || rpc_server_start(srv) < 0) {
-		printf("Bail out! cannot start the server\n");
-		return 1;
-	}
 	test_answered(P_TRIGGER, "from a worker");
 	test_answered(P_TRIGGER_LOOP, "from the loop");
 	test_stray();
