@@ -5,14 +5,17 @@
  * a worker thread against the exports (export/export.h) joined in one
  * name space by the pseudo file system (export/pseudo.h).
  *
- * What exists so far (minor version 0): the COMPOUND engine
- * (compound.c), the filehandle operations and SECINFO (fh_ops.c),
- * GETATTR, VERIFY, NVERIFY, ACCESS, READLINK (attr_ops.c), READDIR
- * (readdir.c), CREATE, REMOVE, RENAME, LINK, SETATTR (ns_ops.c) and the
- * client records (clients.c, client_ops.c); minor version 1's sessions
- * (sessions.c, session_ops.c). Every other operation answers
- * NFS4ERR_NOTSUPP until it is written (OPEN and its state, I/O, locks).
- * Minor version 2 answers NFS4ERR_MINOR_VERS_MISMATCH.
+ * Minor versions 0 and 1: the COMPOUND engine (compound.c), the
+ * filehandle operations and SECINFO (fh_ops.c), GETATTR, VERIFY,
+ * NVERIFY, ACCESS, READLINK (attr_ops.c), READDIR (readdir.c), CREATE,
+ * REMOVE, RENAME, LINK, SETATTR (ns_ops.c), the client records
+ * (clients.c, client_ops.c) and their callbacks (callback.c), open and
+ * lock state (state.c, state_lock.c; open_ops.c, io_ops.c, lock_ops.c),
+ * the restart record and grace (recovery.c), minor version 1's sessions
+ * (sessions.c, session_ops.c). Delegations are never offered; the
+ * operations not written (OPENATTR, the pNFS ones, DELEGPURGE...)
+ * answer NFS4ERR_NOTSUPP. Minor version 2 answers
+ * NFS4ERR_MINOR_VERS_MISMATCH.
  */
 #ifndef NFSX_NFS4_NFS4_H
 #define NFSX_NFS4_NFS4_H
