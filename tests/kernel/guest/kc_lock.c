@@ -10,10 +10,18 @@
  * range, a read lock on [100, 110) must succeed; after the parent
  * unlocks [0, 100) the child's lock on [50, 60) succeeds.
  * Exit status 0 when every step did what it should; messages on stderr.
+ *
+ * kc-lock hold FILE READY SECONDS: open FILE, write "before\n", lock it
+ * whole, create READY (the host then restarts the server), wait, then
+ * write "after\n" through the same descriptor with fsync and unlock:
+ * over NFSv4 that works only if the client reclaimed its open and its
+ * lock in the restarted server's grace period (a lost lock makes the
+ * descriptor's I/O fail).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,12 +68,42 @@ static int child(const char *path, int go, int done)
 	return 0;
 }
 
+static int hold(const char *path, const char *ready, unsigned int secs)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), r;
+
+	if (fd < 0 || write(fd, "before\n", 7) != 7 || fsync(fd) < 0 ||
+	    fcntl(fd, F_SETLK, &fl) < 0) {
+		perror("hold: open, write, fsync or lock");
+		return 20;
+	}
+	r = open(ready, O_WRONLY | O_CREAT, 0644);
+	if (r < 0 || close(r) < 0) {
+		perror("hold: the ready file");
+		return 21;
+	}
+	sleep(secs);
+	if (pwrite(fd, "after\n", 6, 7) != 6 || fsync(fd) < 0) {
+		perror("hold: write after the restart");
+		return 22;
+	}
+	fl.l_type = F_UNLCK;
+	if (fcntl(fd, F_SETLK, &fl) < 0 || close(fd) < 0) {
+		perror("hold: unlock or close after the restart");
+		return 23;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int go[2], done[2], fd, st, e;
 	char c;
 	pid_t pid;
 
+	if (argc == 5 && strcmp(argv[1], "hold") == 0)
+		return hold(argv[2], argv[3], (unsigned int)atoi(argv[4]));
 	if (argc != 2 || pipe(go) || pipe(done))
 		return 2;
 	fd = open(argv[1], O_RDWR | O_CREAT, 0644);
