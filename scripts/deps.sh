@@ -5,11 +5,12 @@
 # Runs apt-get only when something is missing; needs root then.
 set -euo pipefail
 
-build_pkgs=(gcc meson ninja-build pkg-config python3 libsodium-dev)
+build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev)
 # clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss; libnfs: an independent NFS client (library and nfs-ls,
-# nfs-cp...); qemu, a kernel, busybox, cpio, kmod: the kernel client test.
+# nfs-cp...); qemu, a kernel, busybox, cpio, kmod: the kernel client test
+# (whose kc-lock is linked statically with libc6-dev's libc.a).
 test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod)
 
