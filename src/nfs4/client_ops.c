@@ -163,9 +163,21 @@ static void bounded(char *dst, uint32_t max, const struct xdr_bytes *b)
 
 enum nfsstat4 nfs4_client_renew(clientid4 clientid)
 {
+	enum nfsstat4 st;
+
 	if (!clients)
 		return NFS4ERR_SERVERFAULT;
-	return nfs4_clients_renew(clients, clientid, nfs4_now_sec());
+	st = nfs4_clients_renew(clients, clientid, nfs4_now_sec());
+	/* A client whose record went (its lease ran out, or a new instance
+	 * of it was confirmed) while it still held state, kept for it as
+	 * a courtesy: the state goes now, and the client learns EXPIRED
+	 * (RFC 7530 9.6.3; knfsd's answer to a courtesy client). */
+	if (st == NFS4ERR_STALE_CLIENTID && nfs4_states &&
+	    nfs4_state_client_count(nfs4_states, clientid)) {
+		nfs4_state_purge_client(nfs4_states, clientid);
+		st = NFS4ERR_EXPIRED;
+	}
+	return st;
 }
 
 enum nfsstat4 nfs4_setclientid(struct nfs4_compound *c, const struct nfs_argop4 *a,

@@ -109,7 +109,8 @@ void nfs4_client_reclaimed(clientid4 clientid);
 bool nfs4_client_reclaim_done(clientid4 clientid);
 nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 /* Renew the lease of confirmed client @clientid, as every stateful
- * operation of minor version 0 does. Return values: nfs4_clients_renew's. */
+ * operation of minor version 0 does. Return values: nfs4_clients_renew's,
+ * but EXPIRED (its state dropped) for a client gone while it held state. */
 enum nfsstat4 nfs4_client_renew(clientid4 clientid);
 
 /* open_ops.c */

@@ -789,6 +789,40 @@ static void test_limits(void)
 	}
 }
 
+/* A client that rebooted (a new verifier, confirmed) has lost its
+ * state: its old stateid is EXPIRED once, as knfsd answers (pynfs
+ * CID1), and its old clientid STALE after that. */
+static void test_reboot(void)
+{
+	static const uint8_t v1[8] = "reboot-1", v2[8] = "reboot-2";
+	struct v4_owner o = { 0, "owner-reboot", 1 };
+	struct v4_opened r;
+	clientid4 old, now;
+	char buf[16];
+	long n;
+
+	n = v4_client_verf(fd, 0, "nfs4-open-reboot", v1, true, &old);
+	o.cid = old;
+	if (n == NFS4_OK) {
+		struct nfs_argop4 op;
+
+		open_args(&op, &o, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, "reboot");
+		v4op_open_create(&op, UNCHECKED4, NULL, NULL);
+		n = v4_open_conf(fd, &o, 0, &fh_rw, &op, &r);
+	}
+	ok(n == NFS4_OK, "a client creates and opens 'reboot' denying writes (%ld)", n);
+	n = v4_client_verf(fd, 0, "nfs4-open-reboot", v2, true, &now);
+	ok(n == NFS4_OK && now != old, "the same client id with a new verifier, confirmed: a "
+	   "new clientid (%ld)", n);
+	n = v4_read_str(fd, &r.fh, &r.sid, 0, 4, buf, sizeof(buf));
+	ok(n == NFS4ERR_EXPIRED, "READ with the earlier instance's stateid: EXPIRED (%ld)", n);
+	n = v4_renew(fd, old);
+	ok(n == NFS4ERR_STALE_CLIENTID, "RENEW of the earlier clientid then: STALE_CLIENTID "
+	   "(its state is gone) (%ld)", n);
+	n = do_write(0, &r.fh, NULL, 0, UNSTABLE4, "w", NULL);
+	ok(n == NFS4_OK, "and its deny with it: an anonymous WRITE is OK (%ld)", n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -814,6 +848,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_setattr();
 	test_limits();
+	test_reboot();
 	close(fd);
 	return tap_done();
 }
