@@ -45,7 +45,7 @@
  */
 #define PER_CLIENT40_MAX (6u << 10)
 /* A 4.1 client with a session: its slot table and the replies cached in
- * it (two here; sessions.h bounds them at NFS4_SESSION_CACHE_MAX). */
+ * it (one here: the OPEN's; sessions.h bounds them at NFS4_SESSION_CACHE_MAX). */
 #define PER_CLIENT41_MAX (20u << 10)
 
 static int fds[CONNS];
