@@ -73,8 +73,11 @@ bool nfs4_client_reclaim_done(clientid4 clientid)
 
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 {
+	uint32_t boot;
+
 	snprintf(err, errlen, "out of memory");
-	clients = nfs4_clients_new((uint32_t)time(NULL), NFS4_CLIENTS_MAX);
+	boot = (uint32_t)time(NULL);
+	clients = nfs4_clients_new(boot, NFS4_CLIENTS_MAX);
 	if (!clients)
 		return -1;
 	nfs4_lease_time = lease;
@@ -90,7 +93,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 		nfs4_fini();
 		return -1;
 	}
-	nfs4_state_set_live(nfs4_states, client_live);
+	nfs4_state_set_live(nfs4_states, client_live, boot);
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	if (nfs4_sessions_init(clients) < 0) {
 		nfs4_fini();

@@ -127,23 +127,35 @@ struct client *state_client_get(struct nfs4_state *t, clientid4 id, bool make)
 	return c;
 }
 
-static struct stid *stid_find(struct nfs4_state *t, const struct stateid4 *sid)
+/* The parts of a stateid's "other": the table's tag, the low half of
+ * the client's clientid, the stateid's own id (knfsd's layout: a
+ * stateid no longer known still says whose it was). */
+static void other_parts(const struct stateid4 *sid, uint32_t *tag, uint32_t *client,
+			uint32_t *id)
 {
-	uint64_t id;
+	memcpy(tag, sid->other, 4);
+	memcpy(client, sid->other + 4, 4);
+	memcpy(id, sid->other + 8, 4);
+}
+
+static struct stid *stid_find(struct nfs4_state *t, uint32_t client, uint32_t id)
+{
 	struct stid *s;
 
-	memcpy(&id, sid->other + 4, sizeof(id));
 	for (s = t->stids[state_hash(id)]; s; s = s->hnext)
 		if (s->id == id)
-			return s;
+			return (uint32_t)s->ow->cl->id == client ? s : NULL;
 	return NULL;
 }
 
 void state_stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out)
 {
+	uint32_t client = (uint32_t)s->ow->cl->id, id = (uint32_t)s->id;
+
 	out->seqid = s->seqid;
 	memcpy(out->other, &t->tag, 4);
-	memcpy(out->other + 4, &s->id, 8);
+	memcpy(out->other + 4, &client, 4);
+	memcpy(out->other + 8, &id, 4);
 }
 
 struct file *state_file_get(struct nfs4_state *t, const struct nfs4_file_id *id, bool make)
@@ -450,7 +462,10 @@ struct stid *state_stid_new(struct nfs4_state *t, struct nfs4_owner *o, struct f
 		*err = NFS4ERR_SERVERFAULT;
 		return NULL;
 	}
-	s->id = t->next_id++;
+	/* ids are 32 bits on the wire; 0 is never one */
+	s->id = (uint32_t)t->next_id++;
+	if (s->id == 0)
+		s->id = (uint32_t)t->next_id++;
 	s->ow = o;
 	s->f = f;
 	s->hnext = t->stids[state_hash(s->id)];
@@ -467,6 +482,7 @@ enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid
 {
 	static const uint8_t zero[NFS4_OTHER_SIZE];
 	uint8_t ones[NFS4_OTHER_SIZE];
+	uint32_t tag, client, id;
 
 	/* a special "other" with another seqid (RFC 7530 9.1.4.3) */
 	memset(ones, 0xff, sizeof(ones));
@@ -474,10 +490,16 @@ enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid
 	if (memcmp(sid->other, zero, sizeof(zero)) == 0 ||
 	    memcmp(sid->other, ones, sizeof(ones)) == 0)
 		return NFS4ERR_BAD_STATEID;
-	if (memcmp(sid->other, &t->tag, 4) != 0)
+	other_parts(sid, &tag, &client, &id);
+	if (tag != t->tag)
 		return NFS4ERR_STALE_STATEID;
-	*out = stid_find(t, sid);
-	return *out ? NFS4_OK : NFS4ERR_BAD_STATEID;
+	*out = stid_find(t, client, id);
+	if (*out)
+		return NFS4_OK;
+	/* gone with its client's lease: EXPIRED, as knfsd answers */
+	if (t->live && !t->live((clientid4)t->boot << 32 | client))
+		return NFS4ERR_EXPIRED;
+	return NFS4ERR_BAD_STATEID;
 }
 
 /* ... and open (not kept only for its CLOSE's replay). */
@@ -779,10 +801,12 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 	pthread_mutex_unlock(&t->lock);
 }
 
-void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid))
+void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
+			 uint32_t boot)
 {
 	pthread_mutex_lock(&t->lock);
 	t->live = live;
+	t->boot = boot;
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -18,8 +18,11 @@
  *   as a bitmap per stateid for OPEN_DOWNGRADE's check (knfsd's
  *   st_access_bmap).
  * - A stateid's "other" is the table's tag (a 32-bit value new at every
- *   start: a stateid of an earlier instance is STALE_STATEID) and a
- *   64-bit id never reused within the instance.
+ *   start: a stateid of an earlier instance is STALE_STATEID, even one
+ *   started within the same second), the low half of the client's
+ *   clientid, and a 32-bit id (4 billion stateids before one comes
+ *   back), as knfsd's: a stateid no longer known whose client lost its
+ *   lease is EXPIRED.
  * - Seqid-bearing operations of minor version 0 (OPEN, OPEN_CONFIRM,
  *   OPEN_DOWNGRADE, CLOSE) are bracketed: a begin call checks the owner's
  *   seqid and holds the owner; the operation runs; the end call bumps
@@ -249,12 +252,15 @@ enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clien
 /*
  * nfs4_state_set_live - how the table learns whether a client still
  * holds its lease: @live(clientid) (called with the table's lock held;
- * it must not call back into the table). A client whose lease ran out
+ * it must not call back into the table); @boot is the high half of the
+ * server's clientids (clients.h), whose low half a stateid carries. A
+ * client whose lease ran out
  * keeps its state (a courteous server, as Linux 5.19+) until another
  * client's OPEN or LOCK conflicts with it, or the table reaches a bound:
  * then that client's state is dropped. Without it every client is live.
  */
-void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid));
+void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
+			 uint32_t boot);
 
 /*
  * nfs4_state_forget_file - a file was just created with id @f: state

@@ -80,6 +80,7 @@ struct nfs4_state {
 	uint64_t next_id;
 	uint32_t nstids, nowners;
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
+	uint32_t boot;                      /* the clientids' high half */
 	struct client *clients[BUCKETS];
 	struct nfs4_owner *owners[BUCKETS];
 	struct file *files[BUCKETS];

@@ -237,7 +237,7 @@ static void courtesy(void)
 	struct nfs4_lock_denied d;
 	bool confirm, rep;
 
-	nfs4_state_set_live(t, live);
+	nfs4_state_set_live(t, live, 0);
 	ok(open_(30, "o30", 0, true, &F3, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_WRITE, &a,
 		 &confirm, &rep) == NFS4_OK &&
 	   open_(31, "o31", 0, true, &F3, OPEN4_SHARE_ACCESS_WRITE, 0, &b, &confirm, &rep) ==
@@ -247,8 +247,9 @@ static void courtesy(void)
 	   "its lease runs out: its stateid still works while nobody conflicts");
 	ok(open_(31, "o31", 0, true, &F3, OPEN4_SHARE_ACCESS_WRITE, 0, &b, &confirm, &rep) ==
 	   NFS4_OK, "a conflicting OPEN of another client: the expired client gives way");
-	ok(io(&a, &F3, false, true) == NFS4ERR_BAD_STATEID &&
-	   nfs4_state_client_count(t, 30) == 0, "... and its state is gone");
+	ok(io(&a, &F3, false, true) == NFS4ERR_EXPIRED &&
+	   nfs4_state_client_count(t, 30) == 0,
+	   "... and its state is gone: its stateid is EXPIRED (its client lost its lease)");
 	dead_client = 0;
 	ok(open_(32, "o32", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &a, &confirm, &rep) ==
 	   NFS4_OK && lock_(32, "l32", &a, 0, false, WRITE_LT, 0, 10, &l, &d, &rep) == NFS4_OK,
@@ -260,9 +261,13 @@ static void courtesy(void)
 	ok(lockt_(33, "l33", READ_LT, 0, 1, &d) == NFS4_OK && nfs4_state_client_count(t, 32) == 0,
 	   "its lease runs out: the conflict drops its state");
 	x = l;
-	ok(io(&x, &F1, false, true) == NFS4ERR_BAD_STATEID, "its lock stateid is gone");
+	ok(io(&x, &F1, false, true) == NFS4ERR_EXPIRED, "its lock stateid is gone (EXPIRED)");
+	x.other[11] ^= 1;
+	dead_client = 0;
+	ok(io(&x, &F1, false, true) == NFS4ERR_BAD_STATEID,
+	   "a stateid never given, of a live client: BAD_STATEID");
 	nfs4_state_purge_client(t, 31);
-	nfs4_state_set_live(t, NULL);
+	nfs4_state_set_live(t, NULL, 0);
 	dead_client = 0;
 }
 
