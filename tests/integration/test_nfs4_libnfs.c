@@ -8,8 +8,7 @@
  * and O_TRUNC, read/pread of a 5 MiB file byte for byte, write/pwrite,
  * mkdir/rmdir, rename, unlink, symlink/readlink, link, chmod/chown/utimes,
  * fchmod/fchown, truncate/ftruncate, a listing of 300 files, statvfs,
- * access, fsync,
- * lseek, and byte-range locks (lockf, fcntl F_SETLK) between libnfs
+ * access, fsync, lseek, and byte-range locks (lockf, fcntl F_SETLK) between libnfs
  * contexts, which are separate NFSv4 clients. Share reservations are not
  * tested: libnfs always opens with OPEN4_SHARE_DENY_NONE.
  *
