@@ -33,6 +33,27 @@ void nfs4_fh_clear(struct nfs4_fh *f)
 	if (f->kind == NFS4_FH_OBJ)
 		export_release(&f->o);
 	f->kind = NFS4_FH_NONE;
+	f->have_sid = false;
+}
+
+const struct stateid4 *nfs4_sid(const struct nfs4_compound *c, const struct stateid4 *s)
+{
+	static const uint8_t zero[NFS4_OTHER_SIZE];
+	/* a special "other" with a seqid no special stateid has */
+	static const struct stateid4 none = {
+		.seqid = 5,
+		.other = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+
+	if (c->minorversion == 0 || s->seqid != 1 || memcmp(s->other, zero, sizeof(zero)) != 0)
+		return s;
+	return c->cur.have_sid ? &c->cur.sid : &none;
+}
+
+void nfs4_set_sid(struct nfs4_compound *c, const struct stateid4 *sid)
+{
+	c->cur.sid = *sid;
+	c->cur.have_sid = true;
 }
 
 /* The result of resolving a handle or a root into @f (cleared first). */
@@ -157,6 +178,8 @@ static void fh_copy(struct nfs4_fh *dst, const struct nfs4_fh *src)
 	dst->node = src->node;
 	if (src->kind == NFS4_FH_OBJ)
 		export_obj_dup(&dst->o, &src->o);
+	dst->have_sid = src->have_sid;
+	dst->sid = src->sid;
 }
 
 enum nfsstat4 nfs4_savefh(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -315,5 +338,9 @@ enum nfsstat4 nfs4_secinfo(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = st;
 	res->u.resok4.len = 1;
 	res->u.resok4.val = (struct secinfo4 *)&sys;
+	/* RFC 8881 2.6.3.1.1.8: in 4.1 SECINFO consumes the current
+	 * filehandle (what follows needs a PUTFH) */
+	if (c->minorversion > 0)
+		nfs4_fh_clear(&c->cur);
 	return res->status = NFS4_OK;
 }

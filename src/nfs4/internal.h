@@ -30,6 +30,11 @@ struct nfs4_fh {
 	enum nfs4_fh_kind kind;
 	uint32_t node;             /* NFS4_FH_PSEUDO */
 	struct export_obj o;       /* NFS4_FH_OBJ */
+	/* Minor version 1's current stateid (RFC 8881 16.2.3.1.2): set by
+	 * the operations that return one, gone with the filehandle, saved
+	 * and restored with it. */
+	bool have_sid;
+	struct stateid4 sid;
 };
 
 struct nfs4_compound {
@@ -163,6 +168,16 @@ struct nfs4_sessions *nfs4_sessions_table(void);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;
+
+/*
+ * nfs4_sid - the stateid an operation names: @s, or for the special
+ * "current stateid" (seqid 1, other all zeros) of minor version 1 the
+ * one the COMPOUND's operations last returned (one that no state has,
+ * hence BAD_STATEID, when there is none).
+ */
+const struct stateid4 *nfs4_sid(const struct nfs4_compound *c, const struct stateid4 *s);
+/* @sid becomes the current stateid (minor version 1). */
+void nfs4_set_sid(struct nfs4_compound *c, const struct stateid4 *sid);
 
 /* Let go of what @f holds; it becomes none. */
 void nfs4_fh_clear(struct nfs4_fh *f);

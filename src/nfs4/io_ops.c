@@ -58,7 +58,7 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st = cur_file(c);
 
 	if (st == NFS4_OK)
-		st = nfs4_check_stateid(c, &ra->stateid, false);
+		st = nfs4_check_stateid(c, nfs4_sid(c, &ra->stateid), false);
 	if (st == NFS4_OK && ra->offset > (uint64_t)INT64_MAX)
 		st = NFS4ERR_INVAL;
 	if (st == NFS4_OK && (e = export_open_io(o, O_RDONLY, &io)) < 0)
@@ -106,7 +106,7 @@ enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 	st = cur_file(c);
 	if (st == NFS4_OK)
-		st = nfs4_check_stateid(c, &wa->stateid, true);
+		st = nfs4_check_stateid(c, nfs4_sid(c, &wa->stateid), true);
 	if (st == NFS4_OK && !o->client->opts.rw)
 		st = NFS4ERR_ROFS;
 	if (st == NFS4_OK && (wa->offset > (uint64_t)INT64_MAX ||

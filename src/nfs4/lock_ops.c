@@ -103,7 +103,7 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (args.new_owner) {
 		const struct open_to_lock_owner4 *o = &la->locker.u.open_owner;
 
-		args.sid = &o->open_stateid;
+		args.sid = nfs4_sid(c, &o->open_stateid);
 		args.seqid = o->open_seqid;
 		args.lock_seqid = o->lock_seqid;
 		args.clientid = o->lock_owner.clientid;
@@ -112,7 +112,7 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		if (c->minorversion == 0 && (st = nfs4_client_renew(args.clientid)) != NFS4_OK)
 			return res->status = st;
 	} else {
-		args.sid = &la->locker.u.lock_owner.lock_stateid;
+		args.sid = nfs4_sid(c, &la->locker.u.lock_owner.lock_stateid);
 		args.seqid = la->locker.u.lock_owner.lock_seqid;
 	}
 	d = xdr_arena_alloc(&c->req->arena, sizeof(*d));
@@ -120,6 +120,8 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = NFS4ERR_RESOURCE;
 	st = nfs4_state_lock(nfs4_states, &f, &args, c->minorversion == 0, &c->seq,
 			     &res->u.resok4.lock_stateid, d);
+	if (st == NFS4_OK && !c->seq.replay)
+		nfs4_set_sid(c, &res->u.resok4.lock_stateid);
 	if (st == NFS4_OK && c->seq.replay)
 		return res->status = nfs4_replay(c);
 	if (st == NFS4ERR_DENIED)
@@ -168,8 +170,11 @@ enum nfsstat4 nfs4_locku(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = NFS4ERR_INVAL;
 	if (st != NFS4_OK)
 		return res->status = st;
-	st = nfs4_state_locku(nfs4_states, &f, &la->lock_stateid, la->seqid, la->offset,
-			      la->length, c->minorversion == 0, &c->seq, &res->u.lock_stateid);
+	st = nfs4_state_locku(nfs4_states, &f, nfs4_sid(c, &la->lock_stateid), la->seqid,
+			      la->offset, la->length, c->minorversion == 0, &c->seq,
+			      &res->u.lock_stateid);
+	if (st == NFS4_OK && !c->seq.replay)
+		nfs4_set_sid(c, &res->u.lock_stateid);
 	if (st == NFS4_OK && c->seq.replay)
 		return res->status = nfs4_replay(c);
 	return res->status = st;

@@ -321,7 +321,7 @@ enum nfsstat4 nfs4_setattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	/* a size is a write: the stateid must allow one (an open for
 	 * writing, or the anonymous one when no open denies writes) */
 	if ((sa.mask & VFS_SET_SIZE) && o->have_st && S_ISREG(o->st.st_mode)) {
-		status = nfs4_check_stateid(c, &sa4->stateid, true);
+		status = nfs4_check_stateid(c, nfs4_sid(c, &sa4->stateid), true);
 		if (status != NFS4_OK)
 			return res->status = status;
 	}

@@ -469,6 +469,7 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	nfs4_fh_clear(&c->cur);
 	c->cur.kind = NFS4_FH_OBJ;
 	c->cur.o = j.file;
+	nfs4_set_sid(c, &ok->stateid);
 	return res->status = NFS4_OK;
 }
 
@@ -483,7 +484,7 @@ enum nfsstat4 nfs4_delegreturn(struct nfs4_compound *c, const struct nfs_argop4 
 
 	if (c->cur.kind == NFS4_FH_NONE)
 		return r->u.opdelegreturn.status = NFS4ERR_NOFILEHANDLE;
-	st = nfs4_state_known(nfs4_states, &a->u.opdelegreturn.deleg_stateid);
+	st = nfs4_state_known(nfs4_states, nfs4_sid(c, &a->u.opdelegreturn.deleg_stateid));
 	return r->u.opdelegreturn.status = st == NFS4_OK ? NFS4ERR_BAD_STATEID : st;
 }
 
@@ -548,13 +549,18 @@ enum nfsstat4 nfs4_open_downgrade(struct nfs4_compound *c, const struct nfs_argo
 	enum nfsstat4 st;
 	bool done;
 
-	st = seqid_op(c, &oa->open_stateid, oa->seqid, false, &done);
+	const struct stateid4 *sid = nfs4_sid(c, &oa->open_stateid);
+
+	st = seqid_op(c, sid, oa->seqid, false, &done);
 	if (st != NFS4_OK || done)
 		return res->status = st;
 	if (c->minorversion > 0)
 		access &= ~(uint32_t)OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
-	return res->status = nfs4_state_downgrade(nfs4_states, &oa->open_stateid, access,
-						  oa->share_deny, &res->u.resok4.open_stateid);
+	st = nfs4_state_downgrade(nfs4_states, sid, access, oa->share_deny,
+				  &res->u.resok4.open_stateid);
+	if (st == NFS4_OK)
+		nfs4_set_sid(c, &res->u.resok4.open_stateid);
+	return res->status = st;
 }
 
 enum nfsstat4 nfs4_close(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -565,11 +571,12 @@ enum nfsstat4 nfs4_close(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st;
 	bool done;
 
-	st = seqid_op(c, &ca->open_stateid, ca->seqid, false, &done);
+	const struct stateid4 *sid = nfs4_sid(c, &ca->open_stateid);
+
+	st = seqid_op(c, sid, ca->seqid, false, &done);
 	if (st != NFS4_OK || done)
 		return res->status = st;
-	st = nfs4_state_close(nfs4_states, &ca->open_stateid, c->minorversion == 0,
-			      &res->u.open_stateid);
+	st = nfs4_state_close(nfs4_states, sid, c->minorversion == 0, &res->u.open_stateid);
 	/* RFC 8881 18.2.4: 4.1 clients get the invalid special stateid */
 	if (st == NFS4_OK && c->minorversion > 0) {
 		memset(&res->u.open_stateid, 0, sizeof(res->u.open_stateid));

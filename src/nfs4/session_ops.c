@@ -31,11 +31,12 @@
 #include "nfs4/internal.h"
 #include "nfs4/sessions.h"
 
-/* The eia_flags a client may send (RFC 8881 18.35.3): knfsd's set and
- * SUPP_FENCE_OPS, which RFC 8881 added; CONFIRMED_R is the server's. */
+/* The eia_flags a client may send (RFC 8881 18.35.3), knfsd's
+ * EXCHGID4_FLAG_MASK_A: SUPP_FENCE_OPS (0x4) is INVAL there, as pynfs
+ * EID4 expects; CONFIRMED_R is the server's. */
 #define EXID_FLAGS_A (EXCHGID4_FLAG_SUPP_MOVED_REFER | EXCHGID4_FLAG_SUPP_MOVED_MIGR | \
-		      EXCHGID4_FLAG_SUPP_FENCE_OPS | EXCHGID4_FLAG_BIND_PRINC_STATEID | \
-		      EXCHGID4_FLAG_MASK_PNFS | EXCHGID4_FLAG_UPD_CONFIRMED_REC_A)
+		      EXCHGID4_FLAG_BIND_PRINC_STATEID | EXCHGID4_FLAG_MASK_PNFS | \
+		      EXCHGID4_FLAG_UPD_CONFIRMED_REC_A)
 
 static struct nfs4_sessions *sessions;
 static char scope[80];          /* the host name */
@@ -122,6 +123,11 @@ enum nfsstat4 nfs4_create_session(struct nfs4_compound *c, const struct nfs_argo
 
 	if (!sessions)
 		return r->u.opcreate_session.csr_status = NFS4ERR_SERVERFAULT;
+	/* flags RFC 8881 18.36.3 does not define: INVAL (knfsd) */
+	if (a->u.opcreate_session.csa_flags &
+	    ~(uint32_t)(CREATE_SESSION4_FLAG_PERSIST | CREATE_SESSION4_FLAG_CONN_BACK_CHAN |
+			CREATE_SESSION4_FLAG_CONN_RDMA))
+		return r->u.opcreate_session.csr_status = NFS4ERR_INVAL;
 	nfs4_principal_of(c->req, &who);
 	return nfs4_sessions_create(sessions, &a->u.opcreate_session, &who,
 				    rpc_req_conn_id(c->req), rpc_req_max_record(c->req),
