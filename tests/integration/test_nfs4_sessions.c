@@ -198,6 +198,37 @@ static void test_misc_ops(struct v4_session *s)
 	v4_res_free(&r);
 }
 
+/* The current stateid (RFC 8881 16.2.3.1.2): seqid 1, other all zeros,
+ * stands for the one the COMPOUND's OPEN returned (after
+ * RECLAIM_COMPLETE, which test_misc_ops sent). */
+static void test_current_stateid(struct v4_session *s)
+{
+	const struct stateid4 cur = { .seqid = 1 };
+	struct nfs_argop4 ops[8];
+	struct v4_res r;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], &exp_fh);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, 0, "cs-owner",
+		  "file-with-a-long-name-007");
+	v4op_read(&ops[3], &cur, 0, 16);
+	v4op_simple(&ops[4], OP_SAVEFH);
+	v4op_simple(&ops[5], OP_PUTROOTFH);
+	v4op_simple(&ops[6], OP_RESTOREFH);
+	v4op_close(&ops[7], 0, &cur);
+	ok(v4_call41(fd, ops, 8, &r) && r.status == NFS4_OK && r.nops == 8,
+	   "OPEN, then READ and (after SAVEFH, PUTROOTFH, RESTOREFH) CLOSE with the current "
+	   "stateid: OK (%u results, status %u)", r.nops, r.status);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], &exp_fh);
+	v4op_lookup(&ops[2], "file-with-a-long-name-007");
+	v4op_read(&ops[3], &cur, 0, 16);
+	ok(v4_call41(fd, ops, 4, &r) && r.status == NFS4ERR_BAD_STATEID && r.nops == 4,
+	   "the current stateid where no operation of the COMPOUND set one: BAD_STATEID");
+	v4_res_free(&r);
+}
+
 static void test_limits(void)
 {
 	struct v4_session s = { 0 }, t = { 0 };
@@ -398,6 +429,7 @@ int main(int argc, char **argv)
 	test_replay(&s);
 	test_positions(&s);
 	test_misc_ops(&s);
+	test_current_stateid(&s);
 	test_limits();
 	test_create_errors();
 	test_two_sessions_and_destroy(&s);
