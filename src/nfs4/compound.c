@@ -61,6 +61,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_REMOVE] = nfs4_remove,
 	[OP_RENAME] = nfs4_rename,
 	[OP_SETATTR] = nfs4_setattr,
+	[OP_FREE_STATEID] = nfs4_free_stateid,
 	[OP_GETATTR] = nfs4_getattr,
 	[OP_GETFH] = nfs4_getfh,
 	[OP_LOOKUP] = nfs4_lookup,
@@ -85,6 +86,7 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_SEQUENCE] = nfs4_sequence,
 	[OP_SETCLIENTID] = nfs4_setclientid,
 	[OP_SETCLIENTID_CONFIRM] = nfs4_setclientid_confirm,
+	[OP_TEST_STATEID] = nfs4_test_stateid,
 	[OP_VERIFY] = nfs4_verify,
 	[OP_WRITE] = nfs4_write,
 };

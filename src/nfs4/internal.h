@@ -119,7 +119,8 @@ nfs4_op_fn nfs4_setclientid, nfs4_setclientid_confirm, nfs4_renew;
 enum nfsstat4 nfs4_client_renew(clientid4 clientid);
 
 /* open_ops.c */
-nfs4_op_fn nfs4_open, nfs4_open_confirm, nfs4_open_downgrade, nfs4_close, nfs4_delegreturn;
+nfs4_op_fn nfs4_open, nfs4_open_confirm, nfs4_open_downgrade, nfs4_close, nfs4_delegreturn,
+	nfs4_test_stateid, nfs4_free_stateid;
 /* The server's open state (made by nfs4_init). */
 extern struct nfs4_state *nfs4_states;
 /* The file id of state on @o (its device and inode). */

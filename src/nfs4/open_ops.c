@@ -488,6 +488,40 @@ enum nfsstat4 nfs4_delegreturn(struct nfs4_compound *c, const struct nfs_argop4 
 	return r->u.opdelegreturn.status = st == NFS4_OK ? NFS4ERR_BAD_STATEID : st;
 }
 
+/* ---- TEST_STATEID, FREE_STATEID (4.1) ---- */
+
+enum nfsstat4 nfs4_test_stateid(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				struct nfs_resop4 *r)
+{
+	const struct TEST_STATEID4args *ta = &a->u.optest_stateid;
+	struct TEST_STATEID4res *res = &r->u.optest_stateid;
+	enum nfsstat4 *codes;
+	uint32_t i;
+
+	if (!c->sequenced)
+		return res->tsr_status = NFS4ERR_OP_NOT_IN_SESSION;
+	/* bounded by the request: its stateids came from the arena too */
+	codes = xdr_arena_array(&c->req->arena, ta->ts_stateids.len ? ta->ts_stateids.len : 1,
+				sizeof(*codes));
+	if (!codes)
+		return res->tsr_status = NFS4ERR_RESOURCE;
+	for (i = 0; i < ta->ts_stateids.len; i++)
+		codes[i] = nfs4_state_test(nfs4_states, c->clientid, &ta->ts_stateids.val[i]);
+	res->u.tsr_resok4.tsr_status_codes.len = ta->ts_stateids.len;
+	res->u.tsr_resok4.tsr_status_codes.val = codes;
+	return res->tsr_status = NFS4_OK;
+}
+
+enum nfsstat4 nfs4_free_stateid(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				struct nfs_resop4 *r)
+{
+	if (!c->sequenced)
+		return r->u.opfree_stateid.fsr_status = NFS4ERR_OP_NOT_IN_SESSION;
+	return r->u.opfree_stateid.fsr_status =
+		nfs4_state_free_stateid(nfs4_states, c->clientid,
+					nfs4_sid(c, &a->u.opfree_stateid.fsa_stateid));
+}
+
 /* ---- OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE ---- */
 
 /* The current filehandle as a file with state, and its id. */

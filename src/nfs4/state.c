@@ -779,6 +779,47 @@ void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *fid
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* @sid as a usable stateid of @clientid (the lock held). */
+static enum nfsstat4 own_stid(struct nfs4_state *t, clientid4 clientid,
+			      const struct stateid4 *sid, struct stid **s)
+{
+	enum nfsstat4 st = state_stid_open(t, sid, s);
+
+	if (st == NFS4_OK && (*s)->ow->cl->id != clientid)
+		st = NFS4ERR_BAD_STATEID;
+	if (st == NFS4_OK)
+		st = state_stid_seqid(*s, sid, false);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_test(struct nfs4_state *t, clientid4 clientid,
+			      const struct stateid4 *sid)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = own_stid(t, clientid, sid, &s);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_free_stateid(struct nfs4_state *t, clientid4 clientid,
+				      const struct stateid4 *sid)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = own_stid(t, clientid, sid, &s);
+	if (st == NFS4_OK && (!s->lock || s->ranges))
+		st = NFS4ERR_LOCKS_HELD;
+	if (st == NFS4_OK)
+		state_stid_drop(t, s);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
 enum nfsstat4 nfs4_state_known(struct nfs4_state *t, const struct stateid4 *sid)
 {
 	enum nfsstat4 st;

@@ -277,6 +277,25 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);
 /* Stateids of @clientid, for DESTROY_CLIENTID and tests. */
 uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid);
 
+/*
+ * nfs4_state_test - TEST_STATEID of one stateid of client @clientid
+ * (RFC 8881 18.48): is it usable?
+ * Return values: NFS4_OK; NFS4ERR_BAD_STATEID (unknown, special, closed,
+ * or another client's); NFS4ERR_OLD_STATEID; NFS4ERR_STALE_STATEID;
+ * NFS4ERR_EXPIRED.
+ */
+enum nfsstat4 nfs4_state_test(struct nfs4_state *t, clientid4 clientid,
+			      const struct stateid4 *sid);
+
+/*
+ * nfs4_state_free_stateid - FREE_STATEID (RFC 8881 18.38) of @sid by
+ * client @clientid: a lock stateid without locks goes.
+ * Return values: NFS4_OK; NFS4ERR_LOCKS_HELD (an open stateid, or a lock
+ * stateid holding locks); the errors of nfs4_state_test.
+ */
+enum nfsstat4 nfs4_state_free_stateid(struct nfs4_state *t, clientid4 clientid,
+				      const struct stateid4 *sid);
+
 /* Does @sid name state of this table? Return values: NFS4_OK;
  * NFS4ERR_STALE_STATEID; NFS4ERR_BAD_STATEID (never given, or special). */
 enum nfsstat4 nfs4_state_known(struct nfs4_state *t, const struct stateid4 *sid);

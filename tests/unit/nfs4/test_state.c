@@ -173,9 +173,12 @@ static void locks(void)
 	   "WRITE with a lock stateid of a read-only open: OPENMODE");
 	ok(nfs4_state_release_lockowner(t, 10, (const uint8_t *)"lk1", 3) == NFS4ERR_LOCKS_HELD,
 	   "RELEASE_LOCKOWNER while it holds locks: LOCKS_HELD");
-	ok(locku_(&l1, 0, NFS4_UINT64_MAX, &x) == NFS4_OK &&
-	   nfs4_state_release_lockowner(t, 10, (const uint8_t *)"lk1", 3) == NFS4_OK,
-	   "unlocked to the end, then released: OK");
+	ok(locku_(&l1, 0, NFS4_UINT64_MAX, &x) == NFS4_OK,
+	   "unlocked to the end: OK");
+	ok(nfs4_state_free_stateid(t, 10, &x) == NFS4_OK && nfs4_state_test(t, 10, &x) ==
+	   NFS4ERR_BAD_STATEID, "FREE_STATEID of the lock stateid without locks: gone");
+	ok(nfs4_state_release_lockowner(t, 10, (const uint8_t *)"lk1", 3) == NFS4_OK,
+	   "then released: OK");
 	ok(io(&x, &F1, false, true) == NFS4ERR_BAD_STATEID, "its lock stateid is gone");
 	st = lock_(10, "lk3", &o1, 0, false, WRITE_LT, 0, NFS4_UINT64_MAX, &l1, &d, &rep);
 	ok(st == NFS4ERR_DENIED && d.offset == 62 && d.length == 5 && d.type == READ_LT,
@@ -418,6 +421,11 @@ int main(void)
 	ok(st == NFS4_OK && !rep && b.seqid == 2, "the same OPEN again: no replay, seqid 2");
 	ok(io(&x, &F2, true, true) == NFS4ERR_OLD_STATEID, "seqid 1 then: OLD_STATEID");
 	ok(nfs4_state_client_count(t, 3) == 1, "client 3 has one stateid");
+	ok(nfs4_state_test(t, 3, &b) == NFS4_OK && nfs4_state_test(t, 4, &b) ==
+	   NFS4ERR_BAD_STATEID && nfs4_state_test(t, 3, &x) == NFS4ERR_OLD_STATEID,
+	   "TEST_STATEID: its own current one OK, another client's BAD, an old one OLD");
+	ok(nfs4_state_free_stateid(t, 3, &b) == NFS4ERR_LOCKS_HELD,
+	   "FREE_STATEID of an open stateid: LOCKS_HELD");
 
 	/* ---- busy owner ---- */
 	{
