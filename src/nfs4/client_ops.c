@@ -179,6 +179,10 @@ enum nfsstat4 nfs4_client_renew(clientid4 clientid)
 	    nfs4_state_client_count(nfs4_states, clientid)) {
 		nfs4_state_purge_client(nfs4_states, clientid);
 		st = NFS4ERR_EXPIRED;
+	} else if (st == NFS4ERR_STALE_CLIENTID && nfs4_states &&
+		   nfs4_state_reaped(nfs4_states, clientid)) {
+		/* ... or whose state another client's conflict took */
+		st = NFS4ERR_EXPIRED;
 	}
 	return st;
 }

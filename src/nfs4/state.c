@@ -851,12 +851,36 @@ void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* Drop client @c's state, lost to its lease: remembered so that its
+ * next call hears EXPIRED (the oldest forgotten past REAPED_MAX). */
+static void reap(struct nfs4_state *t, struct client *c)
+{
+	t->reaped[t->nreaped++ % REAPED_MAX] = c->id;
+	purge(t, c);
+}
+
 bool state_reap(struct nfs4_state *t, const struct nfs4_owner *holder)
 {
 	if (!t->live || !holder->cl || t->live(holder->cl->id))
 		return false;
-	purge(t, holder->cl);
+	reap(t, holder->cl);
 	return true;
+}
+
+bool nfs4_state_reaped(struct nfs4_state *t, clientid4 clientid)
+{
+	bool found = false;
+	uint32_t i, n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->nreaped < REAPED_MAX ? t->nreaped : REAPED_MAX;
+	for (i = 0; i < n && !found; i++)
+		if (t->reaped[i] == clientid) {
+			t->reaped[i] = 0;
+			found = true;
+		}
+	pthread_mutex_unlock(&t->lock);
+	return found;
 }
 
 bool state_reap_all(struct nfs4_state *t)
@@ -871,7 +895,7 @@ bool state_reap_all(struct nfs4_state *t)
 		for (c = t->clients[i]; c; c = next) {
 			next = c->hnext;
 			if (!t->live(c->id)) {
-				purge(t, c);
+				reap(t, c);
 				any = true;
 			}
 		}

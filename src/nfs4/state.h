@@ -270,6 +270,10 @@ void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
  */
 void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *f);
 
+/* Was @clientid's state dropped for its lease (a conflict, or the
+ * bound) since it last heard? Return values: true once (it hears now). */
+bool nfs4_state_reaped(struct nfs4_state *t, clientid4 clientid);
+
 /* Drop every owner and stateid of @clientid (gone, or replaced by a new
  * instance of the same client). */
 void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid);

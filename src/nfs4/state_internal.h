@@ -12,6 +12,7 @@
 #include "nfs4/state.h"
 
 #define BUCKETS (1u << 16)
+#define REAPED_MAX 1024u
 
 struct stid;
 
@@ -81,6 +82,9 @@ struct nfs4_state {
 	uint32_t nstids, nowners;
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
 	uint32_t boot;                      /* the clientids' high half */
+	/* clients whose state a conflict dropped, until they hear of it */
+	clientid4 reaped[REAPED_MAX];
+	uint32_t nreaped;
 	struct client *clients[BUCKETS];
 	struct nfs4_owner *owners[BUCKETS];
 	struct file *files[BUCKETS];

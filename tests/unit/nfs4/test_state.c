@@ -253,6 +253,8 @@ static void courtesy(void)
 	ok(io(&a, &F3, false, true) == NFS4ERR_EXPIRED &&
 	   nfs4_state_client_count(t, 30) == 0,
 	   "... and its state is gone: its stateid is EXPIRED (its client lost its lease)");
+	ok(nfs4_state_reaped(t, 30) && !nfs4_state_reaped(t, 30) && !nfs4_state_reaped(t, 31),
+	   "the table remembers that client 30 lost its state, until asked once");
 	dead_client = 0;
 	ok(open_(32, "o32", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &a, &confirm, &rep) ==
 	   NFS4_OK && lock_(32, "l32", &a, 0, false, WRITE_LT, 0, 10, &l, &d, &rep) == NFS4_OK,
