@@ -522,6 +522,8 @@ enum nfsstat4 state_stid_seqid(const struct stid *s, const struct stateid4 *sid,
 	return sid->seqid > s->seqid ? NFS4ERR_BAD_STATEID : NFS4ERR_OLD_STATEID;
 }
 
+static void purge(struct nfs4_state *t, struct client *c);
+
 enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4 *sid,
 				     const struct nfs4_file_id *f, uint32_t seqid, bool minor0,
 				     bool confirming, struct nfs4_seq *q)
@@ -536,6 +538,14 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 		goto out;
 	if (s->lock || (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino))) {
 		st = NFS4ERR_BAD_STATEID;
+		goto out;
+	}
+	/* a client whose record went (a new instance of it confirmed, or
+	 * its lease ran out) keeps nothing it could close: EXPIRED (knfsd;
+	 * pynfs CID1) */
+	if (t->live && !t->live(s->ow->cl->id)) {
+		purge(t, s->ow->cl);
+		st = NFS4ERR_EXPIRED;
 		goto out;
 	}
 	if (state_busy(s->ow, minor0)) {

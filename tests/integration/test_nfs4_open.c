@@ -814,8 +814,16 @@ static void test_reboot(void)
 	n = v4_client_verf(fd, 0, "nfs4-open-reboot", v2, true, &now);
 	ok(n == NFS4_OK && now != old, "the same client id with a new verifier, confirmed: a "
 	   "new clientid (%ld)", n);
+	{
+		struct nfs_argop4 op;
+
+		v4op_close(&op, o.seqid, &r.sid);
+		n = v4_seq_op(fd, &o, &r.fh, &op, NULL);
+	}
+	ok(n == NFS4ERR_EXPIRED, "CLOSE with the earlier instance's stateid: EXPIRED (knfsd; "
+	   "pynfs CID1) (%ld)", n);
 	n = v4_read_str(fd, &r.fh, &r.sid, 0, 4, buf, sizeof(buf));
-	ok(n == NFS4ERR_EXPIRED, "READ with the earlier instance's stateid: EXPIRED (%ld)", n);
+	ok(n == NFS4ERR_EXPIRED, "READ with it then: EXPIRED too (%ld)", n);
 	n = v4_renew(fd, old);
 	ok(n == NFS4ERR_STALE_CLIENTID, "RENEW of the earlier clientid then: STALE_CLIENTID "
 	   "(its state is gone) (%ld)", n);
