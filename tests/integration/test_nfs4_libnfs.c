@@ -294,6 +294,7 @@ static void test_write_limit(struct nfs_context *nfs)
 
 static void test_write(struct nfs_context *nfs)
 {
+	static const char tail[100] = "tail-data";   /* 100 bytes, zero-padded */
 	size_t len = 3 * MIB / 2 + 333;
 	unsigned char *b = malloc(len);
 	struct nfsfh *fh;
@@ -317,7 +318,8 @@ static void test_write(struct nfs_context *nfs)
 	ok(nfs_pwrite(nfs, fh, 1000, 3000, b + 1000) == 3000 && file_is("w/new", b, len),
 	   "pwrite in the middle overwrites just those bytes");
 	ok(nfs_lseek(nfs, fh, 0, SEEK_END, &pos) == 0 && pos == len &&
-	   nfs_write(nfs, fh, 100, "tail-data") == 100, "lseek SEEK_END and write appends");
+	   nfs_write(nfs, fh, sizeof(tail), tail) == (int)sizeof(tail),
+	   "lseek SEEK_END and write appends");
 	ok(nfs_fstat64(nfs, fh, &st) == 0 && st.nfs_size == len + 100 &&
 	   stat(lp("w/new"), &l) == 0 && l.st_size == (off_t)(len + 100),
 	   "the size grew on both sides");
@@ -378,10 +380,14 @@ static void test_ns(struct nfs_context *nfs)
 	snprintf(p, sizeof(p), "/w/d2");
 	ok(nfs_rmdir(nfs, p) == -ENOTEMPTY, "rmdir of a non-empty directory: ENOTEMPTY");
 
+	/* libnfs 4.0 strdup()s READLINK's counted bytes in its reply buffer:
+	 * a target whose length is a multiple of 4 has no XDR padding after
+	 * it to stop strdup, which then reads past the buffer (ASan says
+	 * so). A 10-byte target keeps two zero bytes of padding behind it. */
 	snprintf(p, sizeof(p), "/w/sym");
-	ok(nfs_symlink(nfs, "d2/moved", p) == 0 && readlink(lp("w/sym"), q, sizeof(q)) == 8 &&
-	   memcmp(q, "d2/moved", 8) == 0, "symlink: the server has the link and its target");
-	ok(nfs_readlink2(nfs, p, &t) == 0 && t && strcmp(t, "d2/moved") == 0,
+	ok(nfs_symlink(nfs, "./d2/moved", p) == 0 && readlink(lp("w/sym"), q, sizeof(q)) == 10 &&
+	   memcmp(q, "./d2/moved", 10) == 0, "symlink: the server has the link and its target");
+	ok(nfs_readlink2(nfs, p, &t) == 0 && t && strcmp(t, "./d2/moved") == 0,
 	   "readlink2 returns the target");
 	free(t);
 	snprintf(p, sizeof(p), "/w/d2/moved");

@@ -147,7 +147,8 @@ static size_t reply(uint8_t *out, uint32_t xid, const uint8_t *res, size_t len)
 	xdr__put32(out + 12, 0);    /* AUTH_NONE verifier */
 	xdr__put32(out + 16, 0);
 	xdr__put32(out + 20, 0);    /* SUCCESS */
-	memcpy(out + 24, res, len);
+	if (len)
+		memcpy(out + 24, res, len);
 	return 24 + len;
 }
 
