@@ -566,7 +566,7 @@ static void test_two_clients(struct nfs_context *a, struct nfs_context *b)
 				 .l_len = 100 };
 	const char *p = "/w/locked";
 	struct nfs_context *d, *e;
-	struct nfsfh *fa, *fb, *fd, *fe;
+	struct nfsfh *fa = NULL, *fb = NULL, *fd = NULL, *fe = NULL;
 	unsigned char buf[16];
 	uint64_t pos;
 
