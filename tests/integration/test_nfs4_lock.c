@@ -803,7 +803,7 @@ static void test_lease(void)
 	struct v4_owner oc = { 0, "open-l-c", 1 }, od = { 0, "open-l-d", 1 };
 	struct lowner lc = { .name = "lock-l-c", .seqid = 1 }, ld = { .name = "lock-l-d", .seqid = 1 },
 		      ld2 = { .name = "lock-l-d2", .seqid = 1 };
-	clientid4 cid_c, cid_d;
+	clientid4 cid_c = 0, cid_d = 0;
 	struct v4_opened c, d, d2;
 	struct lk r;
 	double silent, t;
