@@ -6,7 +6,7 @@
  *
  * DESIGN
  * - A record is the client's id string and verifier, the principal that
- *   set it, its callback (kept, never contacted yet), its clientid and
+ *   set it, its callback (probed at confirmation), its clientid and
  *   confirm verifier, and the time of its last renewal. A record is
  *   unconfirmed until SETCLIENTID_CONFIRM; the same clientid may have a
  *   confirmed and an unconfirmed record at once (a callback update).

@@ -141,6 +141,9 @@ nfs4_op_fn nfs4_lock, nfs4_lockt, nfs4_locku, nfs4_release_lockowner;
 
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
+/* The current filehandle as a regular file (ISDIR, INVAL otherwise), its
+ * id into @f (may be NULL): what READ, WRITE, COMMIT and the locks take. */
+enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f);
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */
 #define NFS4_IO_MAX (1024u * 1024u)
 /* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */

@@ -25,8 +25,7 @@
 
 verifier4 nfs4_write_verf;
 
-/* The current filehandle as a regular file. */
-static enum nfsstat4 cur_file(const struct nfs4_compound *c)
+enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f)
 {
 	const struct export_obj *o = &c->cur.o;
 
@@ -36,9 +35,11 @@ static enum nfsstat4 cur_file(const struct nfs4_compound *c)
 		return NFS4ERR_ISDIR;
 	if (!o->have_st)
 		return NFS4ERR_IO;
-	if (S_ISREG(o->st.st_mode))
-		return NFS4_OK;
-	return S_ISDIR(o->st.st_mode) ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	if (!S_ISREG(o->st.st_mode))
+		return S_ISDIR(o->st.st_mode) ? NFS4ERR_ISDIR : NFS4ERR_INVAL;
+	if (f)
+		nfs4_file_id_of(o, f);
+	return NFS4_OK;
 }
 
 enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -55,7 +56,7 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	bool eof;
 	int e;
 
-	enum nfsstat4 st = cur_file(c);
+	enum nfsstat4 st = nfs4_cur_file(c, NULL);
 
 	if (st == NFS4_OK)
 		st = nfs4_check_stateid(c, nfs4_sid(c, &ra->stateid), false);
@@ -104,7 +105,7 @@ enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	ssize_t n;
 	int e;
 
-	st = cur_file(c);
+	st = nfs4_cur_file(c, NULL);
 	if (st == NFS4_OK)
 		st = nfs4_check_stateid(c, nfs4_sid(c, &wa->stateid), true);
 	if (st == NFS4_OK && !o->client->opts.rw)
@@ -149,7 +150,7 @@ enum nfsstat4 nfs4_commit(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st;
 	int e;
 
-	st = cur_file(c);
+	st = nfs4_cur_file(c, NULL);
 	if (st == NFS4_OK && (ca->offset > (uint64_t)INT64_MAX ||
 			      ca->offset + ca->count > (uint64_t)INT64_MAX))
 		st = NFS4ERR_INVAL;

@@ -20,25 +20,6 @@
 
 #include "nfs4/internal.h"
 
-/* The current filehandle as a file that may hold locks. */
-static enum nfsstat4 lock_file(const struct nfs4_compound *c, struct nfs4_file_id *f)
-{
-	const struct export_obj *o = &c->cur.o;
-
-	if (c->cur.kind == NFS4_FH_NONE)
-		return NFS4ERR_NOFILEHANDLE;
-	if (c->cur.kind == NFS4_FH_PSEUDO)
-		return NFS4ERR_ISDIR;
-	if (!o->have_st)
-		return NFS4ERR_IO;
-	if (S_ISDIR(o->st.st_mode))
-		return NFS4ERR_ISDIR;
-	if (!S_ISREG(o->st.st_mode))
-		return NFS4ERR_INVAL;
-	nfs4_file_id_of(o, f);
-	return NFS4_OK;
-}
-
 /* @d into LOCK4denied @out, its owner kept in the request's arena. */
 static enum nfsstat4 denied_out(struct nfs4_compound *c, const struct nfs4_lock_denied *d,
 				struct LOCK4denied *out)
@@ -83,7 +64,7 @@ enum nfsstat4 nfs4_lock(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	struct nfs4_file_id f;
 	enum nfsstat4 st;
 
-	st = lock_file(c, &f);
+	st = nfs4_cur_file(c, &f);
 	if (st != NFS4_OK)
 		return res->status = st;
 	/* reclaims only in the grace period, and nothing else then;
@@ -139,7 +120,7 @@ enum nfsstat4 nfs4_lockt(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st;
 	clientid4 cid;
 
-	st = lock_file(c, &f);
+	st = nfs4_cur_file(c, &f);
 	if (st == NFS4_OK)
 		st = owner_client(c, la->owner.clientid, &cid);
 	if (st == NFS4_OK && nfs4_in_grace())
@@ -164,7 +145,7 @@ enum nfsstat4 nfs4_locku(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	struct nfs4_file_id f;
 	enum nfsstat4 st;
 
-	st = lock_file(c, &f);
+	st = nfs4_cur_file(c, &f);
 	if (st == NFS4_OK && la->locktype != READ_LT && la->locktype != WRITE_LT &&
 	    la->locktype != READW_LT && la->locktype != WRITEW_LT)
 		st = NFS4ERR_INVAL;

@@ -17,7 +17,7 @@
  *   may write a file made with mode 0444); otherwise the caller must be
  *   allowed the access asked, or own the file (knfsd's
  *   NFSD_MAY_OWNER_OVERRIDE).
- * - No delegation is ever offered (no callback path yet): the delegation
+ * - No delegation is offered (recalls are not written): the delegation
  *   claims answer BAD_STATEID (CUR) or NOTSUPP (PREV). CLAIM_PREVIOUS
  *   reopens the current file in the grace period after a restart, for a
  *   client of the previous run (recovery.h); every other claim then

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What state.c (owners, open stateids, seqids) and state_lock.c (lock
- * stateids and byte ranges) share: the table's structures and the
+ * What state.c (owners, stateids, seqids), state_open.c (opens) and
+ * state_lock.c (lock stateids and byte ranges) share: the table's structures and the
  * helpers both call with the table's lock held.
  */
 #ifndef NFSX_NFS4_STATE_INTERNAL_H
@@ -107,6 +107,10 @@ void state_file_put(struct nfs4_state *t, struct file *f);
 struct stid *state_stid_new(struct nfs4_state *t, struct nfs4_owner *o, struct file *f,
 			    enum nfsstat4 *err);
 void state_stid_drop(struct nfs4_state *t, struct stid *s);
+/* Take stateid @s off its file (its reservation or locks end). */
+void state_stid_unfile(struct nfs4_state *t, struct stid *s);
+/* Drop client @c's whole state. */
+void state_purge(struct nfs4_state *t, struct client *c);
 void state_stid_out(const struct nfs4_state *t, const struct stid *s, struct stateid4 *out);
 enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid,
 				struct stid **out);

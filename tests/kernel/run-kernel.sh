@@ -10,6 +10,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
+. "$here/tap.sh"
 need_nfsxd "${1:-}"
 vers=${2:-3}
 
@@ -43,25 +44,7 @@ fi
 	>"$WORK/kclient.out" 2>&1
 rc=$?
 n=0
-while IFS= read -r line; do
-	case $line in
-	"KCLIENT PASS: "*)
-		n=$((n + 1))
-		echo "ok $n - NFSv$vers kernel client: ${line#KCLIENT PASS: }" ;;
-	"KCLIENT FAIL: "*)
-		n=$((n + 1))
-		echo "not ok $n - NFSv$vers kernel client: ${line#KCLIENT FAIL: }" ;;
-	esac
-done <"$WORK/kclient.out"
-if [ "$n" -eq 0 ] || [ $rc -ne 0 ]; then
-	n=$((n + 1))
-	[ $rc -eq 0 ] && echo "ok $n - run.sh exit status" ||
-		echo "not ok $n - run.sh exit status $rc"
-	sed 's/^/# /' "$WORK/kclient.out" | tail -40
-	for f in "$WORK"/logs/*.log; do
-		[ -f "$f" ] && { echo "# --- $f (tail) ---"; tail -30 "$f" | sed 's/^/# /'; }
-	done
-fi
+kclient_tap "$WORK/kclient.out" "$vers" "$rc"
 stop_nfsxd "$S" 10
 n=$((n + 1))
 [ "$STOP_STATUS" -eq 0 ] && echo "ok $n - nfsxd exits 0 on SIGTERM" ||

@@ -10,6 +10,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
+. "$here/tap.sh"
 need_nfsxd "${1:-}"
 vers=${2:-4.1}
 
@@ -59,25 +60,7 @@ rc=$?
 n=1
 [ $restarted = yes ] && echo "ok 1 - nfsxd killed with SIGKILL while the guest held its file, and restarted" ||
 	echo "not ok 1 - the guest never said it was ready, or nfsxd did not restart"
-while IFS= read -r line; do
-	case $line in
-	"KCLIENT PASS: "*)
-		n=$((n + 1))
-		echo "ok $n - NFSv$vers kernel client: ${line#KCLIENT PASS: }" ;;
-	"KCLIENT FAIL: "*)
-		n=$((n + 1))
-		echo "not ok $n - NFSv$vers kernel client: ${line#KCLIENT FAIL: }" ;;
-	esac
-done <"$WORK/kclient.out"
-if [ "$n" -eq 1 ] || [ $rc -ne 0 ]; then
-	n=$((n + 1))
-	[ $rc -eq 0 ] && echo "ok $n - run.sh exit status" ||
-		echo "not ok $n - run.sh exit status $rc"
-	sed 's/^/# /' "$WORK/kclient.out" | tail -40
-	for f in "$WORK"/logs/*.log; do
-		[ -f "$f" ] && { echo "# --- $f (tail) ---"; tail -30 "$f" | sed 's/^/# /'; }
-	done
-fi
+kclient_tap "$WORK/kclient.out" "$vers" "$rc"
 stop_nfsxd "$S" 10
 n=$((n + 1))
 [ "$STOP_STATUS" -eq 0 ] && echo "ok $n - the restarted nfsxd exits 0 on SIGTERM" ||
