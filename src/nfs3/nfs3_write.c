@@ -251,7 +251,8 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		goto release;
 	/* A delegation to recall: the ordinary handler answers JUKEBOX. */
 	if (export_open_io(&w->o, O_WRONLY, &w->io) < 0 ||
-	    nfs3_lease_break(&w->o.st, VFS_BREAK_WRITE) != NFS3_OK || !w->o.vexp->ops->splice_fd ||
+	    nfs3_lease_break(&w->o.st, VFS_BREAK_WRITE) != NFS3_OK ||
+	    !w->o.vexp->ops->splice_fd ||
 	    (fd = w->o.vexp->ops->splice_fd(w->o.vexp, &w->io)) < 0 ||
 	    !export_obj_detach(&w->o))
 		goto release;

@@ -73,7 +73,8 @@ void vfs_lease_set_breaker(vfs_lease_break_fn *fn, void *arg);
  * vfs_lease_count() - the delegation code's count of what it holds.
  * @delta: +1 at a grant, -1 at a return or revocation.
  *
- * Thread-safe (an atomic add).
+ * Thread-safe (an atomic add). A count below 0 (a caller's bug) counts
+ * as none held.
  */
 void vfs_lease_count(int delta);
 
