@@ -233,6 +233,18 @@ enum nfsstat4 nfs4_setclientid_confirm(struct nfs4_compound *c, const struct nfs
 enum nfsstat4 nfs4_renew(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			 struct nfs_resop4 *r)
 {
+	clientid4 cid = a->u.oprenew.clientid;
+	enum nfsstat4 st = nfs4_client_renew(cid);
+	uint32_t held, revoked;
+
 	(void)c;
-	return r->u.oprenew.status = nfs4_client_renew(a->u.oprenew.clientid);
+	/* renewed, but the client must learn that its delegations cannot
+	 * be recalled (RFC 7530 16.29.4) */
+	if (st == NFS4_OK && nfs4_delegs_held() &&
+	    nfs4_clients_cb_path(clients, cid, nfs4_now_sec()) == NFS4_CB_PATH_DOWN) {
+		nfs4_state_client_delegs(nfs4_states, cid, &held, &revoked);
+		if (held)
+			st = NFS4ERR_CB_PATH_DOWN;
+	}
+	return r->u.oprenew.status = st;
 }

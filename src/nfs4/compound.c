@@ -45,6 +45,7 @@
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_ACCESS] = nfs4_access,
+	[OP_BACKCHANNEL_CTL] = nfs4_backchannel_ctl,
 	[OP_BIND_CONN_TO_SESSION] = nfs4_bind_conn_to_session,
 	[OP_CLOSE] = nfs4_close,
 	[OP_COMMIT] = nfs4_commit,

@@ -112,6 +112,8 @@ void nfs4_deleg_bind(struct nfs4_compound *c, const sessionid4 *id)
 
 /* ---- recalls ---- */
 
+#define RECALL_ROUNDS 64u
+
 struct recall_call {
 	struct nfs4_recall r;
 	bool minor1;
@@ -205,18 +207,24 @@ static void send_recall(const struct nfs4_recall *r)
 enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
 {
 	struct nfs4_recall r[NFS4_RECALLS_MAX];
+	uint32_t n, i, rounds = 0;
 	enum nfsstat4 st;
-	uint32_t n, i;
 
 	if (!nfs4_delegs_held() || !nfs4_states)
 		return NFS4_OK;
-	st = nfs4_state_deleg_break(nfs4_states, f, breaker, nfs4_now_sec(), nfs4_lease_time,
-				    r, &n);
-	for (i = 0; i < n; i++) {
-		log_debug("NFSv4 delegation of client %016" PRIx64 " recalled (4.%d)",
-			  r[i].clientid, r[i].minor1 ? 1 : 0);
-		send_recall(&r[i]);
-	}
+	/* every conflicting delegation is recalled now, a batch at a time
+	 * (each batch is marked sent: the next call hands out the rest),
+	 * RECALL_ROUNDS batches at most (a send that failed at once is
+	 * handed out again: the rest waits for the next try) */
+	do {
+		st = nfs4_state_deleg_break(nfs4_states, f, breaker, nfs4_now_sec(),
+					    nfs4_lease_time, r, &n);
+		for (i = 0; i < n; i++) {
+			log_debug("NFSv4 delegation of client %016" PRIx64 " recalled (4.%d)",
+				  r[i].clientid, r[i].minor1 ? 1 : 0);
+			send_recall(&r[i]);
+		}
+	} while (n == NFS4_RECALLS_MAX && ++rounds < RECALL_ROUNDS);
 	return st;
 }
 

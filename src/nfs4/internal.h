@@ -168,7 +168,8 @@ uint64_t nfs4_now_sec(void);
 
 /* session_ops.c */
 nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,
-	nfs4_bind_conn_to_session, nfs4_destroy_clientid, nfs4_reclaim_complete,
+	nfs4_bind_conn_to_session, nfs4_backchannel_ctl, nfs4_destroy_clientid,
+	nfs4_reclaim_complete,
 	nfs4_secinfo_no_name;
 /* Make and free the table of sessions over @clients (nfs4_init, nfs4_fini).
  * Return values: 0, or -1 when memory is short. */

@@ -208,6 +208,22 @@ enum nfsstat4 nfs4_bind_conn_to_session(struct nfs4_compound *c, const struct nf
 	return res->bctsr_status = st;
 }
 
+/* The callbacks' program and credential of the COMPOUND's session from
+ * now on (RFC 8881 18.33). */
+enum nfsstat4 nfs4_backchannel_ctl(struct nfs4_compound *c, const struct nfs_argop4 *a,
+				   struct nfs_resop4 *r)
+{
+	const struct BACKCHANNEL_CTL4args *args = &a->u.opbackchannel_ctl;
+
+	if (!sessions)
+		return r->u.opbackchannel_ctl.bcr_status = NFS4ERR_SERVERFAULT;
+	if (!c->sequenced)
+		return r->u.opbackchannel_ctl.bcr_status = NFS4ERR_OP_NOT_IN_SESSION;
+	return r->u.opbackchannel_ctl.bcr_status =
+		nfs4_sessions_backchannel_ctl(sessions, &c->slot.sid, args->bca_cb_program,
+					      args->bca_sec_parms.val, args->bca_sec_parms.len);
+}
+
 enum nfsstat4 nfs4_destroy_clientid(struct nfs4_compound *c, const struct nfs_argop4 *a,
 				    struct nfs_resop4 *r)
 {

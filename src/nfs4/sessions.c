@@ -711,3 +711,19 @@ void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q,
 	}
 	pthread_mutex_unlock(&t->lock);
 }
+
+enum nfsstat4 nfs4_sessions_backchannel_ctl(struct nfs4_sessions *t, const sessionid4 *id,
+					    uint32_t program,
+					    const struct callback_sec_parms4 *parms, uint32_t n)
+{
+	struct nfs4_session *s;
+
+	pthread_mutex_lock(&t->lock);
+	s = find(t, id);
+	if (s) {
+		s->cb_program = program;
+		cb_sec(s, parms, n);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return s ? NFS4_OK : NFS4ERR_BADSESSION;
+}

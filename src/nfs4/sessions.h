@@ -263,6 +263,13 @@ bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_
  * seqid is not used up and the back channel is down. */
 void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q, bool answered);
 
+/* BACKCHANNEL_CTL (RFC 8881 18.33) on session @id: the callbacks'
+ * program and credential (the first of @parms the server can send).
+ * Return values: NFS4_OK; NFS4ERR_BADSESSION. */
+enum nfsstat4 nfs4_sessions_backchannel_ctl(struct nfs4_sessions *t, const sessionid4 *id,
+					    uint32_t program,
+					    const struct callback_sec_parms4 *parms, uint32_t n);
+
 /* Return values: sessions in @t, dead ones not yet freed included. */
 uint32_t nfs4_sessions_count(struct nfs4_sessions *t);
 

@@ -131,7 +131,9 @@ static int px_setattr(const struct vfs_export *e, const struct vfs_obj *o, const
 		if (fchownat(o->fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
 	}
-	if ((sa->mask & VFS_SET_MODE) && chmod(path, sa->mode & 07777) < 0)
+	/* Linux has no mode change for a symlink (EOPNOTSUPP): knfsd drops
+	 * the mode of a symlink's SETATTR (nfsd_setattr), and so do we */
+	if ((sa->mask & VFS_SET_MODE) && !S_ISLNK(st->st_mode) && chmod(path, sa->mode & 07777) < 0)
 		return -errno;
 	if (sa->mask & (VFS_SET_ATIME | VFS_SET_MTIME)) {
 		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
