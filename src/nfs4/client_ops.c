@@ -40,6 +40,12 @@ static bool client_live(clientid4 clientid)
 	return nfs4_clients_live(clients, clientid, nfs4_now_sec());
 }
 
+/* The state table's news: @clientid holds state now, or no longer. */
+static void client_holds(clientid4 clientid, bool holds)
+{
+	nfs4_clients_set_state(clients, clientid, holds);
+}
+
 bool nfs4_in_grace(void)
 {
 	return nfs4_recov_in_grace(nfs4_now_sec());
@@ -94,6 +100,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 		return -1;
 	}
 	nfs4_state_set_live(nfs4_states, client_live, boot);
+	nfs4_state_set_holds(nfs4_states, client_holds);
 	nfs4_deleg_init();
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	if (nfs4_sessions_init(clients) < 0) {

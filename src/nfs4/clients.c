@@ -33,6 +33,7 @@ struct client {
 	bool v41;                   /* made by EXCHANGE_ID */
 	bool reclaimed;             /* 4.1: RECLAIM_COMPLETE done */
 	bool cs_cached;             /* 4.1: cs_res holds the last CREATE_SESSION's reply */
+	bool holds_state;           /* the state table holds state of it (courtesy) */
 	sequenceid4 cs_seqid;       /* 4.1: the last CREATE_SESSION's seqid */
 	struct CREATE_SESSION4res cs_res;
 	uint32_t id_len;
@@ -206,13 +207,46 @@ static void drop(struct nfs4_clients *t, struct client *c)
 	free(c);
 }
 
-/* Free up to SWEEP_MAX records whose lease ran out, oldest first. */
+/* A confirmed record whose lease ran out while the state table holds
+ * state of it: kept (a courteous server, as Linux 5.19+), not live (a
+ * conflict takes its state), revived by its own next call. */
+static bool courtesy(const struct nfs4_clients *t, const struct client *c, uint64_t now)
+{
+	return c->confirmed && c->holds_state && expired(t, c, now);
+}
+
+/* Records a sweep looks at past the courtesy ones, at most. */
+#define SWEEP_WALK 64u
+
+/* Free up to SWEEP_MAX records whose lease ran out, oldest first; the
+ * courtesy ones too when @force (the table is full: their state goes
+ * when another client conflicts, or they hear EXPIRED). */
+static void sweep_some(struct nfs4_clients *t, uint64_t now, bool force)
+{
+	struct client *c, *next;
+	uint32_t i = 0, walked = 0;
+
+	for (c = t->oldest; c && i < SWEEP_MAX && walked < SWEEP_WALK && expired(t, c, now);
+	     c = next, walked++) {
+		next = c->newer;
+		if (force || !courtesy(t, c, now)) {
+			drop(t, c);
+			i++;
+		}
+	}
+}
+
 static void sweep(struct nfs4_clients *t, uint64_t now)
 {
-	uint32_t i;
+	sweep_some(t, now, false);
+}
 
-	for (i = 0; i < SWEEP_MAX && t->oldest && expired(t, t->oldest, now); i++)
-		drop(t, t->oldest);
+/* Is the table full, even once courtesy records made room? */
+static bool full(struct nfs4_clients *t, uint64_t now)
+{
+	if (t->count >= t->max)
+		sweep_some(t, now, true);
+	return t->count >= t->max;
 }
 
 /* The live record of id @id with confirmation @confirmed of minor
@@ -225,6 +259,8 @@ static struct client *find_name(struct nfs4_clients *t, const uint8_t *id, uint3
 	for (; c; c = next) {
 		next = c->name_next;
 		if (c->id_len != len || memcmp(c->id, id, len) != 0)
+			continue;
+		if (courtesy(t, c, now))
 			continue;
 		if (expired(t, c, now)) {
 			drop(t, c);
@@ -250,6 +286,8 @@ static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confi
 		next = c->cid_next;
 		if (c->clientid != cid)
 			continue;
+		if (courtesy(t, c, now))
+			continue;
 		if (expired(t, c, now)) {
 			drop(t, c);
 			continue;
@@ -257,6 +295,17 @@ static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confi
 		if (c->confirmed == confirmed && (w == ANY || c->v41 == (w == V41)))
 			return c;
 	}
+	return NULL;
+}
+
+/* The courtesy record of @cid, or NULL. */
+static struct client *find_courtesy(struct nfs4_clients *t, clientid4 cid, uint64_t now)
+{
+	struct client *c;
+
+	for (c = t->by_cid[hash_cid(cid) & t->mask]; c; c = c->cid_next)
+		if (c->clientid == cid && courtesy(t, c, now))
+			return c;
 	return NULL;
 }
 
@@ -311,7 +360,7 @@ enum nfsstat4 nfs4_clients_setclientid(struct nfs4_clients *t, const uint8_t *id
 	unconf = find_name(t, id, id_len, false, false, now);
 	if (unconf)
 		drop(t, unconf);
-	if (t->count >= t->max) {
+	if (full(t, now)) {
 		st = NFS4ERR_RESOURCE;
 		goto out;
 	}
@@ -408,6 +457,8 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 	sweep(t, now);
 	/* either version: a stateful operation of 4.1 may renew too */
 	c = find_cid(t, clientid, true, ANY, now);
+	if (!c)
+		c = find_courtesy(t, clientid, now);
 	if (c)
 		touch(t, c, now);
 	else
@@ -522,7 +573,7 @@ enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id
 	if (unconf)
 		drop(t, unconf);
 	/* 4.1 has no RESOURCE: DELAY, as knfsd, until leases run out */
-	if (t->count >= t->max) {
+	if (full(t, now)) {
 		st = NFS4ERR_DELAY;
 		goto out;
 	}
@@ -707,4 +758,27 @@ uint32_t nfs4_clients_count(struct nfs4_clients *t)
 	n = t->count;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+void nfs4_clients_set_state(struct nfs4_clients *t, clientid4 clientid, bool holds)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	for (c = t->by_cid[hash_cid(clientid) & t->mask]; c; c = c->cid_next)
+		if (c->clientid == clientid && c->confirmed)
+			c->holds_state = holds;
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool nfs4_clients_revive(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	c = find_courtesy(t, clientid, now);
+	if (c)
+		touch(t, c, now);
+	pthread_mutex_unlock(&t->lock);
+	return c != NULL;
 }

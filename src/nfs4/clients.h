@@ -140,6 +140,22 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
 
 /*
+ * nfs4_clients_set_state - the state table holds state of confirmed
+ * client @clientid (@holds), or no longer does. A record whose lease ran
+ * out while it holds state is a courtesy client (as Linux 5.19+): not
+ * live (nfs4_clients_live: a conflict takes its state), skipped by the
+ * other lookups, but revived by its own next call (nfs4_clients_renew,
+ * nfs4_clients_revive) as if its lease had never run out. Courtesy
+ * records are freed only when the table is full. Called with the state
+ * table's lock held (that order only).
+ */
+void nfs4_clients_set_state(struct nfs4_clients *t, clientid4 clientid, bool holds);
+
+/* A courtesy client's own call at @now: its lease starts again.
+ * Return values: true when @clientid was a courtesy client. */
+bool nfs4_clients_revive(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
+
+/*
  * nfs4_clients_set_record - @record(id, len, add) is told, under the
  * table's lock, when a client is confirmed (add) and when a confirmed
  * record goes (its lease ran out, or a new instance replaced it); not

@@ -166,7 +166,9 @@ static struct nfs4_session *find_live(struct nfs4_sessions *t, const sessionid4 
 {
 	struct nfs4_session *s = find(t, id);
 
-	if (s && !nfs4_clients_alive(t->clients, s->clientid, now)) {
+	/* a courtesy client's call on its session revives it */
+	if (s && !nfs4_clients_alive(t->clients, s->clientid, now) &&
+	    !nfs4_clients_revive(t->clients, s->clientid, now)) {
 		unlink_session(t, s);
 		s = NULL;
 	}

@@ -224,7 +224,8 @@ void state_stid_drop(struct nfs4_state *t, struct stid *s)
 	}
 	state_ranges_free(s);
 	free(s->deleg);
-	s->ow->cl->nstids--;
+	if (--s->ow->cl->nstids == 0 && t->holds)
+		t->holds(s->ow->cl->id, false);
 	t->nstids--;
 	free(s);
 }
@@ -373,7 +374,8 @@ struct stid *state_stid_new(struct nfs4_state *t, struct nfs4_owner *o, struct f
 	t->stids[state_hash(s->id)] = s;
 	s->snext = o->stids;
 	o->stids = s;
-	o->cl->nstids++;
+	if (o->cl->nstids++ == 0 && t->holds)
+		t->holds(o->cl->id, true);
 	t->nstids++;
 	return s;
 }
@@ -568,6 +570,13 @@ void nfs4_state_purge_client(struct nfs4_state *t, clientid4 clientid)
 	c = state_client_get(t, clientid, false);
 	if (c)
 		state_purge(t, c);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void nfs4_state_set_holds(struct nfs4_state *t, void (*holds)(clientid4 clientid, bool holds))
+{
+	pthread_mutex_lock(&t->lock);
+	t->holds = holds;
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -373,6 +373,11 @@ void nfs4_state_set_deleg_count(struct nfs4_state *t, void (*count)(int held, in
 void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
 			 uint32_t boot);
 
+/* @holds(clientid, true) when a client's first stateid is made,
+ * @holds(clientid, false) when its last one goes (the client table's
+ * courtesy clients, clients.h; called with the table's lock held). */
+void nfs4_state_set_holds(struct nfs4_state *t, void (*holds)(clientid4 clientid, bool holds));
+
 /*
  * nfs4_state_forget_file - a file was just created with id @f: state
  * still held under that id belongs to a removed file whose inode number

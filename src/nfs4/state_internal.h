@@ -100,6 +100,7 @@ struct nfs4_state {
 	uint64_t next_id;
 	uint32_t nstids, nowners;
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
+	void (*holds)(clientid4 clientid, bool holds);   /* nfs4_state_set_holds */
 	void (*deleg_count)(int held, int revoked);   /* nfs4_state_set_deleg_count */
 	uint32_t ndelegs;                   /* held or being recalled */
 	/* files whose delegation was recalled lately, by hash: no new one

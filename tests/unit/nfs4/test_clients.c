@@ -346,6 +346,46 @@ static void test_cb_path(void)
 	nfs4_clients_free(t);
 }
 
+/* Courtesy clients: a record whose lease ran out while it holds state. */
+static void test_courtesy(void)
+{
+	struct nfs4_clients *t = nfs4_clients_new(BOOT, 4);
+	struct sc a = setcid(t, "client-a", 1, &sys1, T0), b, c;
+	uint64_t late = T0 + NFS4_LEASE_TIME + 10;
+	char name[16];
+	int i;
+
+	nfs4_clients_confirm(t, a.cid, &a.confirm, &sys1, T0);
+	nfs4_clients_set_state(t, a.cid, true);
+	ok(!nfs4_clients_live(t, a.cid, late),
+	   "a client holding state whose lease ran out is not live (a conflict takes its state)");
+	ok(nfs4_clients_renew(t, a.cid, late) == NFS4_OK && nfs4_clients_live(t, a.cid, late),
+	   "its own RENEW revives it (a courteous server)");
+	ok(!nfs4_clients_revive(t, a.cid, late + 1), "a live client is no courtesy client");
+	ok(nfs4_clients_revive(t, a.cid, late + NFS4_LEASE_TIME + 2) &&
+	   nfs4_clients_live(t, a.cid, late + NFS4_LEASE_TIME + 2),
+	   "another lease later, a call on its session revives it too");
+	nfs4_clients_set_state(t, a.cid, false);
+	ok(nfs4_clients_renew(t, a.cid, late + 3 * NFS4_LEASE_TIME) == NFS4ERR_STALE_CLIENTID,
+	   "without state its lease running out is the end (STALE_CLIENTID)");
+
+	/* a full table takes the courtesy records' room */
+	b = setcid(t, "client-b", 1, &sys1, T0);
+	nfs4_clients_confirm(t, b.cid, &b.confirm, &sys1, T0);
+	nfs4_clients_set_state(t, b.cid, true);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		c = setcid(t, name, 1, &sys1, late);
+		nfs4_clients_confirm(t, c.cid, &c.confirm, &sys1, late);
+	}
+	ok(c.st == NFS4_OK && nfs4_clients_count(t) == 4,
+	   "three live clients beside the courtesy one: the table is full");
+	c = setcid(t, "n9", 1, &sys1, late);
+	ok(c.st == NFS4_OK && nfs4_clients_count(t) == 4 && !nfs4_clients_revive(t, b.cid, late),
+	   "a new client takes the courtesy record's room (the table is full)");
+	nfs4_clients_free(t);
+}
+
 int main(void)
 {
 	test_new_client();
@@ -356,6 +396,7 @@ int main(void)
 	test_inuse_and_leases();
 	test_restart();
 	test_bound();
+	test_courtesy();
 	test_concurrent();
 	return tap_done();
 }
