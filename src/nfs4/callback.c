@@ -68,6 +68,11 @@ struct nfs4_cb *nfs4_cb_new(struct nfs4_clients *t, unsigned int lease_s)
 	return cb;
 }
 
+const char *nfs4_cb_machine(const struct nfs4_cb *cb)
+{
+	return cb ? cb->machine : "nfsxd";
+}
+
 void nfs4_cb_free(struct nfs4_cb *cb)
 {
 	if (!cb)

@@ -56,6 +56,10 @@ struct rpc_backchan;
  */
 struct nfs4_cb *nfs4_cb_new(struct nfs4_clients *t, unsigned int lease_s);
 
+/* The host name 4.0 callbacks carry in AUTH_SYS (4.1's use it too);
+ * "nfsxd" without callbacks. */
+const char *nfs4_cb_machine(const struct nfs4_cb *cb);
+
 /* Stop: calls still running end (their done functions run), then free. */
 void nfs4_cb_free(struct nfs4_cb *cb);
 

@@ -94,6 +94,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 		return -1;
 	}
 	nfs4_state_set_live(nfs4_states, client_live, boot);
+	nfs4_deleg_init();
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	if (nfs4_sessions_init(clients) < 0) {
 		nfs4_fini();

@@ -131,6 +131,13 @@ void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f);
  * version 0). Return values: nfs4_state_check_io's.
  */
 enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write);
+/* A WRITE or a SETATTR of the size: nfs4_check_stateid for writing,
+ * then the delegations of other clients on the current file recalled
+ * (nfs4_deleg_break: DELAY meanwhile). */
+enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *sid);
+/* Who changes a file, for nfs4_deleg_break: 4.1's session client, else
+ * @named (the client a 4.0 operation names; 0 when none). */
+clientid4 nfs4_breaker(const struct nfs4_compound *c, clientid4 named);
 
 /* A seqid-bearing operation's replay: the result kept in c->seq goes
  * out as it is (open_ops.c). Return values: its status. */
@@ -169,6 +176,32 @@ int nfs4_sessions_init(struct nfs4_clients *clients);
 void nfs4_sessions_fini(void);
 /* The table (NULL before nfs4_init), for compound.c's end of a COMPOUND. */
 struct nfs4_sessions *nfs4_sessions_table(void);
+
+/* deleg.c: read delegations (state.h has the rules) */
+/* Count the table's delegations from now on (nfs4_init). */
+void nfs4_deleg_init(void);
+/* Return values: is any delegation held or being recalled? (one relaxed
+ * atomic load: the cheap question before a lookup for nfs4_deleg_break) */
+bool nfs4_delegs_held(void);
+/* Return values: has 4.1 client @clientid a revoked delegation not yet
+ * freed? (a lock taken only while any exists) */
+bool nfs4_delegs_revoked(clientid4 clientid);
+/*
+ * nfs4_deleg_break - file @f is about to change by @breaker (4.1: the
+ * session's client; 4.0: the client the operation names; else 0): the
+ * conflicting delegations are recalled (asynchronously).
+ * Return values: NFS4_OK: go on; NFS4ERR_DELAY: change nothing, the
+ * client tries again.
+ */
+enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker);
+/* OPEN's delegation result for @oa of file @f (handle @fh) by @cid, whose
+ * reservation of @access was just taken (c->seq holds its owner). */
+void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clientid4 cid,
+		      uint32_t access, const struct nfs4_file_id *f, const struct nfsx_fh *fh,
+		      struct open_delegation4 *out);
+/* CREATE_SESSION or BIND_CONN_TO_SESSION gave session @id the back
+ * channel of @c's connection: its handle goes to the session. */
+void nfs4_deleg_bind(struct nfs4_compound *c, const sessionid4 *id);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;

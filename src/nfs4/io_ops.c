@@ -107,7 +107,7 @@ enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 	st = nfs4_cur_file(c, NULL);
 	if (st == NFS4_OK)
-		st = nfs4_check_stateid(c, nfs4_sid(c, &wa->stateid), true);
+		st = nfs4_check_change(c, nfs4_sid(c, &wa->stateid));
 	if (st == NFS4_OK && !o->client->opts.rw)
 		st = NFS4ERR_ROFS;
 	if (st == NFS4_OK && (wa->offset > (uint64_t)INT64_MAX ||

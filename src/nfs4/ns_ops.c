@@ -19,7 +19,12 @@
  *   new object becomes the current filehandle. Owners are applied only
  *   for a caller acting as root, as NFSv3's MKDIR does.
  * - SETATTR of a regular file's size takes a stateid, checked as
- *   WRITE's (nfs4_check_stateid).
+ *   WRITE's (nfs4_check_change).
+ * - Before a regular file changes (SETATTR), loses a name (REMOVE, the
+ *   source or the replaced target of RENAME) or gains one (LINK), other
+ *   clients' read delegations of it are recalled and the operation
+ *   answers DELAY meanwhile (deleg.c), as Linux breaks delegations in
+ *   notify_change, vfs_unlink, vfs_rename and vfs_link.
  * - REMOVE and RENAME wait with GRACE during the grace period after a
  *   restart (a client may still reclaim what they would touch).
  * - Every change drops the cached attributes of directory listings
@@ -181,6 +186,44 @@ enum nfsstat4 nfs4_create(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	return res->status = NFS4_OK;
 }
 
+/* The file named @name in @d is about to lose that name (REMOVE, RENAME):
+ * other clients' delegations of it are recalled first. Looked up only
+ * while any delegation exists. Return values: NFS4_OK (also when there
+ * is no such name: the operation tells); NFS4ERR_DELAY. */
+static enum nfsstat4 break_of(struct nfs4_compound *c, const struct export_obj *d,
+			      const char *name)
+{
+	struct nfs4_file_id f;
+	enum nfsstat4 st = NFS4_OK;
+	struct vfs_obj x;
+	struct stat xs;
+
+	if (!nfs4_delegs_held())
+		return NFS4_OK;
+	if (d->vexp->ops->lookup(d->vexp, &d->obj, name, &x) < 0)
+		return NFS4_OK;
+	if (d->vexp->ops->getattr(d->vexp, &x, &xs) == 0 && S_ISREG(xs.st_mode)) {
+		f.dev = xs.st_dev;
+		f.ino = xs.st_ino;
+		st = nfs4_deleg_break(&f, nfs4_breaker(c, 0));
+	}
+	d->vexp->ops->release(&x);
+	return st;
+}
+
+/* ... the same for a file at hand (LINK's source, SETATTR's), changed by
+ * the client @named (4.0; 0: none named). */
+static enum nfsstat4 break_obj(struct nfs4_compound *c, const struct export_obj *o,
+			       clientid4 named)
+{
+	struct nfs4_file_id f;
+
+	if (!nfs4_delegs_held() || !o->have_st || !S_ISREG(o->st.st_mode))
+		return NFS4_OK;
+	nfs4_file_id_of(o, &f);
+	return nfs4_deleg_break(&f, nfs4_breaker(c, named));
+}
+
 /* ---- REMOVE ---- */
 
 enum nfsstat4 nfs4_remove(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -199,6 +242,8 @@ enum nfsstat4 nfs4_remove(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	/* a file a client may still reclaim stays until grace ends (knfsd) */
 	if (st == NFS4_OK && nfs4_in_grace())
 		st = NFS4ERR_GRACE;
+	if (st == NFS4_OK)
+		st = break_of(c, d, name);
 	if (st != NFS4_OK)
 		return res->status = st;
 	before = nfs4_change_of(d);
@@ -247,6 +292,11 @@ enum nfsstat4 nfs4_rename(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = NFS4ERR_XDEV;
 	if (st == NFS4_OK && nfs4_in_grace())
 		st = NFS4ERR_GRACE;
+	/* the file renamed, and one the new name replaces */
+	if (st == NFS4_OK)
+		st = break_of(c, from, oldname);
+	if (st == NFS4_OK)
+		st = break_of(c, to, newname);
 	if (st != NFS4_OK)
 		return res->status = st;
 	fb = nfs4_change_of(from);
@@ -283,6 +333,8 @@ enum nfsstat4 nfs4_link(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		st = NFS4ERR_ISDIR;
 	if (st == NFS4_OK && src->exp != d->exp)
 		st = NFS4ERR_XDEV;
+	if (st == NFS4_OK)
+		st = break_obj(c, src, 0);
 	if (st != NFS4_OK)
 		return res->status = st;
 	before = nfs4_change_of(d);
@@ -320,11 +372,14 @@ enum nfsstat4 nfs4_setattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = status;
 	/* a size is a write: the stateid must allow one (an open for
 	 * writing, or the anonymous one when no open denies writes) */
-	if ((sa.mask & VFS_SET_SIZE) && o->have_st && S_ISREG(o->st.st_mode)) {
-		status = nfs4_check_stateid(c, nfs4_sid(c, &sa4->stateid), true);
-		if (status != NFS4_OK)
-			return res->status = status;
-	}
+	if ((sa.mask & VFS_SET_SIZE) && o->have_st && S_ISREG(o->st.st_mode))
+		status = nfs4_check_change(c, nfs4_sid(c, &sa4->stateid));
+	/* any attribute recalls a read delegation (Linux's notify_change
+	 * breaks them all) */
+	else if (sa.mask)
+		status = break_obj(c, o, 0);
+	if (status != NFS4_OK)
+		return res->status = status;
 	err = o->vexp->ops->getattr(o->vexp, &o->obj, &st);
 	if (err == 0 && sa.mask)
 		err = o->vexp->ops->setattr(o->vexp, &o->obj, &st, &sa, &o->cred);

@@ -17,11 +17,15 @@
  *   may write a file made with mode 0444); otherwise the caller must be
  *   allowed the access asked, or own the file (knfsd's
  *   NFSD_MAY_OWNER_OVERRIDE).
- * - No delegation is offered (recalls are not written): the delegation
- *   claims answer BAD_STATEID (CUR) or NOTSUPP (PREV). CLAIM_PREVIOUS
- *   reopens the current file in the grace period after a restart, for a
- *   client of the previous run (recovery.h); every other claim then
- *   waits with GRACE.
+ * - Read delegations (deleg.c): an OPEN that would write, deny reads or
+ *   truncate first recalls other clients' (DELAY meanwhile), before the
+ *   file changes; its result may carry one. CLAIM_DELEGATE_CUR and
+ *   CLAIM_DELEG_CUR_FH open by a delegation of the client's, held or
+ *   being recalled; the PREV claims (delegations across a client's
+ *   restart) answer NOTSUPP, as knfsd. CLAIM_PREVIOUS reopens the
+ *   current file in the grace period after a restart, for a client of
+ *   the previous run (recovery.h); every other claim then waits with
+ *   GRACE.
  * - The seqid-bearing results are kept for a replay by the COMPOUND
  *   (c->seq, nfs4_state_seq_end) once encoded; a replay writes the kept
  *   bytes as they are, and OPEN's also restores the file it opened as
@@ -58,11 +62,12 @@ static enum nfsstat4 client_of(struct nfs4_compound *c, clientid4 cid, clientid4
 	return nfs4_client_renew(cid);
 }
 
-enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write)
+static enum nfsstat4 check_stateid(struct nfs4_compound *c, const struct stateid4 *sid,
+				   bool write, clientid4 *cidp)
 {
 	struct nfs4_file_id f;
 	enum nfsstat4 st;
-	clientid4 cid;
+	clientid4 cid = 0;
 
 	/* the special stateids wait for the reclaims (knfsd's
 	 * check_special_stateids); a READ bypass does not */
@@ -74,7 +79,33 @@ enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 
 	st = nfs4_state_check_io(nfs4_states, sid, &f, write, c->minorversion == 0, &cid);
 	if (st == NFS4_OK && cid && c->minorversion == 0)
 		st = nfs4_client_renew(cid);
+	*cidp = cid;
 	return st;
+}
+
+enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 *sid, bool write)
+{
+	clientid4 cid;
+
+	return check_stateid(c, sid, write, &cid);
+}
+
+clientid4 nfs4_breaker(const struct nfs4_compound *c, clientid4 named)
+{
+	return c->minorversion > 0 ? c->clientid : named;
+}
+
+enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *sid)
+{
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+	clientid4 cid;
+
+	st = check_stateid(c, sid, true, &cid);
+	if (st != NFS4_OK || !nfs4_delegs_held())
+		return st;
+	nfs4_file_id_of(&c->cur.o, &f);
+	return nfs4_deleg_break(&f, nfs4_breaker(c, cid));
 }
 
 enum nfsstat4 nfs4_replay(struct nfs4_compound *c)
@@ -239,10 +270,16 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 	enum nfsstat4 st;
 	int e;
 
+	const component4 *file = &a->claim.u.file;
+
 	switch (a->claim.claim) {
 	case CLAIM_NULL:
 		break;
+	case CLAIM_DELEGATE_CUR:
+		file = &a->claim.u.delegate_cur_info.file;
+		break;
 	case CLAIM_FH:
+	case CLAIM_DELEG_CUR_FH:
 		/* not in minor version 0's XDR (knfsd's decoder refuses it) */
 		if (c->minorversion == 0)
 			return NFS4ERR_BADXDR;
@@ -268,13 +305,7 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 			return NFS4ERR_BADXDR;
 		/* fall through */
 	case CLAIM_DELEGATE_PREV:
-		return NFS4ERR_NOTSUPP;   /* no delegation was ever given */
-	case CLAIM_DELEG_CUR_FH:
-		if (c->minorversion == 0)
-			return NFS4ERR_BADXDR;
-		/* fall through */
-	case CLAIM_DELEGATE_CUR:
-		return NFS4ERR_BAD_STATEID;   /* no delegation was ever given */
+		return NFS4ERR_NOTSUPP;   /* delegations do not outlive a client's restart */
 	default:
 		return NFS4ERR_INVAL;
 	}
@@ -284,7 +315,7 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 		/* only directories there: an existing name is one */
 		uint32_t i;
 
-		st = nfs4_name_of(&a->claim.u.file, name);
+		st = nfs4_name_of(file, name);
 		if (st != NFS4_OK)
 			return st;
 		if (create)
@@ -298,7 +329,7 @@ static enum nfsstat4 open_target(struct nfs4_compound *c, struct open_job *j)
 		return NFS4ERR_IO;
 	if (!S_ISDIR(d->st.st_mode))
 		return S_ISLNK(d->st.st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
-	st = nfs4_name_of(&a->claim.u.file, name);
+	st = nfs4_name_of(file, name);
 	if (st != NFS4_OK)
 		return st;
 	if (create) {
@@ -426,9 +457,22 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st == NFS4_OK)
 		st = open_check(c, &j);
 	if (st == NFS4_OK)
+		nfs4_file_id_of(&j.file, &fid);
+	if (st == NFS4_OK && (oa->claim.claim == CLAIM_DELEGATE_CUR ||
+			      oa->claim.claim == CLAIM_DELEG_CUR_FH))
+		st = nfs4_state_deleg_check(nfs4_states, cid,
+					    oa->claim.claim == CLAIM_DELEGATE_CUR ?
+					    &oa->claim.u.delegate_cur_info.delegate_stateid :
+					    &oa->claim.u.oc_delegate_stateid, &fid,
+					    c->minorversion == 0);
+	/* what a read delegation of another client cannot stay with */
+	if (st == NFS4_OK && !j.created &&
+	    ((j.access & OPEN4_SHARE_ACCESS_WRITE) || (j.deny & OPEN4_SHARE_DENY_READ) ||
+	     j.truncate))
+		st = nfs4_deleg_break(&fid, cid);
+	if (st == NFS4_OK)
 		st = open_truncate(&j);
 	if (st == NFS4_OK) {
-		nfs4_file_id_of(&j.file, &fid);
 		if (j.created)
 			nfs4_state_forget_file(nfs4_states, &fid);
 		st = nfs4_state_open(nfs4_states, &c->seq, &fid, j.access, j.deny,
@@ -447,14 +491,6 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	ok->rflags = OPEN4_RESULT_LOCKTYPE_POSIX | (confirm ? OPEN4_RESULT_CONFIRM : 0u);
 	ok->attrset.len = oa->openhow.opentype == OPEN4_CREATE ? NFS4_ATTR_WORDS : 0;
 	ok->attrset.val = c->attrset;
-	if (c->minorversion > 0 && (oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK)) {
-		ok->delegation.delegation_type = OPEN_DELEGATE_NONE_EXT;
-		ok->delegation.u.od_whynone.ond_why =
-			(oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK) ==
-				OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED : WND4_NOT_SUPP_FTYPE;
-	} else {
-		ok->delegation.delegation_type = OPEN_DELEGATE_NONE;
-	}
 	/* the file becomes current, and is kept for a replay */
 	if (!j.fh.len) {
 		int e = j.file.vexp->ops->handle(export_fh_key, j.file.vexp, &j.file.obj, &j.fh);
@@ -462,6 +498,7 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		if (e < 0)
 			j.fh.len = 0;
 	}
+	nfs4_deleg_offer(c, oa, cid, j.access, &fid, &j.fh, &ok->delegation);
 	if (j.fh.len <= sizeof(c->seq.fh)) {
 		memcpy(c->seq.fh, j.fh.data, j.fh.len);
 		c->seq.fh_len = j.fh.len;
@@ -475,17 +512,24 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 /* ---- DELEGRETURN ---- */
 
-/* No delegation is ever given: a stateid of this instance is not one
- * (BAD_STATEID), one of another is STALE_STATEID. */
+static enum nfsstat4 state_file(const struct nfs4_compound *c, struct nfs4_file_id *f);
+
+/* The delegation of the current file goes; 4.1's must be the session's
+ * client's, 4.0's names its client (whose lease it renews). */
 enum nfsstat4 nfs4_delegreturn(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			       struct nfs_resop4 *r)
 {
+	const struct stateid4 *sid = nfs4_sid(c, &a->u.opdelegreturn.deleg_stateid);
+	struct nfs4_file_id f;
 	enum nfsstat4 st;
 
-	if (c->cur.kind == NFS4_FH_NONE)
-		return r->u.opdelegreturn.status = NFS4ERR_NOFILEHANDLE;
-	st = nfs4_state_known(nfs4_states, nfs4_sid(c, &a->u.opdelegreturn.deleg_stateid));
-	return r->u.opdelegreturn.status = st == NFS4_OK ? NFS4ERR_BAD_STATEID : st;
+	if (c->minorversion > 0 && !c->sequenced)
+		return r->u.opdelegreturn.status = NFS4ERR_OP_NOT_IN_SESSION;
+	st = state_file(c, &f);
+	if (st == NFS4_OK)
+		st = nfs4_state_delegreturn(nfs4_states, c->minorversion ? c->clientid : 0, sid, &f,
+					    c->minorversion == 0);
+	return r->u.opdelegreturn.status = st;
 }
 
 /* ---- TEST_STATEID, FREE_STATEID (4.1) ---- */

@@ -120,6 +120,7 @@ enum nfsstat4 nfs4_create_session(struct nfs4_compound *c, const struct nfs_argo
 				  struct nfs_resop4 *r)
 {
 	struct nfs4_principal who;
+	enum nfsstat4 st;
 
 	if (!sessions)
 		return r->u.opcreate_session.csr_status = NFS4ERR_SERVERFAULT;
@@ -129,9 +130,15 @@ enum nfsstat4 nfs4_create_session(struct nfs4_compound *c, const struct nfs_argo
 			CREATE_SESSION4_FLAG_CONN_RDMA))
 		return r->u.opcreate_session.csr_status = NFS4ERR_INVAL;
 	nfs4_principal_of(c->req, &who);
-	return nfs4_sessions_create(sessions, &a->u.opcreate_session, &who,
-				    rpc_req_conn_id(c->req), rpc_req_max_record(c->req),
-				    nfs4_now_sec(), &r->u.opcreate_session);
+	st = nfs4_sessions_create(sessions, &a->u.opcreate_session, &who,
+				  rpc_req_conn_id(c->req), rpc_req_max_record(c->req),
+				  nfs4_now_sec(), &r->u.opcreate_session);
+	/* the back channel's handle, for the recalls (a replay's session
+	 * keeps the connection it recorded first) */
+	if (st == NFS4_OK && (r->u.opcreate_session.u.csr_resok4.csr_flags &
+			      CREATE_SESSION4_FLAG_CONN_BACK_CHAN))
+		nfs4_deleg_bind(c, &r->u.opcreate_session.u.csr_resok4.csr_sessionid);
+	return st;
 }
 
 enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -151,6 +158,10 @@ enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st == NFS4_OK) {
 		c->clientid = c->slot.clientid;
 		c->sequenced = true;
+		/* a delegation revoked, until the client frees it (RFC
+		 * 8881 18.46.3); asked only while any delegation exists */
+		if (nfs4_delegs_revoked(c->clientid))
+			res->u.sr_resok4.sr_status_flags |= SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
 	}
 	return res->sr_status = st;
 }
@@ -191,6 +202,8 @@ enum nfsstat4 nfs4_bind_conn_to_session(struct nfs4_compound *c, const struct nf
 		res->u.bctsr_resok4.bctsr_dir = dir;
 		/* no RDMA */
 		res->u.bctsr_resok4.bctsr_use_conn_in_rdma_mode = false;
+		if (dir != CDFS4_FORE)
+			nfs4_deleg_bind(c, &args->bctsa_sessid);
 	}
 	return res->bctsr_status = st;
 }

@@ -36,6 +36,12 @@ struct nfs4_session {
 	uint32_t cb_program;
 	uint64_t back_conn;         /* 0: no back channel */
 	uint64_t back_seq;          /* when it was bound: the latest one wins */
+	void *back_ref;             /* its handle (nfs4_sessions_set_back_ref), or NULL */
+	void (*back_put)(void *ref);
+	bool back_down;             /* a callback on it failed: until the next bind */
+	uint32_t cb_flavor, cb_uid, cb_gid;   /* cb_sec_parms, as nfs4_cb_slot gives them */
+	uint32_t back_seqid[NFS4_BACK_SLOTS];
+	bool back_busy[NFS4_BACK_SLOTS];
 	struct channel_attrs4 fore, back;
 	uint32_t nslots;
 	struct slot slots[];
@@ -81,6 +87,8 @@ static void session_free(struct nfs4_session *s)
 
 	for (i = 0; i < s->nslots; i++)
 		free(s->slots[i].reply);
+	if (s->back_ref)
+		s->back_put(s->back_ref);
 	free(s);
 }
 
@@ -240,6 +248,29 @@ static enum nfsstat4 back_attrs(const struct channel_attrs4 *in, struct channel_
 	return NFS4_OK;
 }
 
+/* RFC 5531's flavour numbers (no RPC header is written here). */
+#define AUTH_NONE_FLAVOR 0u
+#define AUTH_SYS_FLAVOR 1u
+
+/* The credential of the callbacks: the first of the client's choices
+ * the server can send (AUTH_NONE or AUTH_SYS; RPCSEC_GSS is not). */
+static void cb_sec(struct nfs4_session *s, const struct callback_sec_parms4 *p, uint32_t n)
+{
+	uint32_t i;
+
+	s->cb_flavor = AUTH_NONE_FLAVOR;
+	for (i = 0; i < n; i++) {
+		if (p[i].cb_secflavor == AUTH_NONE_FLAVOR)
+			return;
+		if (p[i].cb_secflavor == AUTH_SYS_FLAVOR) {
+			s->cb_flavor = AUTH_SYS_FLAVOR;
+			s->cb_uid = p[i].u.cbsp_sys_cred.uid;
+			s->cb_gid = p[i].u.cbsp_sys_cred.gid;
+			return;
+		}
+	}
+}
+
 static uint32_t client_sessions(struct nfs4_sessions *t, clientid4 cid)
 {
 	struct nfs4_session *s;
@@ -248,6 +279,23 @@ static uint32_t client_sessions(struct nfs4_sessions *t, clientid4 cid)
 	for (s = t->oldest; s; s = s->newer)
 		n += s->clientid == cid;
 	return n;
+}
+
+/* The session of @cid whose back channel was bound last and works. */
+static struct nfs4_session *back_of(struct nfs4_sessions *t, clientid4 cid)
+{
+	struct nfs4_session *s, *best = NULL;
+
+	for (s = t->oldest; s; s = s->newer)
+		if (s->clientid == cid && s->back_ref && !s->back_down &&
+		    (!best || s->back_seq > best->back_seq))
+			best = s;
+	return best;
+}
+
+static bool cb_up(struct nfs4_sessions *t, clientid4 cid)
+{
+	return back_of(t, cid) != NULL;
 }
 
 enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_SESSION4args *a,
@@ -302,6 +350,7 @@ enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_
 	s->back = ok->csr_back_chan_attrs;
 	s->nslots = s->fore.ca_maxrequests;
 	s->cb_program = a->csa_cb_program;
+	cb_sec(s, a->csa_sec_parms.val, a->csa_sec_parms.len);
 	/* persistence and RDMA are not offered */
 	s->flags = a->csa_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	if (s->flags) {
@@ -414,9 +463,11 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 	res->sr_slotid = a->sa_slotid;
 	res->sr_highest_slotid = s->nslots - 1;
 	res->sr_target_highest_slotid = s->nslots - 1;
-	/* no state is ever revoked and no callback is needed yet: none of
-	 * the flags applies (CB_PATH_DOWN least of all, see sessions.h) */
-	res->sr_status_flags = 0;
+	/* only once a callback failed on it (see sessions.h); revoked
+	 * state is the caller's to say */
+	res->sr_status_flags = s->back_down ? SEQ4_STATUS_CB_PATH_DOWN_SESSION : 0;
+	if (s->back_down && !cb_up(t, s->clientid))
+		res->sr_status_flags |= SEQ4_STATUS_CB_PATH_DOWN;
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -515,6 +566,7 @@ enum nfsstat4 nfs4_sessions_bind_conn(struct nfs4_sessions *t, const sessionid4 
 	} else if (*granted != CDFS4_FORE) {
 		s->back_conn = conn;
 		s->back_seq = ++t->back_seq;
+		s->back_down = false;
 		s->flags |= CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -580,4 +632,82 @@ uint32_t nfs4_sessions_count(struct nfs4_sessions *t)
 	n = t->count;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+void nfs4_sessions_set_back_ref(struct nfs4_sessions *t, const sessionid4 *id, uint64_t conn,
+				void *ref, void (*ref_put)(void *ref))
+{
+	struct nfs4_session *s;
+
+	pthread_mutex_lock(&t->lock);
+	s = find(t, id);
+	if (s && s->back_conn == conn) {
+		if (s->back_ref)
+			s->back_put(s->back_ref);
+		s->back_ref = ref;
+		s->back_put = ref_put;
+		s->back_down = false;
+		ref = NULL;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (ref)
+		ref_put(ref);
+}
+
+bool nfs4_sessions_cb_up(struct nfs4_sessions *t, clientid4 clientid, uint64_t now)
+{
+	bool up;
+
+	pthread_mutex_lock(&t->lock);
+	up = nfs4_clients_alive(t->clients, clientid, now) && cb_up(t, clientid);
+	pthread_mutex_unlock(&t->lock);
+	return up;
+}
+
+bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
+			    void (*get)(void *ref), struct nfs4_cb_slot *out)
+{
+	struct nfs4_session *s = NULL;
+	uint32_t i, n;
+	bool found = false;
+
+	pthread_mutex_lock(&t->lock);
+	if (nfs4_clients_alive(t->clients, clientid, now))
+		s = back_of(t, clientid);
+	n = s ? s->back.ca_maxrequests : 0;
+	for (i = 0; i < n && s->back_busy[i]; i++)
+		;
+	if (i < n) {
+		s->back_busy[i] = true;
+		out->session = s->id;
+		out->slot = i;
+		out->seqid = ++s->back_seqid[i];
+		out->highest = n - 1;
+		out->cb_program = s->cb_program;
+		out->flavor = s->cb_flavor;
+		out->uid = s->cb_uid;
+		out->gid = s->cb_gid;
+		out->ref = s->back_ref;
+		get(out->ref);
+		found = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
+void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q, bool answered)
+{
+	struct nfs4_session *s;
+
+	pthread_mutex_lock(&t->lock);
+	s = find(t, &q->session);
+	if (s && q->slot < NFS4_BACK_SLOTS && s->back_busy[q->slot]) {
+		s->back_busy[q->slot] = false;
+		/* never seen by the client: the seqid is still the next one */
+		if (!answered) {
+			s->back_seqid[q->slot]--;
+			s->back_down = true;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
 }

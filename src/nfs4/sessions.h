@@ -39,10 +39,17 @@
  *   record's (clients.h): the same seqid again gets the same reply.
  * - Back channel: CREATE_SESSION4_FLAG_CONN_BACK_CHAN or
  *   BIND_CONN_TO_SESSION for the back channel records the connection (an
- *   rpc_req_conn_id()); nothing sends callbacks yet, and
- *   nfs4_sessions_backchannel() is what a callback sender asks. No
- *   SEQ4_STATUS_CB_PATH_DOWN is ever set while no callback is needed
- *   (a Linux client answers it with BIND_CONN_TO_SESSION, in a loop).
+ *   rpc_req_conn_id()) and then its handle (nfs4_sessions_set_back_ref:
+ *   opaque here, an rpc_backchan to the caller). The path is taken as up
+ *   while the session has a handle, as knfsd takes a 4.1 back channel
+ *   without probing it for delegations; a callback that gets no answer
+ *   marks it down until the client binds a connection again, and only
+ *   then does SEQUENCE say CB_PATH_DOWN_SESSION (and CB_PATH_DOWN when
+ *   no session of the client has a working one): a Linux client answers
+ *   those with BIND_CONN_TO_SESSION, so they are never set before a
+ *   callback was needed. The back channel's slots (at most the client's
+ *   ca_maxrequests, NFS4_BACK_SLOTS) each carry a seqid; a callback
+ *   takes a free one (nfs4_sessions_cb_begin) and gives it back.
  */
 #ifndef NFSX_NFS4_SESSIONS_H
 #define NFSX_NFS4_SESSIONS_H
@@ -218,6 +225,43 @@ struct nfs4_backchannel {
  */
 bool nfs4_sessions_backchannel(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
 			       struct nfs4_backchannel *out);
+
+/*
+ * nfs4_sessions_set_back_ref - @ref, a handle of connection @conn, is
+ * session @id's back channel if @conn is the one it recorded last;
+ * @put(ref) lets go of it (at once when it is not taken, else when the
+ * session goes or another handle replaces it). A bound connection's
+ * path is up again.
+ */
+void nfs4_sessions_set_back_ref(struct nfs4_sessions *t, const sessionid4 *id, uint64_t conn,
+				void *ref, void (*put)(void *ref));
+
+/* Return values: has live client @clientid a session whose back channel
+ * has a handle and did not fail (what a delegation needs)? */
+bool nfs4_sessions_cb_up(struct nfs4_sessions *t, clientid4 clientid, uint64_t now);
+
+/* A back channel slot taken for one CB_COMPOUND. */
+struct nfs4_cb_slot {
+	sessionid4 session;
+	uint32_t slot, seqid, highest;   /* CB_SEQUENCE's */
+	uint32_t cb_program;
+	uint32_t flavor, uid, gid;       /* the credential the client asked for */
+	void *ref;                       /* the back channel's handle: a reference */
+};
+
+/*
+ * nfs4_sessions_cb_begin - a free slot of the back channel of
+ * @clientid's session bound last (a working one), its seqid counted,
+ * and @get(ref) taken on its handle.
+ * Return values: true with @out; false when there is no such session or
+ * every slot is busy (try later).
+ */
+bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
+			    void (*get)(void *ref), struct nfs4_cb_slot *out);
+
+/* The slot of @q is free again; @answered false (no reply came): its
+ * seqid is not used up and the back channel is down. */
+void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q, bool answered);
 
 /* Return values: sessions in @t, dead ones not yet freed included. */
 uint32_t nfs4_sessions_count(struct nfs4_sessions *t);

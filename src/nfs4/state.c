@@ -87,6 +87,7 @@ void nfs4_state_free(struct nfs4_state *t)
 
 			t->stids[i] = s->hnext;
 			state_ranges_free(s);
+			free(s->deleg);
 			free(s);
 		}
 		while (t->files[i]) {
@@ -179,7 +180,7 @@ void state_file_put(struct nfs4_state *t, struct file *f)
 {
 	struct file **pp;
 
-	if (f->opens || f->locks)
+	if (f->opens || f->locks || f->delegs)
 		return;
 	for (pp = &t->files[hash_file(&f->id)]; *pp != f; pp = &(*pp)->hnext)
 		;
@@ -192,7 +193,8 @@ void state_stid_unfile(struct nfs4_state *t, struct stid *s)
 {
 	struct stid **pp;
 
-	for (pp = s->lock ? &s->f->locks : &s->f->opens; *pp != s; pp = &(*pp)->fnext)
+	pp = s->deleg ? &s->f->delegs : s->lock ? &s->f->locks : &s->f->opens;
+	for (; *pp != s; pp = &(*pp)->fnext)
 		;
 	*pp = s->fnext;
 	state_file_put(t, s->f);
@@ -213,11 +215,15 @@ void state_stid_drop(struct nfs4_state *t, struct stid *s)
 		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
 			;
 		*pp = s->snext;
-		if (!s->lock)
+		if (!s->lock && !s->deleg)
 			state_locks_of_open_drop(t, s);
-		state_stid_unfile(t, s);
+		if (s->deleg)
+			state_deleg_gone(t, s);
+		if (s->f)
+			state_stid_unfile(t, s);
 	}
 	state_ranges_free(s);
+	free(s->deleg);
 	s->ow->cl->nstids--;
 	t->nstids--;
 	free(s);
@@ -397,13 +403,14 @@ enum nfsstat4 state_stid_lookup(struct nfs4_state *t, const struct stateid4 *sid
 	return NFS4ERR_BAD_STATEID;
 }
 
-/* ... and open (not kept only for its CLOSE's replay). */
+/* ... and an open or lock stateid in force (not kept only for its
+ * CLOSE's replay, not a delegation). */
 enum nfsstat4 state_stid_open(struct nfs4_state *t, const struct stateid4 *sid,
 			       struct stid **out)
 {
 	enum nfsstat4 st = state_stid_lookup(t, sid, out);
 
-	return st == NFS4_OK && (*out)->closed ? NFS4ERR_BAD_STATEID : st;
+	return st == NFS4_OK && ((*out)->closed || (*out)->deleg) ? NFS4ERR_BAD_STATEID : st;
 }
 
 /* The stateid's own seqid (RFC 8881 8.2.2: 0 means the current one in 4.1). */
@@ -491,20 +498,25 @@ void state_purge(struct nfs4_state *t, struct client *c)
 	free(c);
 }
 
-/* @sid as a usable stateid of @clientid (the lock held). */
+/* @sid as a usable stateid of @clientid (the lock held); a revoked
+ * delegation is DELEG_REVOKED (RFC 8881 18.48.3). */
 static enum nfsstat4 own_stid(struct nfs4_state *t, clientid4 clientid,
 			      const struct stateid4 *sid, struct stid **s)
 {
-	enum nfsstat4 st = state_stid_open(t, sid, s);
+	enum nfsstat4 st = state_stid_lookup(t, sid, s);
 
-	if (st == NFS4_OK && (*s)->ow->cl->id != clientid)
+	if (st == NFS4_OK && ((*s)->closed || (*s)->ow->cl->id != clientid))
 		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK)
 		st = state_stid_seqid(*s, sid, false);
+	if (st == NFS4_OK && (*s)->deleg && (*s)->deleg->state == DELEG_REVOKED)
+		st = NFS4ERR_DELEG_REVOKED;
 	return st;
 }
 
-/* TEST_STATEID (@free false) or FREE_STATEID of @sid by @clientid. */
+/* TEST_STATEID (@free false) or FREE_STATEID of @sid by @clientid: a
+ * lock stateid without locks goes, and a revoked delegation (RFC 8881
+ * 18.38.3); an open stateid or a delegation in force is LOCKS_HELD. */
 static enum nfsstat4 own_op(struct nfs4_state *t, clientid4 clientid,
 			    const struct stateid4 *sid, bool free_it)
 {
@@ -513,10 +525,14 @@ static enum nfsstat4 own_op(struct nfs4_state *t, clientid4 clientid,
 
 	pthread_mutex_lock(&t->lock);
 	st = own_stid(t, clientid, sid, &s);
-	if (free_it && st == NFS4_OK && (!s->lock || s->ranges))
-		st = NFS4ERR_LOCKS_HELD;
-	if (free_it && st == NFS4_OK)
+	if (free_it && st == NFS4ERR_DELEG_REVOKED) {
 		state_stid_drop(t, s);
+		st = NFS4_OK;
+	} else if (free_it && st == NFS4_OK && (!s->lock || s->ranges)) {
+		st = NFS4ERR_LOCKS_HELD;
+	} else if (free_it && st == NFS4_OK) {
+		state_stid_drop(t, s);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }

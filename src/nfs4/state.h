@@ -249,6 +249,111 @@ enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *
 enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clientid,
 					   const uint8_t *owner, uint32_t len);
 
+/* ---- read delegations (state_deleg.c) ----
+ * A read delegation is a stateid of the client (not of an open-owner)
+ * on a file: the client may then open, read and cache the file without
+ * asking, until the server recalls it because another client (or NFSv3,
+ * or the same 4.0 client through an operation that does not name its
+ * client) is about to change the file. The table decides grants and
+ * conflicts; the caller sends the recalls it is handed (callback.h) and
+ * answers the conflicting call DELAY meanwhile (knfsd's behaviour). A
+ * delegation not returned within a lease of its recall is revoked: a
+ * 4.0 client's goes, a 4.1 client's stays revoked (DELEG_REVOKED) until
+ * its FREE_STATEID, as RFC 8881 10.2.1 asks. */
+
+/* Delegations held or being recalled at most, in all. */
+#define NFS4_DELEG_MAX 65536u
+/* Recalls one conflict hands out at most (more wait for the next try). */
+#define NFS4_RECALLS_MAX 8u
+
+/* Why no delegation was granted (RFC 8881's why_no_delegation4 where
+ * one fits). */
+enum nfs4_deleg_why {
+	NFS4_DELEG_GRANTED = -1,
+	NFS4_DELEG_CONTENTION = WND4_CONTENTION,  /* writers, a recall, one held already */
+	NFS4_DELEG_RESOURCE = WND4_RESOURCE,      /* a bound */
+};
+
+/*
+ * nfs4_state_deleg_grant - a read delegation for the owner @q holds
+ * (just after its nfs4_state_open of @f succeeded), unless: its owner is
+ * not confirmed (minor version 0: knfsd's rule), any open of @f has write
+ * access, a delegation of @f is being recalled, the client has one on @f
+ * already, or a bound is reached. @minor1: the client's minor version
+ * is 1 (revocation keeps the stateid). @fh (@fh_len bytes, at most
+ * NFS4_FHSIZE) is kept for the recall.
+ * Return values: NFS4_DELEG_GRANTED with @out, or why not.
+ */
+enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
+					   const struct nfs4_file_id *f, bool minor1,
+					   const uint8_t *fh, uint32_t fh_len,
+					   struct stateid4 *out);
+
+/* A recall to send: CB_RECALL of @sid on @fh to @clientid. */
+struct nfs4_recall {
+	clientid4 clientid;
+	bool minor1;
+	struct stateid4 sid;
+	uint32_t fh_len;
+	uint8_t fh[NFS4_FHSIZE];
+};
+
+/*
+ * nfs4_state_deleg_break - @f is about to change (written, its
+ * attributes set, a name of it removed or renamed, a new name linked, or
+ * an OPEN for writing or denying reads) at @now (seconds, any clock that
+ * the caller keeps) by @breaker: an NFSv4 clientid whose own delegations
+ * do not conflict, or 0 (NFSv3, or a 4.0 call that names no client).
+ * Each conflicting delegation: a held one starts its recall (into
+ * @out[*@nout], at most NFS4_RECALLS_MAX); one being recalled whose
+ * recall was not sent or failed (nfs4_state_deleg_unsent) is handed out
+ * again; one recalled @lease seconds ago or more is revoked; one of a
+ * client whose lease ran out goes with that client's state (courtesy).
+ * Return values: NFS4_OK (no conflict left: go on); NFS4ERR_DELAY.
+ */
+enum nfsstat4 nfs4_state_deleg_break(struct nfs4_state *t, const struct nfs4_file_id *f,
+				     clientid4 breaker, uint64_t now, uint32_t lease,
+				     struct nfs4_recall *out, uint32_t *nout);
+
+/* The recall of @sid could not be sent or was refused: hand it out
+ * again at the next conflict. */
+void nfs4_state_deleg_unsent(struct nfs4_state *t, const struct stateid4 *sid);
+
+/*
+ * nfs4_state_delegreturn - DELEGRETURN of @sid on file @f by @clientid
+ * (0: minor version 0, the stateid names its client).
+ * Return values: NFS4_OK; NFS4ERR_BAD_STATEID (not a delegation, another
+ * file's, another client's); NFS4ERR_OLD_STATEID; NFS4ERR_STALE_STATEID;
+ * NFS4ERR_EXPIRED; NFS4ERR_DELEG_REVOKED (kept for FREE_STATEID).
+ */
+enum nfsstat4 nfs4_state_delegreturn(struct nfs4_state *t, clientid4 clientid,
+				     const struct stateid4 *sid, const struct nfs4_file_id *f,
+				     bool minor0);
+
+/*
+ * nfs4_state_deleg_check - an OPEN with CLAIM_DELEGATE_CUR or
+ * CLAIM_DELEG_CUR_FH: is @sid a delegation of @clientid on @f, held or
+ * being recalled (the client opens what it opened locally before it
+ * returns it)? Return values: as nfs4_state_delegreturn's.
+ */
+enum nfsstat4 nfs4_state_deleg_check(struct nfs4_state *t, clientid4 clientid,
+				     const struct stateid4 *sid, const struct nfs4_file_id *f,
+				     bool minor0);
+
+/* Delegations of @clientid held or being recalled, and revoked ones not
+ * yet freed (4.1's SEQ4_STATUS_RECALLABLE_STATE_REVOKED). */
+void nfs4_state_client_delegs(struct nfs4_state *t, clientid4 clientid, uint32_t *held,
+			      uint32_t *revoked);
+
+/* Return values: delegations held or being recalled, in all. */
+uint32_t nfs4_state_delegs(struct nfs4_state *t);
+
+/* @count(held, revoked) with the changes of the two counts: (+1, 0) at
+ * a grant, (-1, 0) when one is returned or dropped, (-1, +1) when a 4.1
+ * client's is revoked, (0, -1) when a revoked one is freed (called with
+ * the table's lock held: it must not call back). */
+void nfs4_state_set_deleg_count(struct nfs4_state *t, void (*count)(int held, int revoked));
+
 /*
  * nfs4_state_set_live - how the table learns whether a client still
  * holds its lease: @live(clientid) (called with the table's lock held;

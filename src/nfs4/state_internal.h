@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What state.c (owners, stateids, seqids), state_open.c (opens) and
- * state_lock.c (lock stateids and byte ranges) share: the table's structures and the
- * helpers both call with the table's lock held.
+ * What state.c (owners, stateids, seqids), state_open.c (opens),
+ * state_lock.c (lock stateids and byte ranges) and state_deleg.c
+ * (delegations) share: the table's structures and the helpers they call
+ * with the table's lock held.
  */
 #ifndef NFSX_NFS4_STATE_INTERNAL_H
 #define NFSX_NFS4_STATE_INTERNAL_H
@@ -24,7 +25,9 @@ struct client {
 	uint32_t nowners, nstids;
 };
 
-enum { OWNER_OPEN, OWNER_LOCK };
+/* OWNER_DELEG: one per client, with no name, holding its delegations
+ * (a delegation belongs to the client, not to an open-owner). */
+enum { OWNER_OPEN, OWNER_LOCK, OWNER_DELEG };
 
 struct nfs4_owner {
 	struct nfs4_owner *hnext;   /* chain of the (clientid, kind, owner) hash */
@@ -49,6 +52,7 @@ struct file {
 	struct nfs4_file_id id;
 	struct stid *opens;         /* (fnext) */
 	struct stid *locks;         /* lock stateids (fnext) */
+	struct stid *delegs;        /* delegations held or being recalled (fnext) */
 };
 
 /* A byte range locked, @end inclusive (a lock to the end of the file
@@ -73,6 +77,20 @@ struct stid {
 	struct file *f;
 	struct stid *open;          /* a lock stateid's open */
 	struct range *ranges;       /* a lock stateid's ranges */
+	struct deleg *deleg;        /* a delegation's (else NULL) */
+};
+
+enum deleg_state { DELEG_HELD, DELEG_RECALLING, DELEG_REVOKED };
+
+/* What a delegation stateid has besides a stateid's. A revoked one (4.1)
+ * is off its file (f NULL) and stays until FREE_STATEID. */
+struct deleg {
+	enum deleg_state state;
+	bool minor1;                /* granted to a 4.1 client (revoked, not dropped) */
+	bool recall_sent;           /* a CB_RECALL is out, or was answered */
+	uint64_t recall_at;         /* when it was first recalled (the caller's clock) */
+	uint32_t fh_len;
+	uint8_t fh[NFS4_FHSIZE];    /* the file's handle, for CB_RECALL */
 };
 
 struct nfs4_state {
@@ -81,6 +99,8 @@ struct nfs4_state {
 	uint64_t next_id;
 	uint32_t nstids, nowners;
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
+	void (*deleg_count)(int held, int revoked);   /* nfs4_state_set_deleg_count */
+	uint32_t ndelegs;                   /* held or being recalled */
 	uint32_t boot;                      /* the clientids' high half */
 	/* clients whose state a conflict dropped, until they hear of it */
 	clientid4 reaped[REAPED_MAX];
@@ -130,6 +150,12 @@ bool state_reap(struct nfs4_state *t, const struct nfs4_owner *holder);
 bool state_reap_all(struct nfs4_state *t);
 /* Drop the lock stateids on @open's file that came from @open (state_lock.c). */
 void state_locks_of_open_drop(struct nfs4_state *t, struct stid *open);
+/* READ or WRITE with delegation stateid @s (state_deleg.c). */
+enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,
+				   const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				   bool write, bool minor0);
+/* A delegation stateid @s leaves the count of those held (state_deleg.c). */
+void state_deleg_gone(struct nfs4_state *t, struct stid *s);
 /* Free a lock stateid's ranges (state_lock.c). */
 void state_ranges_free(struct stid *s);
 

@@ -191,7 +191,7 @@ static enum nfsstat4 from_open(struct nfs4_state *t, const struct nfs4_file_id *
 	st = state_stid_lookup(t, a->sid, &s);
 	if (st != NFS4_OK)
 		return st;
-	if (s->lock || s->closed || s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
+	if (s->lock || s->closed || s->deleg || s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
 		return NFS4ERR_BAD_STATEID;
 	if (state_busy(s->ow, minor0))
 		return NFS4ERR_DELAY;

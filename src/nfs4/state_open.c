@@ -128,7 +128,8 @@ enum nfsstat4 nfs4_state_seqid_begin(struct nfs4_state *t, const struct stateid4
 	st = state_stid_lookup(t, sid, &s);
 	if (st != NFS4_OK)
 		goto out;
-	if (s->lock || (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino))) {
+	if (s->lock || s->deleg ||
+	    (!s->closed && (s->f->id.dev != f->dev || s->f->id.ino != f->ino))) {
 		st = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
@@ -276,7 +277,14 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
 		}
 		goto out;
 	}
-	st = state_stid_open(t, sid, &s);
+	st = state_stid_lookup(t, sid, &s);
+	if (st == NFS4_OK && s->deleg) {
+		st = state_deleg_check_io(t, s, sid, fid, write, minor0);
+		*clientid = s->ow->cl->id;
+		goto out;
+	}
+	if (st == NFS4_OK && s->closed)
+		st = NFS4ERR_BAD_STATEID;
 	if (st != NFS4_OK)
 		goto out;
 	*clientid = s->ow->cl->id;
@@ -302,7 +310,7 @@ void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *fid
 
 	pthread_mutex_lock(&t->lock);
 	/* each drop may free the file with its last stateid */
-	while ((f = state_file_get(t, fid, false)) && (f->opens || f->locks))
-		state_stid_drop(t, f->locks ? f->locks : f->opens);
+	while ((f = state_file_get(t, fid, false)) && (f->opens || f->locks || f->delegs))
+		state_stid_drop(t, f->locks ? f->locks : f->delegs ? f->delegs : f->opens);
 	pthread_mutex_unlock(&t->lock);
 }

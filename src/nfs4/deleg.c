@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Read delegations on the wire (RFC 7530 10.2, 10.4; RFC 8881 10.2,
+ * 20.2): offered in OPEN's result, recalled with CB_RECALL before another
+ * client (or NFSv3) changes the file, returned with DELEGRETURN. The
+ * decisions are the state table's (state.h, state_deleg.c); this file
+ * asks it and sends what it hands out.
+ *
+ * DESIGN
+ * - Offered only when the client's callback path works: a 4.0 client's
+ *   CB_NULL probe succeeded (callback.h), a 4.1 client has a session
+ *   with a back channel that did not fail (sessions.h). Never during
+ *   grace, never for an OPEN that creates or asks for write access
+ *   (knfsd's nfs4_open_delegation: the client is about to write, which
+ *   would recall it at once), never for CLAIM_PREVIOUS or a delegation
+ *   claim.
+ * - A change of a file (nfs4_deleg_break) first asks the table; each
+ *   recall it hands out goes at once, asynchronously: CB_COMPOUND with
+ *   CB_RECALL to a 4.0 client's callback address (the callout thread), or
+ *   CB_SEQUENCE + CB_RECALL on a 4.1 client's back channel (its
+ *   connection's event loop). The caller answers DELAY meanwhile; no
+ *   thread waits. A recall that gets no answer, or not NFS4_OK, is marked
+ *   unsent and goes again at the caller's next try (the Linux client
+ *   answers BAD_STATEID to a recall that overtook the OPEN reply granting
+ *   the delegation).
+ * - Whether any delegation exists is one relaxed atomic load, so that
+ *   WRITE, SETATTR, REMOVE and RENAME pay nothing (no lock, no extra
+ *   lookup of a name) while none is held.
+ */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/callback.h"
+#include "nfs4/internal.h"
+#include "rpc/backchan.h"
+#include "util/log.h"
+
+static atomic_int held, revoked;
+
+static void count(int held_delta, int revoked_delta)
+{
+	atomic_fetch_add_explicit(&held, held_delta, memory_order_relaxed);
+	atomic_fetch_add_explicit(&revoked, revoked_delta, memory_order_relaxed);
+}
+
+void nfs4_deleg_init(void)
+{
+	atomic_store(&held, 0);
+	atomic_store(&revoked, 0);
+	nfs4_state_set_deleg_count(nfs4_states, count);
+}
+
+bool nfs4_delegs_held(void)
+{
+	return atomic_load_explicit(&held, memory_order_relaxed) > 0;
+}
+
+bool nfs4_delegs_revoked(clientid4 clientid)
+{
+	uint32_t h, r;
+
+	if (atomic_load_explicit(&revoked, memory_order_relaxed) <= 0 || !nfs4_states)
+		return false;
+	nfs4_state_client_delegs(nfs4_states, clientid, &h, &r);
+	return r > 0;
+}
+
+static void bc_get(void *ref)
+{
+	rpc_backchan_get(ref);
+}
+
+static void bc_put(void *ref)
+{
+	rpc_backchan_put(ref);
+}
+
+void nfs4_deleg_bind(struct nfs4_compound *c, const sessionid4 *id)
+{
+	struct rpc_backchan *bc = rpc_req_backchan(c->req);
+
+	if (bc && nfs4_sessions_table())
+		nfs4_sessions_set_back_ref(nfs4_sessions_table(), id, rpc_req_conn_id(c->req), bc,
+					   bc_put);
+	else if (bc)
+		rpc_backchan_put(bc);
+}
+
+/* ---- recalls ---- */
+
+struct recall_call {
+	struct nfs4_recall r;
+	bool minor1;
+	struct nfs4_cb_slot slot;   /* 4.1: the back channel slot taken */
+};
+
+static void recall_done(void *arg, enum rpc_call_status st, const struct nfs4_cb_res *res)
+{
+	struct recall_call *k = arg;
+	bool ok = st == RPC_CALL_OK && res && res->status == NFS4_OK;
+
+	if (k->minor1) {
+		nfs4_sessions_cb_end(nfs4_sessions_table(), &k->slot, st == RPC_CALL_OK);
+		rpc_backchan_put(k->slot.ref);
+	}
+	if (!ok) {
+		log_debug("NFSv4 recall of a delegation of client %016" PRIx64 ": %s, status %d",
+			  k->r.clientid, rpc_call_status_str(st), res ? (int)res->status : -1);
+		nfs4_state_deleg_unsent(nfs4_states, &k->r.sid);
+	}
+	free(k);
+}
+
+/* The reply wait of a callback: a tenth of the lease, as 4.0's (callback.h). */
+static unsigned int reply_ms(void)
+{
+	return nfs4_lease_time >= 10 ? nfs4_lease_time * 100u : 1000u;
+}
+
+static int send_on_session(struct recall_call *k, const nfs_fh4 *fh)
+{
+	struct nfs_cb_argop4 ops[2];
+	struct rpc_out_cred cred = { 0 };
+	struct CB_SEQUENCE4args *sq = &ops[0].u.opcbsequence;
+
+	if (!nfs4_sessions_table() ||
+	    !nfs4_sessions_cb_begin(nfs4_sessions_table(), k->r.clientid, nfs4_now_sec(), bc_get,
+				    &k->slot))
+		return -1;
+	memset(ops, 0, sizeof(ops));
+	ops[0].argop = OP_CB_SEQUENCE;
+	sq->csa_sessionid = k->slot.session;
+	sq->csa_sequenceid = k->slot.seqid;
+	sq->csa_slotid = k->slot.slot;
+	sq->csa_highest_slotid = k->slot.highest;
+	sq->csa_cachethis = false;
+	ops[1].argop = OP_CB_RECALL;
+	ops[1].u.opcbrecall.stateid = k->r.sid;
+	ops[1].u.opcbrecall.truncate = false;
+	ops[1].u.opcbrecall.fh = *fh;
+	cred.flavor = k->slot.flavor;
+	cred.uid = k->slot.uid;
+	cred.gid = k->slot.gid;
+	cred.machine = nfs4_cb_machine(nfs4_callbacks());
+	if (nfs4_cb_send_on_conn(k->slot.ref, k->slot.cb_program, &cred, ops, 2, reply_ms(),
+				 recall_done, k) < 0) {
+		nfs4_sessions_cb_end(nfs4_sessions_table(), &k->slot, false);
+		rpc_backchan_put(k->slot.ref);
+		return -1;
+	}
+	return 0;
+}
+
+static void send_recall(const struct nfs4_recall *r)
+{
+	struct recall_call *k = calloc(1, sizeof(*k));
+	nfs_fh4 fh;
+	int rc;
+
+	if (!k) {
+		nfs4_state_deleg_unsent(nfs4_states, &r->sid);
+		return;
+	}
+	k->r = *r;
+	k->minor1 = r->minor1;
+	/* the handle is k's copy: it outlives this call */
+	fh.len = k->r.fh_len;
+	fh.data = k->r.fh;
+	if (k->minor1)
+		rc = send_on_session(k, &fh);
+	else
+		rc = nfs4_cb_recall(nfs4_callbacks(), r->clientid, &r->sid, false, &fh,
+				    recall_done, k);
+	if (rc < 0) {
+		/* done never runs: try again at the next conflict */
+		nfs4_state_deleg_unsent(nfs4_states, &r->sid);
+		free(k);
+	}
+}
+
+enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
+{
+	struct nfs4_recall r[NFS4_RECALLS_MAX];
+	enum nfsstat4 st;
+	uint32_t n, i;
+
+	if (!nfs4_delegs_held() || !nfs4_states)
+		return NFS4_OK;
+	st = nfs4_state_deleg_break(nfs4_states, f, breaker, nfs4_now_sec(), nfs4_lease_time,
+				    r, &n);
+	for (i = 0; i < n; i++)
+		send_recall(&r[i]);
+	return st;
+}
+
+/* ---- offered in OPEN ---- */
+
+/* Is the client's callback path up (what a delegation needs)? */
+static bool path_up(const struct nfs4_compound *c, clientid4 cid)
+{
+	if (c->minorversion == 0)
+		return nfs4_cb_path_up(cid);
+	return nfs4_sessions_table() &&
+	       nfs4_sessions_cb_up(nfs4_sessions_table(), cid, nfs4_now_sec());
+}
+
+void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clientid4 cid,
+		      uint32_t access, const struct nfs4_file_id *f, const struct nfsx_fh *fh,
+		      struct open_delegation4 *out)
+{
+	uint32_t want = c->minorversion ? oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK : 0;
+	enum nfs4_deleg_why why = NFS4_DELEG_CONTENTION;
+	struct open_read_delegation4 *rd = &out->u.read;
+
+	memset(out, 0, sizeof(*out));
+	if (want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || want == OPEN4_SHARE_ACCESS_WANT_CANCEL) {
+		out->delegation_type = OPEN_DELEGATE_NONE_EXT;
+		out->u.od_whynone.ond_why = want == OPEN4_SHARE_ACCESS_WANT_CANCEL ?
+			WND4_CANCELLED : WND4_NOT_WANTED;
+		return;
+	}
+	if ((oa->claim.claim == CLAIM_NULL || oa->claim.claim == CLAIM_FH) &&
+	    oa->openhow.opentype == OPEN4_NOCREATE && access == OPEN4_SHARE_ACCESS_READ &&
+	    want != OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && fh->len &&
+	    !nfs4_in_grace() && path_up(c, cid))
+		why = nfs4_state_deleg_grant(nfs4_states, &c->seq, f, c->minorversion > 0,
+					     fh->data, fh->len, &rd->stateid);
+	if (why == NFS4_DELEG_GRANTED) {
+		out->delegation_type = OPEN_DELEGATE_READ;
+		rd->recall = false;
+		/* who may open it without asking: the server checks access
+		 * at each OPEN anyway (knfsd sends the same empty ACE) */
+		rd->permissions.type = ACE4_ACCESS_ALLOWED_ACE_TYPE;
+		return;
+	}
+	if (!want) {
+		out->delegation_type = OPEN_DELEGATE_NONE;
+		return;
+	}
+	out->delegation_type = OPEN_DELEGATE_NONE_EXT;
+	out->u.od_whynone.ond_why = (enum why_no_delegation4)why;
+}

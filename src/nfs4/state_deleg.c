@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Read delegations on the state table (state.h): grants, conflicts and
+ * recalls, returns, revocation.
+ *
+ * DESIGN
+ * - A delegation is a stateid of the client's one OWNER_DELEG owner, on
+ *   its file's list of delegations; the file handle rides along for the
+ *   CB_RECALL. At most one per client and file (knfsd's rule).
+ * - Grants follow knfsd's nfs4_open_delegation for read delegations: none
+ *   while any open of the file has write access (a read delegation lets
+ *   the client cache, which a writer would make stale), none while one of
+ *   the file is being recalled, none to a 4.0 owner not yet confirmed.
+ *   The caller decides the rest (the callback path, the claim, grace).
+ * - A conflict never waits here: it marks the delegation recalled, hands
+ *   the recall to the caller and answers DELAY; the conflicting client
+ *   retries. A recall not answered, or refused, is handed out again at a
+ *   later try; a delegation recalled a lease ago is revoked at the next
+ *   try, so that no client waits longer than a lease for another (the
+ *   issue's "no hang"). Revocation is lazy for that reason: nothing needs
+ *   to happen before somebody else wants the file.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4/state_internal.h"
+
+void nfs4_state_set_deleg_count(struct nfs4_state *t, void (*count)(int held, int revoked))
+{
+	pthread_mutex_lock(&t->lock);
+	t->deleg_count = count;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void count(struct nfs4_state *t, int held, int revoked)
+{
+	t->ndelegs = (uint32_t)((int)t->ndelegs + held);
+	if (t->deleg_count)
+		t->deleg_count(held, revoked);
+}
+
+void state_deleg_gone(struct nfs4_state *t, struct stid *s)
+{
+	if (s->deleg->state == DELEG_REVOKED)
+		count(t, 0, -1);
+	else
+		count(t, -1, 0);
+}
+
+uint32_t nfs4_state_delegs(struct nfs4_state *t)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->ndelegs;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
+					   const struct nfs4_file_id *fid, bool minor1,
+					   const uint8_t *fh, uint32_t fh_len,
+					   struct stateid4 *out)
+{
+	static const uint8_t no_name[1];
+	enum nfs4_deleg_why why = NFS4_DELEG_CONTENTION;
+	struct nfs4_owner *o = q->ow, *dow;
+	struct deleg *d;
+	enum nfsstat4 err;
+	struct stid *s;
+	struct file *f;
+
+	if (fh_len > NFS4_FHSIZE || !(d = calloc(1, sizeof(*d))))
+		return NFS4_DELEG_RESOURCE;
+	d->minor1 = minor1;
+	d->fh_len = fh_len;
+	memcpy(d->fh, fh, fh_len);
+	pthread_mutex_lock(&t->lock);
+	if (!o || !o->cl || (q->check && !o->confirmed))
+		goto out;
+	f = state_file_get(t, fid, false);
+	if (!f)
+		goto out;
+	for (s = f->opens; s; s = s->fnext)
+		if (s->access & OPEN4_SHARE_ACCESS_WRITE)
+			goto out;
+	for (s = f->delegs; s; s = s->fnext)
+		if (s->deleg->state != DELEG_HELD || s->ow->cl == o->cl)
+			goto out;
+	why = NFS4_DELEG_RESOURCE;
+	if (t->ndelegs >= NFS4_DELEG_MAX)
+		goto out;
+	dow = state_owner_get(t, o->cl->id, OWNER_DELEG, no_name, 0, true, &err);
+	if (!dow)
+		goto out;
+	s = state_stid_new(t, dow, f, &err);
+	if (!s)
+		goto out;
+	s->deleg = d;
+	d = NULL;
+	s->fnext = f->delegs;
+	f->delegs = s;
+	s->seqid = 1;
+	count(t, +1, 0);
+	state_stid_out(t, s, out);
+	why = NFS4_DELEG_GRANTED;
+out:
+	pthread_mutex_unlock(&t->lock);
+	free(d);
+	return why;
+}
+
+static void recall_out(const struct nfs4_state *t, const struct stid *s, struct nfs4_recall *r)
+{
+	r->clientid = s->ow->cl->id;
+	r->minor1 = s->deleg->minor1;
+	state_stid_out(t, s, &r->sid);
+	r->fh_len = s->deleg->fh_len;
+	memcpy(r->fh, s->deleg->fh, s->deleg->fh_len);
+}
+
+/* Revoke @s (recalled a lease ago): a 4.1 client's stays known, off its
+ * file, until FREE_STATEID; a 4.0 client's goes. */
+static void revoke(struct nfs4_state *t, struct stid *s)
+{
+	if (!s->deleg->minor1) {
+		state_stid_drop(t, s);
+		return;
+	}
+	count(t, -1, +1);
+	s->deleg->state = DELEG_REVOKED;
+	state_stid_unfile(t, s);
+}
+
+enum nfsstat4 nfs4_state_deleg_break(struct nfs4_state *t, const struct nfs4_file_id *fid,
+				     clientid4 breaker, uint64_t now, uint32_t lease,
+				     struct nfs4_recall *out, uint32_t *nout)
+{
+	enum nfsstat4 st = NFS4_OK;
+	struct stid *s, *next;
+	struct file *f;
+
+	*nout = 0;
+	pthread_mutex_lock(&t->lock);
+again:
+	f = state_file_get(t, fid, false);
+	for (s = f ? f->delegs : NULL; s; s = next) {
+		struct deleg *d = s->deleg;
+
+		next = s->fnext;
+		if (breaker && s->ow->cl->id == breaker)
+			continue;
+		/* a client whose lease ran out gives way (@f may go with it) */
+		if (state_reap(t, s->ow))
+			goto again;
+		if (d->state == DELEG_RECALLING && now >= d->recall_at + lease) {
+			revoke(t, s);
+			goto again;   /* @f may have gone with it */
+		}
+		st = NFS4ERR_DELAY;
+		if (d->state == DELEG_HELD) {
+			d->state = DELEG_RECALLING;
+			d->recall_at = now;
+		} else if (d->recall_sent) {
+			continue;
+		}
+		if (*nout < NFS4_RECALLS_MAX) {
+			d->recall_sent = true;
+			recall_out(t, s, &out[(*nout)++]);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+void nfs4_state_deleg_unsent(struct nfs4_state *t, const struct stateid4 *sid)
+{
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	if (state_stid_lookup(t, sid, &s) == NFS4_OK && s->deleg &&
+	    s->deleg->state == DELEG_RECALLING)
+		s->deleg->recall_sent = false;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* @sid as a delegation of @clientid (0: any) on @fid (the lock held). */
+static enum nfsstat4 find_deleg(struct nfs4_state *t, clientid4 clientid,
+				const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				bool minor0, struct stid **out)
+{
+	enum nfsstat4 st = state_stid_lookup(t, sid, out);
+	struct stid *s = *out;
+
+	if (st != NFS4_OK)
+		return st;
+	if (!s->deleg || (clientid && s->ow->cl->id != clientid))
+		return NFS4ERR_BAD_STATEID;
+	st = state_stid_seqid(s, sid, minor0);
+	if (st != NFS4_OK)
+		return st;
+	if (s->deleg->state == DELEG_REVOKED)
+		return NFS4ERR_DELEG_REVOKED;
+	if (s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
+		return NFS4ERR_BAD_STATEID;
+	return NFS4_OK;
+}
+
+enum nfsstat4 nfs4_state_delegreturn(struct nfs4_state *t, clientid4 clientid,
+				     const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				     bool minor0)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = find_deleg(t, clientid, sid, fid, minor0, &s);
+	if (st == NFS4_OK)
+		state_stid_drop(t, s);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 nfs4_state_deleg_check(struct nfs4_state *t, clientid4 clientid,
+				     const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				     bool minor0)
+{
+	enum nfsstat4 st;
+	struct stid *s;
+
+	pthread_mutex_lock(&t->lock);
+	st = find_deleg(t, clientid, sid, fid, minor0, &s);
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,
+				   const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				   bool write, bool minor0)
+{
+	enum nfsstat4 st = state_stid_seqid(s, sid, minor0);
+
+	(void)t;
+	if (st != NFS4_OK)
+		return st;
+	if (s->deleg->state == DELEG_REVOKED)
+		return NFS4ERR_DELEG_REVOKED;
+	if (s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
+		return NFS4ERR_BAD_STATEID;
+	/* a read delegation gives no write (knfsd's nfs4_check_delegmode) */
+	return write ? NFS4ERR_OPENMODE : NFS4_OK;
+}
+
+void nfs4_state_client_delegs(struct nfs4_state *t, clientid4 clientid, uint32_t *held,
+			      uint32_t *revoked)
+{
+	const struct nfs4_owner *o;
+	const struct stid *s;
+	struct client *c;
+
+	*held = *revoked = 0;
+	pthread_mutex_lock(&t->lock);
+	c = state_client_get(t, clientid, false);
+	for (o = c ? c->owners : NULL; o; o = o->cnext) {
+		if (o->kind != OWNER_DELEG)
+			continue;
+		for (s = o->stids; s; s = s->snext) {
+			if (s->deleg->state == DELEG_REVOKED)
+				(*revoked)++;
+			else
+				(*held)++;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
