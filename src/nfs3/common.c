@@ -226,6 +226,13 @@ void nfs3_wcc(const struct export_obj *o, const struct vfs_obj *obj,
 	nfs3_post_op(o, obj, &w->after);
 }
 
+enum nfsstat3 nfs3_lease_break(const struct stat *st, enum vfs_break_why why)
+{
+	int r = vfs_lease_break(st->st_dev, st->st_ino, 0, why);
+
+	return r < 0 ? nfs3_errno(-r) : NFS3_OK; /* -EAGAIN: JUKEBOX */
+}
+
 enum nfsstat3 nfs3_writable(const struct export_obj *o)
 {
 	return o->client && o->client->opts.rw ? NFS3_OK : NFS3ERR_ROFS;

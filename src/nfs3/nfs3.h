@@ -21,6 +21,7 @@
 #include "export/export.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
+#include "vfs/lease.h"
 #include "vfs/node.h"
 #include "vfs/vfs.h"
 #include "xdr/gen/nfs3.h"
@@ -98,6 +99,16 @@ void nfs3_wcc(const struct export_obj *o, const struct vfs_obj *obj,
 
 /* NFS3_OK when the export admits changes for this client, else NFS3ERR_ROFS. */
 enum nfsstat3 nfs3_writable(const struct export_obj *o);
+
+/*
+ * nfs3_lease_break - before changing the file whose attributes are @st
+ * (its st_dev and st_ino, the pair NFSv4 names it by): vfs_lease_break
+ * as a caller that holds no delegation (breaker 0). One atomic load
+ * while no delegation exists; never blocks (event-loop WRITEs call it).
+ * Return values: NFS3_OK: go on; NFS3ERR_JUKEBOX: a delegation is being
+ * recalled, change nothing (the client retries later).
+ */
+enum nfsstat3 nfs3_lease_break(const struct stat *st, enum vfs_break_why why);
 
 /* Encode a handle for @obj of @o's export into @out, backed by @buf. */
 enum nfsstat3 nfs3_handle(const struct export_obj *o, const struct vfs_obj *obj,

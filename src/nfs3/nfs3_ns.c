@@ -29,6 +29,17 @@
  *   root after squashing and silently ignored otherwise, as nfsd's
  *   nfsd_create_setattr() does (some clients send their own gid).
  *   atime/mtime are applied (not on symlinks); size is ignored.
+ * - A delegation an NFSv4 client holds is recalled before REMOVE takes
+ *   a name of its file, RENAME moves it or replaces it, or LINK gives it
+ *   a new name (vfs/lease.h; what Linux's vfs_unlink, vfs_rename and
+ *   vfs_link do with try_break_deleg): the call changes nothing and
+ *   answers NFS3ERR_JUKEBOX. Directories get no delegation and are not
+ *   asked about. REMOVE and RENAME know only names: the objects are
+ *   looked up (name_stat) only while some delegation exists
+ *   (vfs_leases_held), so that NFSv3 pays no system call for it
+ *   otherwise. What is looked up may be replaced before the change (no
+ *   directory lock is held, unlike the kernel's), a window of one
+ *   system call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +95,25 @@ static enum nfsstat3 dirop_begin(struct rpc_req *req, const struct diropargs3 *d
 	memcpy(op->name, da->name.data, da->name.len);
 	op->name[da->name.len] = 0;
 	return is_dot(op->name) ? dots : NFS3_OK;
+}
+
+/*
+ * name_stat - the attributes of @name in @op's directory, not followed,
+ * through the backend (lookup, getattr). Return values: true, or false
+ * when there is no such name (or it cannot be read: the change itself
+ * will say why).
+ */
+static bool name_stat(const struct dirop *op, const char *name, struct stat *st)
+{
+	const struct vfs_export *e = op->d.vexp;
+	struct vfs_obj c;
+	bool ok;
+
+	if (e->ops->lookup(e, &op->d.obj, name, &c) < 0)
+		return false;
+	ok = e->ops->getattr(e, &c, st) == 0;
+	e->ops->release(&c);
+	return ok;
 }
 
 /* The directory's wcc_data after the call (nothing when unresolved). */
@@ -295,9 +325,14 @@ static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 
 {
 	enum nfsstat3 st;
 	struct dirop op;
+	struct stat vst;
 	int err;
 
 	st = dirop_begin(req, da, NFS3ERR_ACCES, &op);
+	/* REMOVE of a file (a directory is ISDIR, below) with delegations about. */
+	if (st == NFS3_OK && !dir && vfs_leases_held() && name_stat(&op, op.name, &vst) &&
+	    !S_ISDIR(vst.st_mode))
+		st = nfs3_lease_break(&vst, VFS_BREAK_REMOVE);
 	if (st == NFS3_OK &&
 	    (err = op.d.vexp->ops->remove(op.d.vexp, &op.d.obj, op.name, dir)) < 0)
 		st = nfs3_errno(-err);
@@ -328,6 +363,33 @@ enum rpc_accept_stat nfs3_rmdir(struct rpc_req *req)
 	r.status = remove_common(req, &a.object, true, &r.u.resok.dir_wcc,
 				 &r.u.resfail.dir_wcc);
 	return REPLY(xdr_enc_RMDIR3res, &r);
+}
+
+/*
+ * rename_break - before RENAME, while some delegation exists: the source
+ * is renamed (VFS_BREAK_RENAME), an existing target is replaced
+ * (VFS_BREAK_REMOVE); directories are not asked about, and two names of
+ * one file change nothing (rename(2) then does nothing), as in Linux's
+ * vfs_rename. Return values: NFS3_OK or NFS3ERR_JUKEBOX.
+ */
+static enum nfsstat3 rename_break(const struct dirop *from, const struct dirop *to)
+{
+	struct stat fst, tst;
+	bool have_to = name_stat(to, to->name, &tst);
+	enum nfsstat3 st;
+
+	if (!name_stat(from, from->name, &fst))
+		return NFS3_OK; /* no source: the rename says NOENT */
+	if (have_to && fst.st_dev == tst.st_dev && fst.st_ino == tst.st_ino)
+		return NFS3_OK;
+	if (!S_ISDIR(fst.st_mode)) {
+		st = nfs3_lease_break(&fst, VFS_BREAK_RENAME);
+		if (st != NFS3_OK)
+			return st;
+	}
+	if (have_to && !S_ISDIR(tst.st_mode))
+		return nfs3_lease_break(&tst, VFS_BREAK_REMOVE);
+	return NFS3_OK;
 }
 
 /*
@@ -363,6 +425,11 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 	if (from.d.exp != to.d.exp) {
 		r.status = NFS3ERR_XDEV;
 		goto out;
+	}
+	if (vfs_leases_held()) {
+		r.status = rename_break(&from, &to);
+		if (r.status != NFS3_OK)
+			goto out;
 	}
 	err = from.d.vexp->ops->rename(from.d.vexp, &from.d.obj, from.name, &to.d.obj, to.name);
 	if (err < 0)
@@ -404,6 +471,11 @@ enum rpc_accept_stat nfs3_link(struct rpc_req *req)
 	if (f.exp != op.d.exp) {
 		r.status = NFS3ERR_XDEV;
 		goto out;
+	}
+	if (f.have_st && !S_ISDIR(f.st.st_mode)) {
+		r.status = nfs3_lease_break(&f.st, VFS_BREAK_LINK);
+		if (r.status != NFS3_OK)
+			goto out;
 	}
 	err = op.d.vexp->ops->link(op.d.vexp, &f.obj, &op.d.obj, op.name);
 	if (err < 0)

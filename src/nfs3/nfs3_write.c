@@ -18,6 +18,12 @@
  * - WRITE and COMMIT share the per-boot verifier nfs3->write_verf: a
  *   restart changes it, so clients resend what they wrote UNSTABLE and
  *   had not committed.
+ * - A delegation an NFSv4 client holds on the file is recalled before
+ *   WRITE, SETATTR and CREATE's truncation of an existing file change it
+ *   (nfs3_lease_break, as Linux's break_lease and try_break_deleg in
+ *   nfsd_open and notify_change): the call changes nothing and answers
+ *   NFS3ERR_JUKEBOX, after the checks that answer other errors.
+ *   COMMIT changes no data and does not ask.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +141,11 @@ enum rpc_accept_stat nfs3_write(struct rpc_req *req)
 		r.status = nfs3_errno(-e);
 		goto fail;
 	}
+	/* After the permission check (export_open_io), as nfsd breaks the
+	 * lease when it opens the file for the write. */
+	r.status = nfs3_lease_break(&o.st, VFS_BREAK_WRITE);
+	if (r.status != NFS3_OK)
+		goto fail;
 	p = a.data.data;
 	while (done < count) {
 		ssize_t n = o.vexp->ops->write(o.vexp, &io, p + done, count - done,
@@ -238,7 +249,10 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		return false;
 	if (!w->o.vexp->mem_backed || data_change_begin(&w->o, &w->pre) != NFS3_OK)
 		goto release;
-	if (export_open_io(&w->o, O_WRONLY, &w->io) < 0 || !w->o.vexp->ops->splice_fd ||
+	/* A delegation to recall: the ordinary handler answers JUKEBOX. */
+	if (export_open_io(&w->o, O_WRONLY, &w->io) < 0 ||
+	    nfs3_lease_break(&w->o.st, VFS_BREAK_WRITE) != NFS3_OK ||
+	    !w->o.vexp->ops->splice_fd ||
 	    (fd = w->o.vexp->ops->splice_fd(w->o.vexp, &w->io)) < 0 ||
 	    !export_obj_detach(&w->o))
 		goto release;
@@ -426,8 +440,11 @@ enum rpc_accept_stat nfs3_setattr(struct rpc_req *req)
 		r.status = NFS3ERR_NOT_SYNC;
 		goto wcc;
 	}
-	if (!sattr_empty(&a.new_attributes))
-		r.status = apply_sattr(&o, &o.obj, &o.st, &a.new_attributes);
+	if (!sattr_empty(&a.new_attributes)) {
+		r.status = nfs3_lease_break(&o.st, VFS_BREAK_ATTR);
+		if (r.status == NFS3_OK)
+			r.status = apply_sattr(&o, &o.obj, &o.st, &a.new_attributes);
+	}
 wcc:
 	/* resok and resfail hold the same wcc_data. */
 	nfs3_wcc(&o, &o.obj, &pre, &r.u.resok.obj_wcc);
@@ -553,10 +570,14 @@ enum rpc_accept_stat nfs3_create(struct rpc_req *req)
 				r.status = NFS3ERR_EXIST;
 				goto fail;
 			}
-			/* Only the size applies to an existing file (Linux). */
+			/* Only the size applies to an existing file (Linux):
+			 * a truncation, which recalls a delegation on it. */
 			memset(&rest, 0, sizeof(rest));
 			rest.size = attrs->size;
-			r.status = apply_sattr(&o, &c, &st, &rest);
+			if (rest.size.set_it)
+				r.status = nfs3_lease_break(&st, VFS_BREAK_ATTR);
+			if (r.status == NFS3_OK)
+				r.status = apply_sattr(&o, &c, &st, &rest);
 			break;
 		case EXCLUSIVE:
 			verf_times(&a.how.u.verf, &vm, &va);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lease (delegation) breaking: every protocol asks here, before it
+ * changes a file or one of its names, whether a delegation on that file
+ * must first be recalled. NFSv4 installs the one breaker; NFSv3 (and
+ * NFSv4 itself, for another client's change) calls vfs_lease_break.
+ *
+ * DESIGN
+ * - Why in vfs: NFSv3 may not include NFSv4 (no layer calls sideways or
+ *   up), yet an NFSv3 WRITE must recall an NFSv4 client's read
+ *   delegation. The hook lives below both protocols, as Linux's
+ *   break_lease() and try_break_deleg() live in its VFS: every protocol
+ *   that changes files (and local processes, there) must ask, and only
+ *   the lease code knows what conflicts.
+ * - The file is named by (st_dev, st_ino) of the resolved object as the
+ *   kernel reports them (struct stat of the export's getattr): the same
+ *   pair NFSv3 and NFSv4 see for the same file, whatever handle or name
+ *   led to it.
+ * - Free when nothing is delegated: the delegation code counts what it
+ *   holds (vfs_lease_count); while the count is 0, vfs_lease_break is one
+ *   relaxed atomic load and returns. Callers that would need a system
+ *   call only to name the file (REMOVE and RENAME know a name, not an
+ *   inode) look it up only when vfs_leases_held() is true.
+ * - Never blocks: the breaker only marks the delegation recalled and
+ *   sends the recall asynchronously, so event-loop paths (an inline
+ *   WRITE) may call it. The change itself is not made: the caller answers
+ *   "try later" (NFS3ERR_JUKEBOX, NFS4ERR_DELAY) and the client retries.
+ * - The count is read relaxed: a change racing with a grant may miss it.
+ *   Closing that window is the delegation code's part (as Linux's
+ *   lease code checks for conflicting openers after it sets the lease),
+ *   not a fence on every NFSv3 call.
+ * - One breaker, installed at server start before any handler runs and
+ *   removed after the last has run: a pointer store, no lock.
+ */
+#ifndef NFSX_VFS_LEASE_H
+#define NFSX_VFS_LEASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Why a file is about to change (the delegation code decides which ones conflict). */
+enum vfs_break_why {
+	VFS_BREAK_WRITE,     /* its data (WRITE; COMMIT does not count) */
+	VFS_BREAK_ATTR,      /* its attributes (SETATTR, size included) */
+	VFS_BREAK_REMOVE,    /* a name of it goes (REMOVE, RENAME's replaced target;
+			      * not RMDIR: directories get no delegation) */
+	VFS_BREAK_RENAME,    /* it is renamed (RENAME's source) */
+	VFS_BREAK_LINK,      /* a new name for it (LINK's source) */
+};
+
+/*
+ * The breaker: @breaker is who asks, 0 for a caller that holds no
+ * delegations (NFSv3, local), else an NFSv4 clientid, whose own
+ * delegations never break. Must not block.
+ * Return values: 0 (no conflict) or -EAGAIN (a delegation is being
+ * recalled: change nothing).
+ */
+typedef int vfs_lease_break_fn(void *arg, dev_t dev, ino_t ino, uint64_t breaker,
+			       enum vfs_break_why why);
+
+/**
+ * vfs_lease_set_breaker() - install or remove the one breaker.
+ * @fn: the breaker, or NULL to remove it.
+ * @arg: passed to @fn on every call.
+ *
+ * Called at server start before any handler runs, and at stop after the
+ * last one has: not concurrently with vfs_lease_break.
+ */
+void vfs_lease_set_breaker(vfs_lease_break_fn *fn, void *arg);
+
+/**
+ * vfs_lease_count() - the delegation code's count of what it holds.
+ * @delta: +1 at a grant, -1 at a return or revocation.
+ *
+ * Thread-safe (an atomic add). A count below 0 (a caller's bug) counts
+ * as none held.
+ */
+void vfs_lease_count(int delta);
+
+/**
+ * vfs_leases_held() - is any delegation held?
+ *
+ * One relaxed atomic load: for callers that must pay to learn which file
+ * they change (a lookup by name) and should pay only when it can matter.
+ *
+ * Return values: true when the count is above 0.
+ */
+bool vfs_leases_held(void);
+
+/**
+ * vfs_lease_break() - ask before changing the file (@dev, @ino).
+ * @dev: st_dev of the file.
+ * @ino: st_ino of the file.
+ * @breaker: 0, or the NFSv4 clientid making the change.
+ * @why: what is about to change.
+ *
+ * While no delegation is held, or no breaker is installed, returns 0
+ * without calling anything. Never blocks; thread-safe.
+ *
+ * Return values: 0: go on; -EAGAIN: a delegation is being recalled,
+ * answer "try later" and change nothing.
+ */
+int vfs_lease_break(dev_t dev, ino_t ino, uint64_t breaker, enum vfs_break_why why);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lease-break hook (src/vfs/lease.c): while no delegation is counted
+ * the breaker is never called; once one is, the breaker gets the file,
+ * the breaker id and the reason, and its answer is passed through;
+ * without a breaker the answer is 0.
+ */
+#include <errno.h>
+
+#include "tap.h"
+#include "vfs/lease.h"
+
+struct seen {
+	int calls;
+	void *arg;
+	dev_t dev;
+	ino_t ino;
+	uint64_t breaker;
+	enum vfs_break_why why;
+	int answer;
+};
+
+static struct seen seen;
+
+static int breaker(void *arg, dev_t dev, ino_t ino, uint64_t who, enum vfs_break_why why)
+{
+	seen.calls++;
+	seen.arg = arg;
+	seen.dev = dev;
+	seen.ino = ino;
+	seen.breaker = who;
+	seen.why = why;
+	return seen.answer;
+}
+
+int main(void)
+{
+	static int cookie;
+	static const enum vfs_break_why whys[] = {
+		VFS_BREAK_WRITE, VFS_BREAK_ATTR, VFS_BREAK_REMOVE, VFS_BREAK_RENAME,
+		VFS_BREAK_LINK,
+	};
+	unsigned int i;
+	bool all;
+
+	ok(!vfs_leases_held(), "at start: no delegation held");
+	ok(vfs_lease_break(1, 2, 0, VFS_BREAK_WRITE) == 0, "no breaker, no count: 0");
+
+	vfs_lease_set_breaker(breaker, &cookie);
+	seen.answer = -EAGAIN;
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_WRITE) == 0 && seen.calls == 0,
+	   "count 0: 0, breaker not called (even one that would say -EAGAIN)");
+
+	vfs_lease_count(+1);
+	ok(vfs_leases_held(), "count 1: held");
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_WRITE) == -EAGAIN && seen.calls == 1,
+	   "count 1: the breaker's -EAGAIN passed through");
+	ok(seen.arg == &cookie && seen.dev == 7 && seen.ino == 42 && seen.breaker == 0 &&
+	   seen.why == VFS_BREAK_WRITE,
+	   "the breaker got its argument, dev 7, ino 42, breaker 0, WRITE");
+
+	seen.answer = 0;
+	ok(vfs_lease_break(9, (ino_t)1 << 40, 0x1234567890abcdefull, VFS_BREAK_RENAME) == 0 &&
+	   seen.calls == 2, "the breaker's 0 passed through");
+	ok(seen.dev == 9 && seen.ino == (ino_t)1 << 40 &&
+	   seen.breaker == 0x1234567890abcdefull && seen.why == VFS_BREAK_RENAME,
+	   "64-bit inode and clientid reach the breaker whole; RENAME");
+
+	all = true;
+	for (i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+		seen.why = (enum vfs_break_why)-1;
+		vfs_lease_break(1, 1, 0, whys[i]);
+		all = all && seen.why == whys[i];
+	}
+	ok(all && seen.calls == 7, "every reason reaches the breaker as given");
+
+	vfs_lease_count(+1);
+	vfs_lease_count(-1);
+	ok(vfs_leases_held(), "+1 +1 -1: still held");
+	vfs_lease_count(-1);
+	ok(!vfs_leases_held(), "back to 0: not held");
+	seen.answer = -EAGAIN;
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_ATTR) == 0 && seen.calls == 7,
+	   "back to 0: breaker not called again");
+
+	vfs_lease_count(+1);
+	vfs_lease_set_breaker(NULL, NULL);
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_ATTR) == 0 && seen.calls == 7,
+	   "breaker removed, count 1: 0, nothing called");
+	vfs_lease_set_breaker(breaker, &cookie);
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_ATTR) == -EAGAIN && seen.calls == 8,
+	   "installed again: asked again");
+	vfs_lease_set_breaker(NULL, NULL);
+	vfs_lease_count(-1);
+	return tap_done();
+}
