@@ -244,6 +244,44 @@ s_locks() {
 	rm -f "$D/lockf" || die "rm lockf"
 }
 
+# Read delegations between two clients. A second mount of the export with
+# another NFSv4 minor version is another client of the server (the kernel
+# keeps one per server and version): H, over 4.1, reads a file and is
+# given a read delegation (4.1 calls back on the fore connection; 4.0's
+# callback address is unreachable behind slirp, so 4.0 gets none); W, over
+# NFSv3 or 4.0, then rewrites the file: the server recalls H's delegation
+# first (W hears DELAY or JUKEBOX and retries), H returns it (the
+# DELEGRETURN count of its mount goes up), W's write goes through well
+# within a lease (no revocation needed), and H then reads W's data.
+M2=/mnt/nfs2
+delegreturns() {  # delegreturns MOUNTPOINT: DELEGRETURN calls so far
+	awk -v m="$1" '$1 == "device" { f = ($5 == m) } f && $1 == "DELEGRETURN:" { print $2; exit }' \
+		/proc/self/mountstats
+}
+s_deleg() {
+	mkdir -p $M2
+	if [ "$KC_VERS" = 4.1 ]; then H=$M W=$M2 v2=4.0; else H=$M2 W=$M v2=4.1; fi
+	sv=$KC_VERS; KC_VERS=$v2; o=$(mount_opts); KC_VERS=$sv
+	echo "  mount -t nfs4 -o $o $KC_SERVER:$KC_EXPORT $M2"
+	mount -t nfs4 -o "$o" "$KC_SERVER:$KC_EXPORT" $M2 || die "second mount failed"
+	sub=${D#$M}
+	echo "first version" > "$W$sub/dl" || die "write by W"
+	eq "H reads" "$(cat "$H$sub/dl")" "first version"
+	n0=$(delegreturns $H)
+	t0=$(up)
+	echo "second version" > "$W$sub/dl" || die "rewrite by W"
+	t1=$(up)
+	n1=$(delegreturns $H)
+	got=$(cat "$H$sub/dl")
+	# the later steps need neither the file nor the second mount
+	rm -f "$W$sub/dl" || die rm
+	umount $M2 || die "umount second mount"
+	echo "  rewrite by W took $(awk -v a=$t0 -v b=$t1 'BEGIN{printf "%.2f", b-a}')s; H's DELEGRETURNs ${n0:-?} -> ${n1:-?}"
+	[ -n "$n1" ] && [ "$n1" -gt "${n0:-0}" ] || die "H returned no delegation (none given, or never recalled)"
+	awk -v a=$t0 -v b=$t1 'BEGIN{exit !(b-a < 15)}' || die "W waited a lease: the recall did not work"
+	eq "H reads W's data" "$got" "second version"
+}
+
 s_remount() {
 	umount "$M" || die umount
 	grep -q " $M nfs" /proc/mounts && die "still mounted"
@@ -278,7 +316,8 @@ s_umount() {
 }
 
 STEPS="mount mountopts mkdir small_files big_write big_read ls_l stat df append overwrite
-direct_io rename hardlink symlink chmod truncate sparse readdir_many locks remount rm rmdir umount"
+direct_io rename hardlink symlink chmod truncate sparse readdir_many locks deleg remount rm rmdir
+umount"
 
 if [ "$1" = "--step" ]; then
 	"s_$2"
