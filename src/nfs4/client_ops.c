@@ -131,6 +131,8 @@ bool nfs4_cb_path_up(clientid4 clientid)
 void nfs4_fini(void)
 {
 	callbacks_stop();
+	if (nfs4_states)
+		nfs4_deleg_fini();
 	nfs4_sessions_fini();
 	nfs4_recov_close();
 	nfs4_state_free(nfs4_states);

@@ -27,6 +27,7 @@
  *   WRITE, SETATTR, REMOVE and RENAME pay nothing (no lock, no extra
  *   lookup of a name) while none is held.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 #include "nfs4/internal.h"
 #include "rpc/backchan.h"
 #include "util/log.h"
+#include "vfs/lease.h"
 
 static atomic_int held, revoked;
 
@@ -43,6 +45,19 @@ static void count(int held_delta, int revoked_delta)
 {
 	atomic_fetch_add_explicit(&held, held_delta, memory_order_relaxed);
 	atomic_fetch_add_explicit(&revoked, revoked_delta, memory_order_relaxed);
+	if (held_delta)
+		vfs_lease_count(held_delta);
+}
+
+/* NFSv3's way in (vfs/lease.h): its changes name no NFSv4 client. */
+static int vfs_breaker(void *arg, dev_t dev, ino_t ino, uint64_t breaker,
+		       enum vfs_break_why why)
+{
+	struct nfs4_file_id f = { .dev = dev, .ino = ino };
+
+	(void)arg;
+	(void)why;   /* every change conflicts with a read delegation */
+	return nfs4_deleg_break(&f, breaker) == NFS4_OK ? 0 : -EAGAIN;
 }
 
 void nfs4_deleg_init(void)
@@ -50,6 +65,13 @@ void nfs4_deleg_init(void)
 	atomic_store(&held, 0);
 	atomic_store(&revoked, 0);
 	nfs4_state_set_deleg_count(nfs4_states, count);
+	vfs_lease_set_breaker(vfs_breaker, NULL);
+}
+
+void nfs4_deleg_fini(void)
+{
+	vfs_lease_set_breaker(NULL, NULL);
+	vfs_lease_count(-atomic_exchange(&held, 0));
 }
 
 bool nfs4_delegs_held(void)
@@ -190,8 +212,11 @@ enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
 		return NFS4_OK;
 	st = nfs4_state_deleg_break(nfs4_states, f, breaker, nfs4_now_sec(), nfs4_lease_time,
 				    r, &n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		log_debug("NFSv4 delegation of client %016" PRIx64 " recalled (4.%d)",
+			  r[i].clientid, r[i].minor1 ? 1 : 0);
 		send_recall(&r[i]);
+	}
 	return st;
 }
 
@@ -225,9 +250,11 @@ void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clien
 	    oa->openhow.opentype == OPEN4_NOCREATE && access == OPEN4_SHARE_ACCESS_READ &&
 	    want != OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && fh->len &&
 	    !nfs4_in_grace() && path_up(c, cid))
-		why = nfs4_state_deleg_grant(nfs4_states, &c->seq, f, c->minorversion > 0,
+		why = nfs4_state_deleg_grant(nfs4_states, &c->seq, f, nfs4_now_sec(),
+					     c->minorversion > 0,
 					     fh->data, fh->len, &rd->stateid);
 	if (why == NFS4_DELEG_GRANTED) {
+		log_debug("NFSv4 read delegation to client %016" PRIx64, cid);
 		out->delegation_type = OPEN_DELEGATE_READ;
 		rd->recall = false;
 		/* who may open it without asking: the server checks access

@@ -178,8 +178,10 @@ void nfs4_sessions_fini(void);
 struct nfs4_sessions *nfs4_sessions_table(void);
 
 /* deleg.c: read delegations (state.h has the rules) */
-/* Count the table's delegations from now on (nfs4_init). */
+/* Count the table's delegations from now on and take NFSv3's changes
+ * (vfs/lease.h) (nfs4_init); nfs4_deleg_fini lets go (nfs4_fini). */
 void nfs4_deleg_init(void);
+void nfs4_deleg_fini(void);
 /* Return values: is any delegation held or being recalled? (one relaxed
  * atomic load: the cheap question before a lookup for nfs4_deleg_break) */
 bool nfs4_delegs_held(void);

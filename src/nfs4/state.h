@@ -263,6 +263,10 @@ enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clien
 
 /* Delegations held or being recalled at most, in all. */
 #define NFS4_DELEG_MAX 65536u
+/* Seconds after a recall of a file's delegation during which the file
+ * gets no new one (knfsd blocks recently recalled files 30-60 s): a
+ * reader and a writer taking turns would otherwise recall at each turn. */
+#define NFS4_DELEG_RECALL_HOLD 30u
 /* Recalls one conflict hands out at most (more wait for the next try). */
 #define NFS4_RECALLS_MAX 8u
 
@@ -278,14 +282,16 @@ enum nfs4_deleg_why {
  * nfs4_state_deleg_grant - a read delegation for the owner @q holds
  * (just after its nfs4_state_open of @f succeeded), unless: its owner is
  * not confirmed (minor version 0: knfsd's rule), any open of @f has write
- * access, a delegation of @f is being recalled, the client has one on @f
- * already, or a bound is reached. @minor1: the client's minor version
+ * access, a delegation of @f is being recalled or was in the
+ * NFS4_DELEG_RECALL_HOLD seconds before @now (the clock of
+ * nfs4_state_deleg_break), the client has one on @f already, or a bound
+ * is reached. @minor1: the client's minor version
  * is 1 (revocation keeps the stateid). @fh (@fh_len bytes, at most
  * NFS4_FHSIZE) is kept for the recall.
  * Return values: NFS4_DELEG_GRANTED with @out, or why not.
  */
 enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
-					   const struct nfs4_file_id *f, bool minor1,
+					   const struct nfs4_file_id *f, uint64_t now, bool minor1,
 					   const uint8_t *fh, uint32_t fh_len,
 					   struct stateid4 *out);
 

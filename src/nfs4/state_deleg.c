@@ -57,8 +57,24 @@ uint32_t nfs4_state_delegs(struct nfs4_state *t)
 	return n;
 }
 
+static struct recalled *recalled_slot(struct nfs4_state *t, const struct nfs4_file_id *f)
+{
+	return &t->recalled[state_hash((uint64_t)f->ino * 31u + (uint64_t)f->dev) %
+			    RECALLED_SLOTS];
+}
+
+/* Was @f recalled within the hold before @now? (A slot another file took
+ * since forgets it: the hold is a courtesy, not a rule.) */
+static bool recalled_lately(struct nfs4_state *t, const struct nfs4_file_id *f, uint64_t now)
+{
+	const struct recalled *r = recalled_slot(t, f);
+
+	return r->when && r->id.dev == f->dev && r->id.ino == f->ino &&
+	       now < r->when + NFS4_DELEG_RECALL_HOLD;
+}
+
 enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
-					   const struct nfs4_file_id *fid, bool minor1,
+					   const struct nfs4_file_id *fid, uint64_t now, bool minor1,
 					   const uint8_t *fh, uint32_t fh_len,
 					   struct stateid4 *out)
 {
@@ -79,7 +95,7 @@ enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nf
 	if (!o || !o->cl || (q->check && !o->confirmed))
 		goto out;
 	f = state_file_get(t, fid, false);
-	if (!f)
+	if (!f || recalled_lately(t, fid, now))
 		goto out;
 	for (s = f->opens; s; s = s->fnext)
 		if (s->access & OPEN4_SHARE_ACCESS_WRITE)
@@ -159,8 +175,12 @@ again:
 		}
 		st = NFS4ERR_DELAY;
 		if (d->state == DELEG_HELD) {
+			struct recalled *r = recalled_slot(t, fid);
+
 			d->state = DELEG_RECALLING;
 			d->recall_at = now;
+			r->id = *fid;
+			r->when = now ? now : 1;
 		} else if (d->recall_sent) {
 			continue;
 		}

@@ -14,6 +14,7 @@
 
 #define BUCKETS (1u << 16)
 #define REAPED_MAX 1024u
+#define RECALLED_SLOTS 1024u   /* files recalled lately (state_deleg.c) */
 
 struct stid;
 
@@ -101,6 +102,12 @@ struct nfs4_state {
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
 	void (*deleg_count)(int held, int revoked);   /* nfs4_state_set_deleg_count */
 	uint32_t ndelegs;                   /* held or being recalled */
+	/* files whose delegation was recalled lately, by hash: no new one
+	 * for NFS4_DELEG_RECALL_HOLD seconds (state_deleg.c) */
+	struct recalled {
+		struct nfs4_file_id id;
+		uint64_t when;
+	} recalled[RECALLED_SLOTS];
 	uint32_t boot;                      /* the clientids' high half */
 	/* clients whose state a conflict dropped, until they hear of it */
 	clientid4 reaped[REAPED_MAX];

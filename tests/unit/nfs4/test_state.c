@@ -5,7 +5,9 @@
  * reservations and deny modes (9.9), upgrades and OPEN_DOWNGRADE's rule
  * (16.19.4), CLOSE, the stateid checks of READ and WRITE (special,
  * stale, old, bad, open mode), minor version 1's seqid 0, unconfirmed
- * owners replaced, purging a client, the per-client bound.
+ * owners replaced, purging a client, the per-client bound; read
+ * delegations (state_deleg.c): grants, conflicts and recalls, returns,
+ * revocation (4.0 dropped, 4.1 kept revoked), the recall hold.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +294,146 @@ static bool lock_f4(const struct stateid4 *o, struct stateid4 *l,
 	return st == NFS4_OK;
 }
 
+/* ---- read delegations ---- */
+
+static int held_count, revoked_count;
+
+static void deleg_count(int held, int revoked)
+{
+	held_count += held;
+	revoked_count += revoked;
+}
+
+/* OPEN by @owner of @cid (minor version 1 when @m1) of @f for @acc, then
+ * a delegation asked at @now: *@why says how that went. */
+static enum nfsstat4 open_deleg(clientid4 cid, const char *owner, uint32_t seqid, bool m1,
+				const struct nfs4_file_id *f, uint32_t acc, uint64_t now,
+				struct stateid4 *osid, struct stateid4 *dsid,
+				enum nfs4_deleg_why *why)
+{
+	static struct nfs4_seq q;
+	static const uint8_t fh[] = "FILEHANDLE";
+	enum nfsstat4 st;
+	bool c = false;
+
+	*why = NFS4_DELEG_RESOURCE;
+	st = nfs4_state_open_begin(t, cid, (const uint8_t *)owner, (uint32_t)strlen(owner),
+				   seqid, !m1, &q);
+	if (st != NFS4_OK)
+		return st;
+	st = nfs4_state_open(t, &q, f, acc, 0, false, osid, &c);
+	if (st == NFS4_OK)
+		*why = nfs4_state_deleg_grant(t, &q, f, now, m1, fh, sizeof(fh), dsid);
+	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"OPENRES!", 8);
+	return st;
+}
+
+static bool same_sid(const struct stateid4 *a, const struct stateid4 *b)
+{
+	return a->seqid == b->seqid && memcmp(a->other, b->other, sizeof(a->other)) == 0;
+}
+
+static void delegs(void)
+{
+	const struct nfs4_file_id G = { 2, 100 }, H = { 2, 200 }, K = { 2, 300 };
+	struct nfs4_recall r[NFS4_RECALLS_MAX];
+	struct stateid4 oa, ob, oc, da, db, dc, x, y;
+	enum nfs4_deleg_why why;
+	uint32_t n, held, revoked;
+
+	nfs4_state_set_deleg_count(t, deleg_count);
+	ok(open_deleg(50, "o50", 7, false, &G, OPEN4_SHARE_ACCESS_READ, 100, &oa, &da, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "4.0: no delegation to an open-owner not yet confirmed (knfsd's rule)");
+	ok(nfs4_state_confirm(t, &oa, &oa) == NFS4_OK, "its OPEN_CONFIRM");
+	ok(open_deleg(50, "o50", 8, false, &G, OPEN4_SHARE_ACCESS_READ, 100, &x, &da, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && !same_sid(&x, &da) && da.seqid == 1,
+	   "its next read OPEN: a read delegation, a stateid of its own (seqid 1)");
+	ok(held_count == 1 && nfs4_state_delegs(t) == 1, "counted: 1 held");
+	ok(io(&da, &G, false, false) == NFS4_OK, "READ with the delegation stateid");
+	ok(io(&da, &G, true, false) == NFS4ERR_OPENMODE, "WRITE with it: OPENMODE");
+	ok(io(&da, &H, false, false) == NFS4ERR_BAD_STATEID, "READ of another file with it: BAD_STATEID");
+	ok(nfs4_state_seqid_begin(t, &da, &G, 9, true, false, &(struct nfs4_seq){ 0 }) ==
+	   NFS4ERR_BAD_STATEID, "CLOSE or OPEN_DOWNGRADE of a delegation stateid: BAD_STATEID");
+	ok(open_deleg(50, "o50b", 1, true, &G, OPEN4_SHARE_ACCESS_READ, 100, &x, &y, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION, "the same client again: it has one already");
+	ok(open_deleg(51, "o51", 0, true, &G, OPEN4_SHARE_ACCESS_READ, 100, &ob, &db, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED, "another client reading: a delegation too");
+
+	ok(nfs4_state_deleg_break(t, &G, 50, 100, 15, r, &n) == NFS4ERR_DELAY && n == 1 &&
+	   r[0].clientid == 51 && r[0].minor1 && same_sid(&r[0].sid, &db) && r[0].fh_len == 11 &&
+	   memcmp(r[0].fh, "FILEHANDLE", 11) == 0,
+	   "a change by client 50: DELAY, client 51's delegation recalled (with its handle)");
+	ok(nfs4_state_deleg_break(t, &G, 50, 101, 15, r, &n) == NFS4ERR_DELAY && n == 0,
+	   "again: DELAY, the recall is not sent twice");
+	nfs4_state_deleg_unsent(t, &db);
+	ok(nfs4_state_deleg_break(t, &G, 50, 102, 15, r, &n) == NFS4ERR_DELAY && n == 1,
+	   "a recall that failed goes again at the next try");
+	ok(open_deleg(52, "o52", 0, true, &G, OPEN4_SHARE_ACCESS_READ, 102, &oc, &dc, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION, "no new delegation while one is recalled");
+	ok(nfs4_state_deleg_check(t, 51, &db, &G, false) == NFS4_OK &&
+	   nfs4_state_deleg_check(t, 50, &db, &G, false) == NFS4ERR_BAD_STATEID,
+	   "CLAIM_DELEG_CUR by the holder while it is recalled: OK; by another client: BAD_STATEID");
+	ok(nfs4_state_delegreturn(t, 52, &db, &G, false) == NFS4ERR_BAD_STATEID &&
+	   nfs4_state_delegreturn(t, 51, &db, &H, false) == NFS4ERR_BAD_STATEID,
+	   "DELEGRETURN by another client, or of another file: BAD_STATEID");
+	ok(nfs4_state_delegreturn(t, 51, &db, &G, false) == NFS4_OK && held_count == 1,
+	   "DELEGRETURN by its holder: OK, 1 held");
+	ok(nfs4_state_delegreturn(t, 51, &db, &G, false) == NFS4ERR_BAD_STATEID,
+	   "... a second time: BAD_STATEID");
+	ok(nfs4_state_deleg_break(t, &G, 50, 103, 15, r, &n) == NFS4_OK && n == 0,
+	   "client 50's own change now: its own delegation does not conflict");
+	ok(open_deleg(52, "o52", 1, true, &G, OPEN4_SHARE_ACCESS_READ, 100 + NFS4_DELEG_RECALL_HOLD - 1,
+		      &oc, &dc, &why) == NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "a file recalled lately gets no delegation within the hold");
+	ok(open_deleg(52, "o52", 2, true, &G, OPEN4_SHARE_ACCESS_READ, 100 + NFS4_DELEG_RECALL_HOLD,
+		      &oc, &dc, &why) == NFS4_OK && why == NFS4_DELEG_GRANTED && held_count == 2,
+	   "... and gets one after it");
+
+	/* revocation a lease after the recall */
+	ok(nfs4_state_deleg_break(t, &G, 0, 200, 15, r, &n) == NFS4ERR_DELAY && n == 2,
+	   "a change by NFSv3 (no client): both delegations recalled");
+	ok(nfs4_state_deleg_break(t, &G, 0, 214, 15, r, &n) == NFS4ERR_DELAY && n == 0,
+	   "still DELAY a second before the lease is over");
+	ok(nfs4_state_deleg_break(t, &G, 0, 215, 15, r, &n) == NFS4_OK && n == 0,
+	   "a lease after the recall: revoked, the change goes on");
+	ok(held_count == 0 && revoked_count == 1, "counted: 0 held, 1 revoked (4.1's)");
+	ok(nfs4_state_delegreturn(t, 0, &da, &G, true) == NFS4ERR_BAD_STATEID,
+	   "4.0: the revoked delegation is gone (BAD_STATEID)");
+	ok(io(&dc, &G, false, true) == NFS4ERR_DELEG_REVOKED &&
+	   nfs4_state_test(t, 52, &dc) == NFS4ERR_DELEG_REVOKED &&
+	   nfs4_state_delegreturn(t, 52, &dc, &G, false) == NFS4ERR_DELEG_REVOKED,
+	   "4.1: READ, TEST_STATEID and DELEGRETURN with it: DELEG_REVOKED");
+	nfs4_state_client_delegs(t, 52, &held, &revoked);
+	ok(held == 0 && revoked == 1, "client 52 has 1 revoked (SEQUENCE's flag)");
+	ok(nfs4_state_free_stateid(t, 52, &dc) == NFS4_OK && revoked_count == 0 &&
+	   nfs4_state_test(t, 52, &dc) == NFS4ERR_BAD_STATEID,
+	   "FREE_STATEID: it goes");
+	nfs4_state_client_delegs(t, 52, &held, &revoked);
+	ok(held == 0 && revoked == 0, "... and client 52 has none");
+
+	/* writers, courtesy, purge */
+	ok(open_deleg(53, "o53", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 300, &x, &y, &why) ==
+	   NFS4_OK && open_deleg(54, "o54", 0, true, &H, OPEN4_SHARE_ACCESS_READ, 300, &x, &y,
+				 &why) == NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "no delegation while another open has write access");
+	ok(open_deleg(55, "o55", 0, true, &K, OPEN4_SHARE_ACCESS_READ, 300, &x, &y, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && nfs4_state_free_stateid(t, 55, &y) ==
+	   NFS4ERR_LOCKS_HELD, "FREE_STATEID of a delegation in force: LOCKS_HELD");
+	nfs4_state_set_live(t, live, 0);
+	dead_client = 55;
+	ok(nfs4_state_deleg_break(t, &K, 0, 300, 15, r, &n) == NFS4_OK && n == 0 &&
+	   held_count == 0, "the holder's lease ran out: it gives way, no recall, no wait");
+	dead_client = 0;
+	nfs4_state_set_live(t, NULL, 0);
+	ok(open_deleg(56, "o56", 0, true, &K, OPEN4_SHARE_ACCESS_READ, 400, &x, &y, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && held_count == 1, "a delegation held");
+	nfs4_state_purge_client(t, 56);
+	ok(held_count == 0 && nfs4_state_delegs(t) == 0, "purged with its client: none held");
+	for (n = 50; n <= 56; n++)
+		nfs4_state_purge_client(t, n);
+}
+
 int main(void)
 {
 	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
@@ -447,6 +589,7 @@ int main(void)
 	ok(io(&anon, &F1, true, false) == NFS4_OK, "... and so are its denies");
 
 	locks();
+	delegs();
 	locks40();
 	courtesy();
 
