@@ -6,7 +6,7 @@
 # directory, starts nfsxd with --nfs-vers 3,4 --lease-time 10 and debug
 # logging on a free 127.0.0.1 port, runs test_nfs4_deleg PORT BASE LOG
 # (its fake clients listen for callbacks on 127.0.0.1 too; two lease
-# waits, ~30 s) and stops the server with SIGTERM. A server that dies,
+# waits, ~25 s) and stops the server with SIGTERM. A server that dies,
 # does not exit 0 on SIGTERM or logs a sanitizer report fails the run.
 #
 # Tree (BASE = $WORK/tree, a pseudo directory):

@@ -17,7 +17,7 @@
  * A delegation that is recalled and not returned is revoked about one
  * lease later (--lease-time 10): in 4.0 it is gone (BAD_STATEID), in
  * 4.1 SEQUENCE flags it until FREE_STATEID. The two lease waits make
- * most of the run's ~30 s.
+ * most of the run's ~25 s.
  *
  * The callback messages are read and written by hand here (not with the
  * generated codec the server uses), so that a mistake in the server's
