@@ -83,6 +83,14 @@ static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *
 	return decode_reply(out);
 }
 
+bool v4_res_take(struct v4_res *out, const struct rpc_buf *rec)
+{
+	v4_res_free(out);
+	rpc_buf_put_bytes(&out->store, rec->data, rec->len);
+	out->rc = rpc_parse_reply(out->store.data, out->store.len, &out->r) ? 1 : -3;
+	return decode_reply(out);
+}
+
 bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
 	       uint32_t minor, const struct nfs_argop4 *ops, uint32_t nops)
 {

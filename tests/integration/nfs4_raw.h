@@ -77,6 +77,14 @@ bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
 /* TAP diagnostic of what came back. */
 void v4_diag(const struct v4_res *s);
 
+/*
+ * v4_res_take - decode @rec, a whole COMPOUND reply record the caller
+ * read itself (a test that reads the server's callbacks and its replies
+ * on one connection), into @out (freed and refilled, @rec copied).
+ * Return values: as v4_compound().
+ */
+bool v4_res_take(struct v4_res *out, const struct rpc_buf *rec);
+
 /* The status of result @i, or -1 when there is no such result. */
 long v4_op_status(const struct v4_res *s, uint32_t i);
 

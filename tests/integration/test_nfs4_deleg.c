@@ -1,0 +1,1086 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NFSv4 read delegations on the wire (RFC 7530 10.2, 10.4, 16.16;
+ * RFC 8881 10.2, 18.16, 20.2), knfsd's behaviour the reference where
+ * the RFCs leave a choice. Fake clients on 127.0.0.1:
+ * - A, an NFSv4.0 client that plays its callback service on a socket it
+ *   listens on (the CB_NULL probe answered, the log read until nfsxd
+ *   says the path is up), gets delegations on OPEN and answers the
+ *   CB_RECALLs nfsxd sends on connections of its own;
+ * - B, an NFSv4.0 client without a callback, whose conflicting OPEN,
+ *   SETATTR, REMOVE, RENAME, LINK and WRITE get DELAY while a recall
+ *   runs, and an NFSv3 WRITE (JUKEBOX) on the same server;
+ * - C, whose callback address nobody listens on: no delegation;
+ * - S, an NFSv4.1 client with a back channel on its one connection: the
+ *   CB_COMPOUND(CB_SEQUENCE, CB_RECALL) arrives there amid replies and
+ *   is answered there.
+ * A delegation that is recalled and not returned is revoked about one
+ * lease later (--lease-time 10): in 4.0 it is gone (BAD_STATEID), in
+ * 4.1 SEQUENCE flags it until FREE_STATEID. The two lease waits make
+ * most of the run's ~25 s.
+ *
+ * The callback messages are read and written by hand here (not with the
+ * generated codec the server uses), so that a mistake in the server's
+ * encoding is not mirrored by the test.
+ *
+ * Usage: test_nfs4_deleg PORT BASE LOGFILE
+ * (run-nfs4-deleg.sh: BASE/rw is exported rw to 127.0.0.1 and holds the
+ * files named below, each holding its name and a newline.)
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nfs3_raw.h"
+#include "nfs4_state_raw.h"
+#include "tap.h"
+
+#define CB_PROG40 0x40000001u
+#define CB_PROG41 0x40000002u
+#define CB_IDENT 0x00c0ffeeu
+#define OP_CB_RECALL_NUM 4
+#define OP_CB_SEQUENCE_NUM 11
+#define NFS3_WRITE_PROC 7
+#define NFS3ERR_JUKEBOX 10008
+#define LEASE_MS 10000
+
+static uint16_t port;
+static const char *base, *logfile;
+static int fd_a = -1, fd_b = -1, fd_s = -1, lfd_a = -1;
+static struct v4_fh fh_rw;
+static clientid4 cid_a, cid_b;
+static struct v4_owner own_a = { 0, "deleg-a-owner", 0 };
+static struct v4_owner own_b = { 0, "deleg-b-owner", 0 };
+
+/* ---- the callback side, by hand ----------------------------------------- */
+
+static int listen_lo(uint16_t *p)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
+		printf("Bail out! cannot listen on 127.0.0.1\n");
+		exit(1);
+	}
+	*p = ntohs(sin.sin_port);
+	return fd;
+}
+
+static void uaddr(char *buf, size_t len, uint16_t p)
+{
+	snprintf(buf, len, "127.0.0.1.%u.%u", p >> 8, p & 255);
+}
+
+static int accept_ms(int lfd, int ms)
+{
+	struct pollfd pf = { .fd = lfd, .events = POLLIN };
+
+	return poll(&pf, 1, ms) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
+/* Wait up to @ms for nfsxd's log to say "callback path of client @cid: @what". */
+static bool log_says(uint64_t cid, const char *what, int ms)
+{
+	char want[128], line[512];
+	long long end = rpc_now_ms() + ms;
+
+	snprintf(want, sizeof(want), "callback path of client %016" PRIx64 ": %s", cid, what);
+	do {
+		FILE *f = fopen(logfile, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, want)) {
+				fclose(f);
+				return true;
+			}
+		if (f)
+			fclose(f);
+		usleep(50000);
+	} while (rpc_now_ms() < end);
+	return false;
+}
+
+/* A call from nfsxd: CB_NULL, or CB_COMPOUND of CB_SEQUENCE and CB_RECALL. */
+struct cb_call {
+	bool ok;                /* a call, parsed whole, of operations we know */
+	uint32_t xid, prog, vers, proc;
+	uint8_t tag[64];
+	uint32_t taglen, minor, ident, nops;
+	uint32_t op[4];
+	/* CB_SEQUENCE */
+	bool has_seq;
+	uint8_t sess[NFS4_SESSIONID_SIZE];
+	uint32_t seq, slot, hslot, cachethis, nrcl;
+	/* CB_RECALL */
+	bool has_recall;
+	struct stateid4 sid;
+	uint32_t truncate;
+	struct v4_fh fh;
+};
+
+static bool cb_parse(const struct rpc_buf *rec, struct cb_call *k)
+{
+	struct rpc_cur c = { rec->data, rec->len, false };
+	const uint8_t *p;
+	uint32_t len, i;
+
+	memset(k, 0, sizeof(*k));
+	k->xid = rpc_cur_u32(&c);
+	if (rpc_cur_u32(&c) != RPC_CALL || rpc_cur_u32(&c) != 2)
+		return false;
+	k->prog = rpc_cur_u32(&c);
+	k->vers = rpc_cur_u32(&c);
+	k->proc = rpc_cur_u32(&c);
+	rpc_cur_u32(&c);                        /* credential */
+	rpc_cur_opaque(&c, &len, 400);
+	rpc_cur_u32(&c);                        /* verifier */
+	rpc_cur_opaque(&c, &len, 400);
+	if (c.bad)
+		return false;
+	if (k->proc == 0)
+		return (k->ok = c.n == 0);
+	p = rpc_cur_opaque(&c, &k->taglen, sizeof(k->tag));
+	if (p)
+		memcpy(k->tag, p, k->taglen);
+	k->minor = rpc_cur_u32(&c);
+	k->ident = rpc_cur_u32(&c);
+	k->nops = rpc_cur_u32(&c);
+	if (c.bad || k->nops > 4)
+		return false;
+	for (i = 0; i < k->nops; i++) {
+		k->op[i] = rpc_cur_u32(&c);
+		if (k->op[i] == OP_CB_SEQUENCE_NUM) {
+			k->has_seq = true;
+			if (c.n >= sizeof(k->sess))
+				memcpy(k->sess, c.p, sizeof(k->sess));
+			rpc_cur_skip(&c, sizeof(k->sess));
+			k->seq = rpc_cur_u32(&c);
+			k->slot = rpc_cur_u32(&c);
+			k->hslot = rpc_cur_u32(&c);
+			k->cachethis = rpc_cur_u32(&c);
+			k->nrcl = rpc_cur_u32(&c);
+			if (k->nrcl)            /* none expected: not read further */
+				return false;
+		} else if (k->op[i] == OP_CB_RECALL_NUM) {
+			k->has_recall = true;
+			k->sid.seqid = rpc_cur_u32(&c);
+			if (c.n >= sizeof(k->sid.other))
+				memcpy(k->sid.other, c.p, sizeof(k->sid.other));
+			rpc_cur_skip(&c, sizeof(k->sid.other));
+			k->truncate = rpc_cur_u32(&c);
+			p = rpc_cur_opaque(&c, &k->fh.len, NFS4_FHSIZE);
+			if (p)
+				memcpy(k->fh.d, p, k->fh.len);
+		} else {
+			return false;
+		}
+	}
+	return (k->ok = !c.bad && c.n == 0);
+}
+
+/* The reply to @k: every operation answers @st (CB_SEQUENCE echoes its
+ * arguments, highest and target slot 0). */
+static void cb_reply(int fd, const struct cb_call *k, uint32_t st)
+{
+	struct rpc_buf b;
+	uint32_t i;
+
+	rpc_buf_init(&b);
+	rpc_buf_put_u32(&b, k->xid);
+	rpc_buf_put_u32(&b, RPC_REPLY);
+	rpc_buf_put_u32(&b, RPC_MSG_ACCEPTED);
+	rpc_buf_put_u32(&b, AUTH_NONE);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_u32(&b, RPC_SUCCESS);
+	if (k->proc != 0) {
+		rpc_buf_put_u32(&b, st);
+		rpc_buf_put_opaque(&b, k->tag, k->taglen);
+		rpc_buf_put_u32(&b, k->nops);
+		for (i = 0; i < k->nops; i++) {
+			rpc_buf_put_u32(&b, k->op[i]);
+			rpc_buf_put_u32(&b, st);
+			if (k->op[i] == OP_CB_SEQUENCE_NUM && st == NFS4_OK) {
+				rpc_buf_put_bytes(&b, k->sess, sizeof(k->sess));
+				rpc_buf_put_u32(&b, k->seq);
+				rpc_buf_put_u32(&b, k->slot);
+				rpc_buf_put_u32(&b, 0);
+				rpc_buf_put_u32(&b, 0);
+			}
+		}
+	}
+	rpc_send_record(fd, b.data, b.len);
+	rpc_buf_free(&b);
+}
+
+static void cb_diag(const char *who, const struct cb_call *k)
+{
+	printf("#   %s: ok %d xid %#x prog %#x vers %u proc %u minor %u ident %#x nops %u "
+	       "(ops %u %u) seq %d [%u slot %u hi %u rcl %u] recall %d [sid %u/%02x%02x%02x%02x.. "
+	       "trunc %u fh %u bytes]\n", who, k->ok, k->xid, k->prog, k->vers, k->proc, k->minor,
+	       k->ident, k->nops, k->op[0], k->op[1], k->has_seq, k->seq, k->slot, k->hslot,
+	       k->nrcl, k->has_recall, k->sid.seqid, k->sid.other[0], k->sid.other[1],
+	       k->sid.other[2], k->sid.other[3], k->truncate, k->fh.len);
+}
+
+/*
+ * A's callback service: the next CB_COMPOUND nfsxd sends to A's listener
+ * within @ms (a CB_NULL probe meanwhile is answered), answered with @st
+ * (every operation's status) on the connection nfsxd opened for it.
+ * Return values: true with *@k parsed; false when no call came.
+ */
+static bool a_call(int ms, struct cb_call *k, uint32_t st)
+{
+	long long end = rpc_now_ms() + ms;
+	struct rpc_buf rec;
+	bool got = false;
+	int fd;
+
+	rpc_buf_init(&rec);
+	memset(k, 0, sizeof(*k));
+	while (!got) {
+		long long left = end - rpc_now_ms();
+
+		fd = accept_ms(lfd_a, left > 0 ? (int)left : 0);
+		if (fd < 0)
+			break;
+		rpc_buf_reset(&rec);
+		if (rpc_recv_record(fd, &rec, 3000, 65536) == 1) {
+			cb_parse(&rec, k);
+			if (k->ok && k->proc == 0) {
+				cb_reply(fd, k, 0);
+			} else {
+				got = true;
+				cb_reply(fd, k, st);
+			}
+		}
+		close(fd);
+	}
+	rpc_buf_free(&rec);
+	return got;
+}
+
+/* A's callback service: the CB_NULL probe after CONFIRM, answered. */
+static bool a_probe(int ms)
+{
+	struct rpc_buf rec;
+	struct cb_call k = { 0 };
+	int fd = accept_ms(lfd_a, ms);
+
+	rpc_buf_init(&rec);
+	if (fd >= 0 && rpc_recv_record(fd, &rec, 3000, 65536) == 1 && cb_parse(&rec, &k) &&
+	    k.proc == 0 && k.prog == CB_PROG40 && k.vers == 1)
+		cb_reply(fd, &k, 0);
+	if (fd >= 0)
+		close(fd);
+	rpc_buf_free(&rec);
+	return k.ok && k.proc == 0;
+}
+
+/* ---- NFSv4.0 clients ----------------------------------------------------- */
+
+/* SETCLIENTID of @id with its callback at @ua (program CB_PROG40,
+ * callback_ident CB_IDENT), then SETCLIENTID_CONFIRM. */
+static long client40(int fd, const char *id, const char *ua, clientid4 *cid)
+{
+	static const uint8_t verf[8] = { 'd', 'e', 'l', 'e', 'g', 0, 0, 1 };
+	struct nfs_argop4 op;
+	struct v4_res s;
+	uint8_t cfm[8];
+	long st = -1;
+
+	v4_res_init(&s);
+	v4op_setclientid(&op, id, verf);
+	op.u.opsetclientid.callback.cb_program = CB_PROG40;
+	op.u.opsetclientid.callback.cb_location.na_r_addr.data = (const uint8_t *)ua;
+	op.u.opsetclientid.callback.cb_location.na_r_addr.len = (uint32_t)strlen(ua);
+	op.u.opsetclientid.callback_ident = CB_IDENT;
+	if (v4_call_as(fd, 0, &op, 1, &s) != NFS4_OK || s.nops != 1)
+		goto out;
+	*cid = s.ops[0].u.opsetclientid.u.resok4.clientid;
+	memcpy(cfm, s.ops[0].u.opsetclientid.u.resok4.setclientid_confirm.val, sizeof(cfm));
+	v4op_setclientid_confirm(&op, *cid, cfm);
+	st = v4_call_as(fd, 0, &op, 1, &s);
+out:
+	v4_res_free(&s);
+	return st;
+}
+
+/* An OPEN's answer, with its delegation. */
+struct opened {
+	long st;
+	struct stateid4 sid;
+	uint32_t rflags;
+	struct v4_fh fh;
+	uint32_t dtype;
+	struct stateid4 dsid;
+	bool recall;
+	uint32_t why;
+};
+
+static void take_open(const struct v4_res *s, uint32_t i, struct opened *r)
+{
+	const struct OPEN4resok *k;
+
+	r->st = v4_op_status(s, i);
+	if (r->st != NFS4_OK || s->ops[i].resop != OP_OPEN)
+		return;
+	k = &s->ops[i].u.opopen.u.resok4;
+	r->sid = k->stateid;
+	r->rflags = k->rflags;
+	r->dtype = k->delegation.delegation_type;
+	if (r->dtype == OPEN_DELEGATE_READ) {
+		r->dsid = k->delegation.u.read.stateid;
+		r->recall = k->delegation.u.read.recall;
+	} else if (r->dtype == OPEN_DELEGATE_WRITE) {
+		r->dsid = k->delegation.u.write.stateid;
+		r->recall = k->delegation.u.write.recall;
+	} else if (r->dtype == OPEN_DELEGATE_NONE_EXT) {
+		r->why = k->delegation.u.od_whynone.ond_why;
+	}
+	v4_fh_of_res(s, i + 1, &r->fh);
+}
+
+/*
+ * open40 - PUTFH rw, OPEN of @name by @o (CLAIM_NULL, deny none; an
+ * UNCHECKED4 create when @create), GETFH on @fd, then OPEN_CONFIRM when
+ * asked and @confirm. Return values: the first failing status.
+ */
+static long open40(int fd, struct v4_owner *o, uint32_t access, const char *name, bool create,
+		   bool confirm, struct opened *r)
+{
+	struct nfs_argop4 ops[3], op;
+	struct v4_fattr f;
+	struct v4_res s;
+
+	memset(r, 0, sizeof(*r));
+	r->st = -1;
+	v4op_putfh(&ops[0], &fh_rw);
+	v4op_open(&ops[1], o->seqid, access, OPEN4_SHARE_DENY_NONE, o->cid, o->name, name);
+	if (create) {
+		v4f_init(&f);
+		v4f_u32(&f, FATTR4_MODE, 0644);
+		v4op_open_create(&ops[1], UNCHECKED4, &f, NULL);
+	}
+	v4op_simple(&ops[2], OP_GETFH);
+	v4_res_init(&s);
+	if (v4_call_as(fd, 0, ops, 3, &s) >= 0)
+		take_open(&s, 1, r);
+	v4_res_free(&s);
+	if (v4_seqid_counted(r->st))
+		o->seqid++;
+	if (r->st == NFS4_OK && confirm && (r->rflags & OPEN4_RESULT_CONFIRM)) {
+		v4op_open_confirm(&op, &r->sid, o->seqid);
+		return v4_seq_op(fd, o, &r->fh, &op, &r->sid);
+	}
+	return r->st;
+}
+
+static long delegreturn(int fd, const struct v4_fh *fh, const struct stateid4 *d)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	long st;
+
+	v4op_simple(&op, OP_DELEGRETURN);
+	op.u.opdelegreturn.deleg_stateid = *d;
+	v4_res_init(&s);
+	st = v4_on_fh(fd, 0, fh, &op, &s);
+	v4_res_free(&s);
+	return st;
+}
+
+static bool same_sid(const struct stateid4 *a, const struct stateid4 *b)
+{
+	return a->seqid == b->seqid && v4_same_other(a, b);
+}
+
+static bool same_fh(const struct v4_fh *a, const struct v4_fh *b)
+{
+	return a->len && a->len == b->len && memcmp(a->d, b->d, a->len) == 0;
+}
+
+/* The CB_RECALL of 4.0 for the delegation @d of @fh, as RFC 7530 16.2 / 20.2 have it. */
+static bool recall40_ok(const struct cb_call *k, const struct stateid4 *d, const struct v4_fh *fh)
+{
+	return k->ok && k->prog == CB_PROG40 && k->vers == 1 && k->proc == 1 && k->minor == 0 &&
+	       k->ident == CB_IDENT && k->nops == 1 && k->op[0] == OP_CB_RECALL_NUM &&
+	       same_sid(&k->sid, d) && k->truncate == 0 && same_fh(&k->fh, fh);
+}
+
+/* A holds a read delegation on @name: OPEN read-only by A's (confirmed) owner. */
+static bool a_deleg(const char *name, struct opened *r)
+{
+	long st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, name, false, true, r);
+
+	if (st != NFS4_OK || r->dtype != OPEN_DELEGATE_READ)
+		printf("#   A's OPEN of %s: %ld, delegation type %u\n", name, st, r->dtype);
+	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_READ;
+}
+
+/* ---- 1-5: grant, use, recall, return --------------------------------------- */
+
+static void test_basic(void)
+{
+	struct opened r1, r2, b;
+	struct cb_call k;
+	struct nfs_argop4 op;
+	struct v4_res s;
+	char buf[64];
+	long st;
+	bool delay, got, returned;
+
+	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, "f1", false, false, &r1);
+	ok(st == NFS4_OK && (r1.rflags & OPEN4_RESULT_CONFIRM) && r1.dtype == OPEN_DELEGATE_NONE,
+	   "1: A's first OPEN (new open-owner) read-only of f1: OK, CONFIRM asked, no delegation "
+	   "(%ld, rflags %#x, type %u)", st, r1.rflags, r1.dtype);
+	v4op_open_confirm(&op, &r1.sid, own_a.seqid);
+	st = v4_seq_op(fd_a, &own_a, &r1.fh, &op, &r1.sid);
+	ok(st == NFS4_OK, "1: OPEN_CONFIRM: OK (%ld)", st);
+	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, "f1", false, false, &r2);
+	ok(st == NFS4_OK && r2.dtype == OPEN_DELEGATE_READ && !r2.recall &&
+	   !v4_same_other(&r2.dsid, &r2.sid) && !(r2.rflags & OPEN4_RESULT_CONFIRM),
+	   "1: A's OPEN again read-only: OPEN_DELEGATE_READ, its own stateid, recall false "
+	   "(%ld, type %u, recall %d)", st, r2.dtype, r2.recall);
+
+	st = v4_read_str(fd_a, &r2.fh, &r2.dsid, 0, 64, buf, sizeof(buf));
+	ok(r2.dtype == OPEN_DELEGATE_READ && st == NFS4_OK && !strcmp(buf, "f1\n"),
+	   "2: READ with the delegation stateid: OK, the data (%ld, \"%.10s\")", st, buf);
+	v4op_write(&op, &r2.dsid, 0, FILE_SYNC4, "xx", 2);
+	v4_res_init(&s);
+	st = v4_on_fh(fd_a, 0, &r2.fh, &op, &s);
+	ok(r2.dtype == OPEN_DELEGATE_READ && st == NFS4ERR_OPENMODE,
+	   "2: WRITE with it: OPENMODE (%ld)", st);
+
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "f1", false, true, &b);
+	delay = st == NFS4ERR_DELAY;
+	ok(delay, "3: B's OPEN of f1 for read and write: DELAY (%ld)", st);
+	got = delay && a_call(5000, &k, NFS4_OK);
+	ok(got && recall40_ok(&k, &r2.dsid, &r2.fh),
+	   "3: A's callback gets CB_COMPOUND (program %#x v1, minor 0, its callback_ident) of "
+	   "one CB_RECALL: the delegation's stateid, truncate false, f1's handle; answered OK",
+	   CB_PROG40);
+	if (got && !recall40_ok(&k, &r2.dsid, &r2.fh))
+		cb_diag("CB call", &k);
+
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "f1", false, true, &b);
+	ok(st == NFS4ERR_DELAY, "4: B's OPEN again before the delegation is returned: DELAY (%ld)",
+	   st);
+	st = delegreturn(fd_a, &r2.fh, &r2.dsid);
+	returned = st == NFS4_OK;
+	ok(returned, "4: A's DELEGRETURN: OK (%ld)", st);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "f1", false, true, &b);
+	ok(delay && st == NFS4_OK && b.dtype == OPEN_DELEGATE_NONE,
+	   "4: B's OPEN after it: OK, no delegation (%ld, type %u)", st, b.dtype);
+	st = delegreturn(fd_a, &r2.fh, &r2.dsid);
+	ok(returned && st == NFS4ERR_BAD_STATEID, "5: DELEGRETURN again: BAD_STATEID (%ld)", st);
+	v4_res_free(&s);
+}
+
+/* ---- 6: the holder's own OPEN for write ------------------------------------- */
+
+static void test_own(void)
+{
+	struct v4_owner a2 = { cid_a, "deleg-a-owner-2", 0 };
+	struct opened d, w;
+	struct cb_call k;
+	long st;
+	bool got;
+
+	got = a_deleg("f6", &d);
+	ok(got, "6: A holds a delegation on f6");
+	st = open40(fd_a, &a2, OPEN4_SHARE_ACCESS_BOTH, "f6", false, true, &w);
+	ok(got && st == NFS4_OK, "6: A's other open-owner opens f6 for write: OK at once (%ld)", st);
+	ok(got && !a_call(1000, &k, NFS4_OK), "6: and no recall comes within 1 s");
+	if (got)
+		delegreturn(fd_a, &d.fh, &d.dsid);
+}
+
+/* ---- 7: what else recalls ----------------------------------------------- */
+
+enum conflict { C_SETATTR, C_REMOVE, C_RENAME, C_LINK, C_WRITE };
+
+/* B's @what on @name (handle @fh). Return values: its status. */
+static long b_conflict(enum conflict what, const char *name, const struct v4_fh *fh)
+{
+	char to[64];
+	struct nfs_argop4 ops[4];
+	struct v4_fattr f;
+	struct v4_res s;
+	long st = -1;
+
+	v4_res_init(&s);
+	snprintf(to, sizeof(to), "%s.new", name);
+	switch (what) {
+	case C_SETATTR:
+		v4f_init(&f);
+		v4f_u32(&f, FATTR4_MODE, 0640);
+		v4op_setattr(&ops[0], 0, NULL, &f);
+		st = v4_on_fh(fd_b, 0, fh, &ops[0], &s);
+		break;
+	case C_REMOVE:
+		v4op_remove(&ops[0], name);
+		st = v4_on_fh(fd_b, 0, &fh_rw, &ops[0], &s);
+		break;
+	case C_RENAME:
+		v4op_putfh(&ops[0], &fh_rw);
+		v4op_simple(&ops[1], OP_SAVEFH);
+		v4op_putfh(&ops[2], &fh_rw);
+		v4op_rename(&ops[3], name, to);
+		st = v4_call_as(fd_b, 0, ops, 4, &s);
+		break;
+	case C_LINK:
+		v4op_putfh(&ops[0], fh);
+		v4op_simple(&ops[1], OP_SAVEFH);
+		v4op_putfh(&ops[2], &fh_rw);
+		v4op_link(&ops[3], to);
+		st = v4_call_as(fd_b, 0, ops, 4, &s);
+		break;
+	case C_WRITE:
+		v4op_write(&ops[0], NULL, 0, FILE_SYNC4, "b", 1);
+		st = v4_on_fh(fd_b, 0, fh, &ops[0], &s);
+		break;
+	}
+	v4_res_free(&s);
+	return st;
+}
+
+static void test_conflicts(void)
+{
+	static const struct {
+		enum conflict what;
+		const char *name, *desc;
+	} cs[] = {
+		{ C_SETATTR, "c-setattr", "SETATTR (mode) with the anonymous stateid" },
+		{ C_REMOVE, "c-remove", "REMOVE of its name" },
+		{ C_RENAME, "c-rename", "RENAME of it" },
+		{ C_LINK, "c-link", "LINK to it" },
+		{ C_WRITE, "c-write", "WRITE with the anonymous stateid" },
+	};
+	struct opened d, b;
+	struct cb_call k;
+	size_t i;
+	long st;
+	bool got, delay;
+
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		got = a_deleg(cs[i].name, &d);
+		st = b_conflict(cs[i].what, cs[i].name, &d.fh);
+		delay = st == NFS4ERR_DELAY;
+		ok(got && delay, "7: A holds a delegation on %s; B's %s: DELAY (%ld)", cs[i].name,
+		   cs[i].desc, st);
+		got = delay && a_call(5000, &k, NFS4_OK);
+		ok(got && recall40_ok(&k, &d.dsid, &d.fh), "7: %s: the CB_RECALL of that delegation "
+		   "reaches A", cs[i].name);
+		if (got && !recall40_ok(&k, &d.dsid, &d.fh))
+			cb_diag("CB call", &k);
+		st = delegreturn(fd_a, &d.fh, &d.dsid);
+		ok(delay && st == NFS4_OK && b_conflict(cs[i].what, cs[i].name, &d.fh) == NFS4_OK,
+		   "7: %s: after A's DELEGRETURN (%ld), B's %s: OK", cs[i].name, st, cs[i].desc);
+	}
+
+	got = a_deleg("c-read", &d);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_READ, "c-read", false, true, &b);
+	ok(got && st == NFS4_OK, "7: A holds a delegation on c-read; B's read-only OPEN: OK (%ld)",
+	   st);
+	ok(got && !a_call(1000, &k, NFS4_OK), "7: no recall for it within 1 s");
+	ok(got && delegreturn(fd_a, &d.fh, &d.dsid) == NFS4_OK,
+	   "7: A's delegation on c-read still held (DELEGRETURN OK)");
+}
+
+/* ---- 9, 10: no delegation ------------------------------------------------ */
+
+static void test_none(void)
+{
+	struct v4_owner own_c = { 0, "deleg-c-owner", 0 };
+	struct opened c, a, w, n;
+	clientid4 cid_c = 0;
+	char ua[64];
+	uint16_t p;
+	long st;
+	bool got, created;
+	int lfd = listen_lo(&p);
+
+	close(lfd);                     /* a loopback port nobody listens on */
+	uaddr(ua, sizeof(ua), p);
+	st = client40(fd_b, "deleg-client-c", ua, &cid_c);
+	own_c.cid = cid_c;
+	ok(st == NFS4_OK && log_says(cid_c, "down", 5000),
+	   "9: client C's callback goes nowhere: the path is down (%ld)", st);
+	open40(fd_b, &own_c, OPEN4_SHARE_ACCESS_READ, "f9", false, true, &c);
+	st = open40(fd_b, &own_c, OPEN4_SHARE_ACCESS_READ, "f9", false, true, &c);
+	got = a_deleg("f9", &a);
+	ok(st == NFS4_OK && c.dtype == OPEN_DELEGATE_NONE && got,
+	   "9: C's read-only OPEN after OPEN_CONFIRM: OK, OPEN_DELEGATE_NONE (%ld, type %u), "
+	   "while A's, the same OPEN of the same file, gets a read delegation", st, c.dtype);
+	if (got)
+		delegreturn(fd_a, &a.fh, &a.dsid);
+
+	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_BOTH, "f10w", false, true, &w);
+	ok(st == NFS4_OK && w.dtype == OPEN_DELEGATE_NONE,
+	   "10: A's OPEN for read and write: no delegation (%ld, type %u)", st, w.dtype);
+	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, "f10new", true, true, &n);
+	created = st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE;
+	got = a_deleg("f10new", &n);
+	ok(created && got, "10: A's read-only OPEN that creates f10new: no delegation (%ld, "
+	   "type %u); the same OPEN again, the file there: a delegation", st, n.dtype);
+	if (got)
+		delegreturn(fd_a, &n.fh, &n.dsid);
+}
+
+/* ---- NFSv3 WRITE against a delegation -------------------------------------- */
+
+static long v3_write(const struct raw_fh *fh)
+{
+	struct rpc_buf a;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st = -1;
+
+	rpc_buf_init(&a);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_opaque(&a, fh->d, fh->len);
+	rpc_buf_put_u32(&a, 0);                 /* offset */
+	rpc_buf_put_u32(&a, 0);
+	rpc_buf_put_u32(&a, 3);                 /* count */
+	rpc_buf_put_u32(&a, 2);                 /* FILE_SYNC */
+	rpc_buf_put_opaque(&a, "v3\n", 3);
+	raw_call(fd_b, PROG_NFS, NFS3_WRITE_PROC, &a, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (c.bad) {
+		raw_diag(&s);
+		st = -1;
+	}
+	rpc_buf_free(&a);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
+static void test_v3(void)
+{
+	struct raw_fh root3, f3;
+	struct opened d;
+	struct cb_call k;
+	long st, m, l;
+	bool got, juke;
+
+	m = raw_mnt(fd_b, v4_path(base, "rw"), &root3);
+	l = m == 0 ? raw_lookup(fd_b, &root3, "v3f", &f3) : -1;
+	if (!ok(m == 0 && l == 0, "v3: MNT rw, LOOKUP v3f (%ld, %ld)", m, l))
+		return;
+	got = a_deleg("v3f", &d);
+	st = v3_write(&f3);
+	juke = st == NFS3ERR_JUKEBOX;
+	ok(got && juke, "v3: A holds a delegation on v3f; an NFSv3 WRITE of it: JUKEBOX (%ld)",
+	   st);
+	got = juke && a_call(5000, &k, NFS4_OK);
+	ok(got && recall40_ok(&k, &d.dsid, &d.fh), "v3: the CB_RECALL reaches A");
+	if (got && !recall40_ok(&k, &d.dsid, &d.fh))
+		cb_diag("CB call", &k);
+	st = delegreturn(fd_a, &d.fh, &d.dsid);
+	l = juke ? v3_write(&f3) : -1;
+	ok(juke && st == NFS4_OK && l == 0,
+	   "v3: after A's DELEGRETURN (%ld), the WRITE: NFS3_OK (%ld)", st, l);
+}
+
+/* ---- 8: a recalled delegation not returned (4.0) --------------------------- */
+
+static void test_revoke40(void)
+{
+	struct opened d, b;
+	struct cb_call k;
+	long long t0 = 0, ms = -1, last_renew = 0;
+	long st;
+	int more = 0;
+	bool got;
+
+	got = a_deleg("g", &d);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "g", false, true, &b);
+	ok(got && st == NFS4ERR_DELAY, "8: A holds a delegation on g; B's OPEN for write: DELAY "
+	   "(%ld)", st);
+	got = st == NFS4ERR_DELAY && a_call(5000, &k, NFS4_OK);
+	ok(got && recall40_ok(&k, &d.dsid, &d.fh), "8: the CB_RECALL reaches A, answered OK; "
+	   "A keeps the delegation (and renews its lease)");
+	if (got) {
+		t0 = rpc_now_ms();
+		while (rpc_now_ms() - t0 < LEASE_MS + 7000) {
+			if (rpc_now_ms() - last_renew >= 2000) {
+				v4_renew(fd_a, cid_a);
+				last_renew = rpc_now_ms();
+			}
+			if (a_call(0, &k, NFS4_OK))
+				more++;
+			st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "g", false, true, &b);
+			if (st != NFS4ERR_DELAY)
+				break;
+			usleep(500000);
+		}
+		ms = rpc_now_ms() - t0;
+	}
+	ok(got && st == NFS4_OK && ms >= LEASE_MS - 2000 && ms <= LEASE_MS + 5000,
+	   "8: B's OPEN keeps getting DELAY, then OK about a lease after the recall (%lld ms, "
+	   "%ld; %d more callbacks)", ms, st, more);
+	st = delegreturn(fd_a, &d.fh, &d.dsid);
+	ok(got && st == NFS4ERR_BAD_STATEID,
+	   "8: A's DELEGRETURN of the revoked delegation: BAD_STATEID (%ld)", st);
+}
+
+/* ---- NFSv4.1: a back channel on the client's own connection ----------------- */
+
+static struct v4_session ses;
+static struct rpc_buf cbq[4];   /* calls that came on S's connection amid replies */
+static int ncbq;
+
+/* COMPOUND (minor version 1) @ops on S's connection; calls nfsxd sends
+ * before the reply are kept in cbq. Return values: as v4_compound(). */
+static bool s_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
+{
+	struct rpc_buf args, cred, msg, rec;
+	struct rpc_call c;
+	bool done = false;
+	uint32_t xid = rpc_next_xid();
+
+	rpc_buf_init(&args);
+	rpc_buf_init(&cred);
+	rpc_buf_init(&msg);
+	rpc_buf_init(&rec);
+	v4_res_free(out);
+	if (!v4_encode(&args, "t", 1, 1, ops, n))
+		goto out;
+	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
+	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
+	c.cred_flavor = AUTH_SYS;
+	c.cred_body = cred.data;
+	c.cred_len = cred.len;
+	c.args = args.data;
+	c.args_len = args.len;
+	rpc_call_encode(&msg, &c);
+	if (rpc_send_record(fd_s, msg.data, msg.len) < 0)
+		goto out;
+	while (rpc_recv_record(fd_s, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
+		if (rpc_get_u32(rec.data + 4) == RPC_CALL) {
+			if (ncbq < 4) {
+				rpc_buf_init(&cbq[ncbq]);
+				rpc_buf_put_bytes(&cbq[ncbq++], rec.data, rec.len);
+			}
+		} else if (rpc_get_u32(rec.data) == xid) {
+			done = v4_res_take(out, &rec);
+			break;
+		}
+		rpc_buf_reset(&rec);
+	}
+out:
+	if (!done)
+		v4_diag(out);
+	rpc_buf_free(&args);
+	rpc_buf_free(&cred);
+	rpc_buf_free(&msg);
+	rpc_buf_free(&rec);
+	return done;
+}
+
+/* The next call nfsxd sends on S's connection, within @ms, parsed. */
+static bool s_next_call(int ms, struct cb_call *k)
+{
+	struct rpc_buf rec;
+	bool got = false;
+	int i;
+
+	memset(k, 0, sizeof(*k));
+	rpc_buf_init(&rec);
+	if (ncbq > 0) {
+		rpc_buf_put_bytes(&rec, cbq[0].data, cbq[0].len);
+		rpc_buf_free(&cbq[0]);
+		for (i = 1; i < ncbq; i++)
+			cbq[i - 1] = cbq[i];
+		ncbq--;
+		got = true;
+	} else {
+		got = rpc_recv_record(fd_s, &rec, ms, 1u << 20) == 1 && rec.len >= 8 &&
+		      rpc_get_u32(rec.data + 4) == RPC_CALL;
+	}
+	if (got)
+		cb_parse(&rec, k);
+	rpc_buf_free(&rec);
+	return got;
+}
+
+/* The CB_COMPOUND of 4.1 recalling @d of @fh: CB_SEQUENCE on slot 0 with @seq, then CB_RECALL. */
+static bool recall41_ok(const struct cb_call *k, uint32_t seq, const struct stateid4 *d,
+			const struct v4_fh *fh)
+{
+	return k->ok && k->prog == CB_PROG41 && k->vers == 1 && k->proc == 1 && k->minor == 1 &&
+	       k->nops == 2 && k->op[0] == OP_CB_SEQUENCE_NUM &&
+	       !memcmp(k->sess, ses.sid.val, sizeof(k->sess)) && k->slot == 0 && k->seq == seq &&
+	       k->hslot == 0 && k->nrcl == 0 && k->op[1] == OP_CB_RECALL_NUM &&
+	       same_sid(&k->sid, d) && k->truncate == 0 && same_fh(&k->fh, fh);
+}
+
+/* SEQUENCE alone on S's slot 0: its status flags, or -1. */
+static long s_seq_flags(void)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	long fl = -1;
+
+	v4_res_init(&s);
+	v4op_seq_next(&op, &ses, 0, false);
+	if (s_call(&op, 1, &s) && s.status == NFS4_OK)
+		fl = s.ops[0].u.opsequence.u.sr_resok4.sr_status_flags;
+	v4_res_free(&s);
+	return fl;
+}
+
+static long s_open(uint32_t access, const char *name, struct opened *r)
+{
+	struct nfs_argop4 ops[4];
+	struct v4_res s;
+
+	memset(r, 0, sizeof(*r));
+	r->st = -1;
+	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_putfh(&ops[1], &fh_rw);
+	v4op_open(&ops[2], 0, access, OPEN4_SHARE_DENY_NONE, ses.clientid, "deleg-s-owner", name);
+	v4op_simple(&ops[3], OP_GETFH);
+	v4_res_init(&s);
+	if (s_call(ops, 4, &s))
+		take_open(&s, 2, r);
+	v4_res_free(&s);
+	return r->st;
+}
+
+/* SEQUENCE, PUTFH, @op on S's connection: @op's status (or the COMPOUND's). */
+static long s_on_fh(const struct v4_fh *fh, const struct nfs_argop4 *op, struct v4_res *s)
+{
+	struct nfs_argop4 ops[3];
+
+	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_putfh(&ops[1], fh);
+	ops[2] = *op;
+	if (!s_call(ops, 3, s))
+		return -1;
+	return s->nops == 3 ? v4_op_status(s, 2) : (long)s->status;
+}
+
+static long s_delegreturn(const struct v4_fh *fh, const struct stateid4 *d)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	long st;
+
+	v4op_simple(&op, OP_DELEGRETURN);
+	op.u.opdelegreturn.deleg_stateid = *d;
+	v4_res_init(&s);
+	st = s_on_fh(fh, &op, &s);
+	v4_res_free(&s);
+	return st;
+}
+
+static bool session41(void)
+{
+	struct callback_sec_parms4 none = { .cb_secflavor = AUTH_NONE };
+	struct nfs_argop4 ops[2];
+	struct v4_res s;
+	long st = -1;
+	uint32_t flags = 0;
+
+	v4_res_init(&s);
+	v4op_exchange_id(&ops[0], "deleg-client-s", 7, 0);
+	if (s_call(ops, 1, &s) && s.status == NFS4_OK) {
+		ses.clientid = s.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
+		ses.cs_seq = s.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
+		v4op_create_session(&ops[0], ses.clientid, ses.cs_seq,
+				    CREATE_SESSION4_FLAG_CONN_BACK_CHAN, 65536, 65536, 4096, 8);
+		ops[0].u.opcreate_session.csa_back_chan_attrs.ca_maxrequests = 1;
+		ops[0].u.opcreate_session.csa_cb_program = CB_PROG41;
+		ops[0].u.opcreate_session.csa_sec_parms.len = 1;
+		ops[0].u.opcreate_session.csa_sec_parms.val = &none;
+		if (s_call(ops, 1, &s) && (st = s.status) == NFS4_OK) {
+			const struct CREATE_SESSION4resok *k = &s.ops[0].u.opcreate_session.u.csr_resok4;
+
+			ses.sid = k->csr_sessionid;
+			flags = k->csr_flags;
+			v4op_seq_next(&ops[0], &ses, 0, false);
+			v4op_reclaim_complete(&ops[1], false);
+			st = s_call(ops, 2, &s) ? (long)s.status : -1;
+		}
+	}
+	v4_res_free(&s);
+	return ok(st == NFS4_OK && (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN),
+		  "4.1: client S: EXCHANGE_ID, CREATE_SESSION with a back channel on its "
+		  "connection (granted), RECLAIM_COMPLETE (%ld, flags %#x)", st, flags);
+}
+
+/* B's conflicting OPEN of @name, S's recall on its connection with
+ * CB_SEQUENCE @seq; S answers it, and returns the delegation when @give. */
+static void recall41(const char *name, const struct opened *d, uint32_t seq, bool give)
+{
+	struct opened b;
+	struct cb_call k;
+	long st;
+	bool got, delay;
+
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, name, false, true, &b);
+	delay = st == NFS4ERR_DELAY;
+	ok(delay, "4.1: B's OPEN of %s for write: DELAY (%ld)", name, st);
+	got = delay && s_next_call(5000, &k);
+	ok(got && recall41_ok(&k, seq, &d->dsid, &d->fh),
+	   "4.1: on S's own connection, a call: program %#x v1 CB_COMPOUND minor 1, "
+	   "CB_SEQUENCE (S's session, slot 0, seqid %u, highest 0), CB_RECALL (the "
+	   "delegation, truncate false, %s's handle)", CB_PROG41, seq, name);
+	if (got && !recall41_ok(&k, seq, &d->dsid, &d->fh))
+		cb_diag("CB call", &k);
+	if (got)
+		cb_reply(fd_s, &k, NFS4_OK);
+	if (!give)
+		return;
+	st = s_delegreturn(&d->fh, &d->dsid);
+	ok(st == NFS4_OK, "4.1: S's SEQUENCE, PUTFH, DELEGRETURN: OK (%ld)", st);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, name, false, true, &b);
+	ok(delay && st == NFS4_OK, "4.1: B's OPEN of %s after it: OK (%ld)", name, st);
+}
+
+static void test_41(void)
+{
+	struct opened d, n;
+	long st;
+
+	fd_s = rpc_connect(port, 5000);
+	if (fd_s < 0 || !session41())
+		return;
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "h1", &d);
+	ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ && !d.recall &&
+	   !v4_same_other(&d.dsid, &d.sid),
+	   "11: S's read-only OPEN of h1 (no WANT bits): OPEN_DELEGATE_READ (%ld, type %u)", st,
+	   d.dtype);
+	st = s_open(OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG, "h11n", &n);
+	ok(st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE_EXT && n.why == WND4_NOT_WANTED,
+	   "11: with WANT_NO_DELEG: OPEN_DELEGATE_NONE_EXT, WND4_NOT_WANTED (%ld, type %u, "
+	   "why %u)", st, n.dtype, n.why);
+	if (d.dtype == OPEN_DELEGATE_READ)
+		recall41("h1", &d, 1, true);
+	else
+		ok(0, "12: no delegation to recall");
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "h2", &d);
+	if (ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ,
+	       "12: S gets a delegation on h2 (%ld, type %u)", st, d.dtype))
+		recall41("h2", &d, 2, true);
+}
+
+/* ---- 13: a recalled delegation not returned (4.1) --------------------------- */
+
+static void test_revoke41(void)
+{
+	struct opened d, b;
+	struct cb_call k;
+	struct nfs_argop4 op;
+	struct v4_res s;
+	long long t0, ms = -1, last_seq = 0;
+	long st, fl, early = 0;
+	uint32_t code = 0;
+
+	if (fd_s < 0)
+		return;
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "h3", &d);
+	if (!ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ,
+		"13: S gets a delegation on h3 (%ld, type %u)", st, d.dtype))
+		return;
+	recall41("h3", &d, 3, false);
+	t0 = rpc_now_ms();
+	st = -1;
+	while (rpc_now_ms() - t0 < LEASE_MS + 7000) {
+		if (rpc_now_ms() - last_seq >= 2000) {
+			fl = s_seq_flags();
+			if (fl < 0 || (fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED))
+				early = fl < 0 ? -1 : fl;
+			last_seq = rpc_now_ms();
+			while (ncbq > 0 && s_next_call(0, &k))
+				cb_reply(fd_s, &k, NFS4_OK);
+		}
+		st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "h3", false, true, &b);
+		if (st != NFS4ERR_DELAY)
+			break;
+		usleep(500000);
+	}
+	ms = rpc_now_ms() - t0;
+	ok(st == NFS4_OK && ms >= LEASE_MS - 2000 && ms <= LEASE_MS + 5000 && early == 0,
+	   "13: B's OPEN keeps getting DELAY (S renewing, no REVOKED flag meanwhile: %#lx), then "
+	   "OK about a lease after the recall (%lld ms, %ld)", early, ms, st);
+	fl = s_seq_flags();
+	ok(fl >= 0 && (fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED),
+	   "13: S's next SEQUENCE: SEQ4_STATUS_RECALLABLE_STATE_REVOKED (flags %#lx)", fl);
+
+	v4_res_init(&s);
+	v4op_simple(&op, OP_TEST_STATEID);
+	op.u.optest_stateid.ts_stateids.len = 1;
+	op.u.optest_stateid.ts_stateids.val = &d.dsid;
+	st = s_on_fh(&d.fh, &op, &s);
+	if (st == NFS4_OK && s.ops[2].u.optest_stateid.u.tsr_resok4.tsr_status_codes.len == 1)
+		code = s.ops[2].u.optest_stateid.u.tsr_resok4.tsr_status_codes.val[0];
+	ok(st == NFS4_OK && code == NFS4ERR_DELEG_REVOKED,
+	   "13: TEST_STATEID of it: DELEG_REVOKED (%ld, %u)", st, code);
+	v4op_simple(&op, OP_FREE_STATEID);
+	op.u.opfree_stateid.fsa_stateid = d.dsid;
+	st = s_on_fh(&d.fh, &op, &s);
+	ok(st == NFS4_OK, "13: FREE_STATEID of it: OK (%ld)", st);
+	fl = s_seq_flags();
+	ok(fl >= 0 && !(fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED),
+	   "13: the next SEQUENCE: the flag is gone (flags %#lx)", fl);
+	v4_res_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+	char ua[64];
+	uint16_t p;
+	long st;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s PORT BASE LOGFILE\n", argv[0]);
+		return 2;
+	}
+	port = (uint16_t)atoi(argv[1]);
+	base = argv[2];
+	logfile = argv[3];
+	fd_a = rpc_connect(port, 5000);
+	fd_b = rpc_connect(port, 5000);
+	if (fd_a < 0 || fd_b < 0 || v4_walk(fd_a, v4_path(base, "rw"), &fh_rw) != NFS4_OK) {
+		printf("Bail out! cannot connect to nfsxd or no handle of %s/rw\n", base);
+		return 1;
+	}
+	lfd_a = listen_lo(&p);
+	uaddr(ua, sizeof(ua), p);
+	st = client40(fd_a, "deleg-client-a", ua, &cid_a);
+	own_a.cid = cid_a;
+	ok(st == NFS4_OK && a_probe(5000) && log_says(cid_a, "up", 5000),
+	   "client A: SETCLIENTID with its callback at %s, CONFIRM, CB_NULL answered: "
+	   "path up (%ld)", ua, st);
+	st = v4_client(fd_b, 0, "deleg-client-b", true, &cid_b);
+	own_b.cid = cid_b;
+	ok(st == NFS4_OK, "client B: SETCLIENTID, CONFIRM (%ld)", st);
+
+	test_basic();
+	test_own();
+	test_conflicts();
+	test_none();
+	test_v3();
+	test_revoke40();
+	test_41();
+	test_revoke41();
+	close(fd_a);
+	close(fd_b);
+	if (fd_s >= 0)
+		close(fd_s);
+	close(lfd_a);
+	return tap_done();
+}
