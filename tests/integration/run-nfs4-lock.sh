@@ -10,7 +10,7 @@
 # report fails the run.
 #
 # Tree (BASE = $WORK/tree, a pseudo directory):
-#   rw/    rw,no_root_squash; f (100 bytes), g, r, c, lease: 0666
+#   rw/    rw,no_root_squash; f (100 bytes), g, r, c, lease, lease2: 0666
 #
 # Usage: run-nfs4-lock.sh NFSXD TEST_NFS4_LOCK
 
@@ -24,7 +24,7 @@ BASE=$WORK/tree
 R=$BASE/rw
 mkdir -p "$R" || exit 1
 head -c 100 /dev/zero | tr '\0' 'f' >"$R/f"
-for f in g r c lease; do
+for f in g r c lease lease2; do
 	printf '%s\n' "$f" >"$R/$f"
 done
 chmod 755 "$BASE" "$R"

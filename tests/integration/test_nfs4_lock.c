@@ -796,15 +796,18 @@ static void sleep_until(double t)
  * renews every 3 s. Within the lease C's state stands in D's way; after
  * it (lease 10 s, waited 12 s) the server keeps C's state only until D
  * conflicts with it (a courteous server, as knfsd since Linux 5.19), then
- * drops it with the client.
+ * drops it with the client. Client E, silent as long, comes back before
+ * anybody conflicts: its RENEW revives it with all its state.
  */
 static void test_lease(void)
 {
 	struct v4_owner oc = { 0, "open-l-c", 1 }, od = { 0, "open-l-d", 1 };
 	struct lowner lc = { .name = "lock-l-c", .seqid = 1 }, ld = { .name = "lock-l-d", .seqid = 1 },
 		      ld2 = { .name = "lock-l-d2", .seqid = 1 };
-	clientid4 cid_c = 0, cid_d = 0;
-	struct v4_opened c, d, d2;
+	struct v4_owner oe = { 0, "open-l-e", 1 };
+	struct lowner le = { .name = "lock-l-e", .seqid = 1 };
+	clientid4 cid_c = 0, cid_d = 0, cid_e = 0;
+	struct v4_opened c, d, d2, e;
 	struct lk r;
 	double silent, t;
 	char buf[16];
@@ -821,6 +824,13 @@ static void test_lease(void)
 	ok(n == NFS4_OK, "C opens 'lease' for BOTH, deny WRITE (%ld)", n);
 	n = lock_new(&oc, &c, &lc, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "C: LOCK WRITE [0,100) (%ld)", n);
+	ok(v4_client(fd, 0, "nfsx-lock-client-e", true, &cid_e) == NFS4_OK,
+	   "client E confirmed");
+	oe.cid = le.cid = cid_e;
+	n = open_name(&oe, "lease2", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, &e);
+	ok(n == NFS4_OK, "E opens 'lease2' for BOTH, deny WRITE (%ld)", n);
+	n = lock_new(&oe, &e, &le, WRITE_LT, 0, 100, &r);
+	ok(n == NFS4_OK, "E: LOCK WRITE [0,100) (%ld)", n);
 	silent = mono();
 
 	n = open_name(&od, "lease", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &d2);
@@ -865,6 +875,16 @@ static void test_lease(void)
 	   "reclaim after a restart");
 	n = v4_renew(fd, cid_d);
 	ok(n == NFS4_OK, "D's RENEW: still OK (%ld)", n);
+
+	n = v4_renew(fd, cid_e);
+	ok(n == NFS4_OK, "E, silent as long but never in anybody's way: its RENEW is OK "
+	   "(a courtesy client revived) (%ld)", n);
+	n = v4_read_str(fd, &e.fh, &le.sid, 0, 4, buf, sizeof(buf));
+	ok(n == NFS4_OK, "E's lock stateid still works for READ (%ld)", n);
+	n = open_name(&od, "lease2", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &d2);
+	ok(n == NFS4ERR_SHARE_DENIED, "D's OPEN for WRITE of 'lease2': SHARE_DENIED, E's deny "
+	   "holds again (%ld)", n);
+	ok(recorded("nfsx-lock-client-e"), "STATE_DIR/nfs4-clients still lists E");
 }
 
 int main(int argc, char **argv)
