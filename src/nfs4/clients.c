@@ -34,6 +34,7 @@ struct client {
 	bool reclaimed;             /* 4.1: RECLAIM_COMPLETE done */
 	bool cs_cached;             /* 4.1: cs_res holds the last CREATE_SESSION's reply */
 	bool holds_state;           /* the state table holds state of it (courtesy) */
+	uint32_t sessions;          /* 4.1: sessions the sessions table holds of it */
 	sequenceid4 cs_seqid;       /* 4.1: the last CREATE_SESSION's seqid */
 	struct CREATE_SESSION4res cs_res;
 	uint32_t id_len;
@@ -215,6 +216,13 @@ static bool courtesy(const struct nfs4_clients *t, const struct client *c, uint6
 	return c->confirmed && c->holds_state && expired(t, c, now);
 }
 
+/* What keeps another principal from taking a client's name: state, or
+ * (4.1) a session (knfsd's client_has_state). */
+static bool in_use(const struct client *c)
+{
+	return c->holds_state || c->sessions;
+}
+
 /* Records a sweep looks at past the courtesy ones, at most. */
 #define SWEEP_WALK 64u
 
@@ -352,9 +360,15 @@ enum nfsstat4 nfs4_clients_setclientid(struct nfs4_clients *t, const uint8_t *id
 	sweep(t, now);
 	conf = find_name(t, id, id_len, true, false, now);
 	if (conf && !same_principal(&conf->who, who)) {
-		/* another principal's live client of that name */
-		st = NFS4ERR_CLID_INUSE;
-		goto out;
+		/* another principal's live client of that name: INUSE while
+		 * it holds state, else this one takes the name (a new
+		 * clientid; the old record goes at the confirmation), as
+		 * knfsd (pynfs CID2) */
+		if (in_use(conf)) {
+			st = NFS4ERR_CLID_INUSE;
+			goto out;
+		}
+		conf = NULL;
 	}
 	/* Any unconfirmed record of the name is replaced by this one. */
 	unconf = find_name(t, id, id_len, false, false, now);
@@ -431,7 +445,7 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
 		 * clientid: the client's earlier incarnation, replaced now
 		 * (with its state), unless another principal holds it
 		 * alive. */
-		if (!same_principal(&old->who, &unconf->who)) {
+		if (!same_principal(&old->who, &unconf->who) && in_use(old)) {
 			st = NFS4ERR_CLID_INUSE;
 			goto out;
 		}
@@ -556,9 +570,15 @@ enum nfsstat4 nfs4_clients_exchange_id(struct nfs4_clients *t, const uint8_t *id
 		goto out;
 	}
 	if (conf && !same_principal(&conf->who, who)) {
-		/* case 3: another principal's live client of that owner */
-		st = NFS4ERR_CLID_INUSE;
-		goto out;
+		/* case 3: another principal's live client of that owner:
+		 * INUSE while it has state or a session, else it is
+		 * replaced at once (knfsd; pynfs EID5e, EID5g) */
+		if (in_use(conf)) {
+			st = NFS4ERR_CLID_INUSE;
+			goto out;
+		}
+		drop(t, conf);
+		conf = NULL;
 	}
 	if (conf && same_verf(&conf->verf, verf)) {
 		/* case 2: the client asks again, its record stays */
@@ -610,7 +630,10 @@ enum nfsstat4 nfs4_clients_cs_check(struct nfs4_clients *t, clientid4 clientid,
 		c = find_cid(t, clientid, true, V41, now);
 	if (!c)
 		st = NFS4ERR_STALE_CLIENTID;
-	else if (!same_principal(&c->who, who))
+	/* another principal: refused before the confirmation only, as
+	 * knfsd checks a confirmed client's machine credential alone
+	 * (pynfs CSESS9, CSESS10) */
+	else if (!c->confirmed && !same_principal(&c->who, who))
 		st = NFS4ERR_CLID_INUSE;
 	else if (seqid == (sequenceid4)(c->cs_seqid + 1))
 		st = NFS4_OK;
@@ -781,4 +804,15 @@ bool nfs4_clients_revive(struct nfs4_clients *t, clientid4 clientid, uint64_t no
 		touch(t, c, now);
 	pthread_mutex_unlock(&t->lock);
 	return c != NULL;
+}
+
+void nfs4_clients_sessions(struct nfs4_clients *t, clientid4 clientid, int delta)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&t->lock);
+	for (c = t->by_cid[hash_cid(clientid) & t->mask]; c; c = c->cid_next)
+		if (c->clientid == clientid && c->confirmed)
+			c->sessions = (uint32_t)((int)c->sessions + delta);
+	pthread_mutex_unlock(&t->lock);
 }

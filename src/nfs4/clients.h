@@ -151,6 +151,12 @@ bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now)
  */
 void nfs4_clients_set_state(struct nfs4_clients *t, clientid4 clientid, bool holds);
 
+/* The sessions table made (@delta +1) or freed (-1) a session of
+ * confirmed client @clientid: a client with a session keeps its name
+ * from another principal (EXCHANGE_ID's case 3). Called with the
+ * sessions table's lock held (that order only). */
+void nfs4_clients_sessions(struct nfs4_clients *t, clientid4 clientid, int delta);
+
 /* A courtesy client's own call at @now: its lease starts again.
  * Return values: true when @clientid was a courtesy client. */
 bool nfs4_clients_revive(struct nfs4_clients *t, clientid4 clientid, uint64_t now);

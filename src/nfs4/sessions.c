@@ -147,6 +147,7 @@ static void unlink_session(struct nfs4_sessions *t, struct nfs4_session *s)
 	lru_unlink(t, s);
 	s->linked = false;
 	t->count--;
+	nfs4_clients_sessions(t->clients, s->clientid, -1);
 	put(s);
 }
 
@@ -369,6 +370,7 @@ enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_
 		goto out;
 	}
 	s->refs = 1;
+	nfs4_clients_sessions(t->clients, s->clientid, +1);
 	s->linked = true;
 	b = &t->by_id[hash_id(&s->id)];
 	s->hnext = *b;

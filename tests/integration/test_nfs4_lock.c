@@ -824,6 +824,8 @@ static void test_lease(void)
 	ok(n == NFS4_OK, "C opens 'lease' for BOTH, deny WRITE (%ld)", n);
 	n = lock_new(&oc, &c, &lc, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "C: LOCK WRITE [0,100) (%ld)", n);
+	ok(v4_client(fd, 1000, "nfsx-lock-client-c", false, &cid_e) == NFS4ERR_CLID_INUSE,
+	   "SETCLIENTID of C's id by another uid while C holds state: CLID_INUSE");
 	ok(v4_client(fd, 0, "nfsx-lock-client-e", true, &cid_e) == NFS4_OK,
 	   "client E confirmed");
 	oe.cid = le.cid = cid_e;

@@ -158,7 +158,14 @@ static void test_inuse_and_leases(void)
 
 	nfs4_clients_confirm(t, a.cid, &a.confirm, &sys1, T0);
 	b = setcid(t, "client-a", 1, &sys2, T0 + 10);
-	ok(b.st == NFS4ERR_CLID_INUSE, "another uid's SETCLIENTID of a live id: CLID_INUSE");
+	ok(b.st == NFS4_OK && b.cid != a.cid,
+	   "another uid's SETCLIENTID of a live id holding no state: OK, a new clientid "
+	   "(knfsd; pynfs CID2)");
+	ok(nfs4_clients_renew(t, a.cid, T0 + 10) == NFS4_OK, "the first stays until that is confirmed");
+	nfs4_clients_set_state(t, a.cid, true);
+	b = setcid(t, "client-a", 1, &sys2, T0 + 10);
+	ok(b.st == NFS4ERR_CLID_INUSE, "another uid's SETCLIENTID of a live id with state: "
+	   "CLID_INUSE");
 	b = setcid(t, "client-a", 1, &none, T0 + 10);
 	ok(b.st == NFS4ERR_CLID_INUSE, "AUTH_NONE's SETCLIENTID of an AUTH_SYS id: CLID_INUSE");
 	ok(nfs4_clients_renew(t, a.cid, at += NFS4_LEASE_TIME) == NFS4_OK,
@@ -167,6 +174,7 @@ static void test_inuse_and_leases(void)
 	   "the lease counts from the last renewal");
 	b = setcid(t, "client-a", 1, &sys2, at + NFS4_LEASE_TIME);
 	ok(b.st == NFS4ERR_CLID_INUSE, "CLID_INUSE still at the end of the lease");
+	nfs4_clients_set_state(t, a.cid, false);
 	ok(nfs4_clients_renew(t, a.cid, at + NFS4_LEASE_TIME + 1) == NFS4ERR_STALE_CLIENTID,
 	   "RENEW after the lease ran out: STALE_CLIENTID (no state, no courtesy client)");
 	b = setcid(t, "client-a", 1, &sys2, at + NFS4_LEASE_TIME + 1);
