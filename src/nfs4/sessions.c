@@ -241,7 +241,8 @@ static enum nfsstat4 fore_attrs(const struct channel_attrs4 *in, uint32_t max_re
 static enum nfsstat4 back_attrs(const struct channel_attrs4 *in, struct channel_attrs4 *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (in->ca_maxrequests == 0 || in->ca_maxoperations == 0)
+	if (in->ca_maxrequests == 0 || in->ca_maxoperations < NFS4_BACK_MIN_OPS ||
+	    in->ca_maxrequestsize < NFS4_BACK_MIN_REQ || in->ca_maxresponsesize < NFS4_BACK_MIN_RESP)
 		return NFS4ERR_TOOSMALL;
 	out->ca_maxrequestsize = in->ca_maxrequestsize;
 	out->ca_maxresponsesize = in->ca_maxresponsesize;

@@ -72,10 +72,19 @@
 #define NFS4_SESSION_CACHE_MAX (128u << 10)
 /* Operations of a COMPOUND at most. */
 #define NFS4_SESSION_OPS_MAX 128u
-/* The smallest request and reply sizes a session may have: a COMPOUND
- * of SEQUENCE and a little, RPC header with credentials included. */
-#define NFS4_SESSION_MIN_REQ 512u
-#define NFS4_SESSION_MIN_RESP 256u
+/* The smallest request and reply sizes a session may have: a COMPOUND of
+ * SEQUENCE alone after the RPC header's verifier (knfsd's
+ * NFSD_MIN_REQ_HDR_SEQ_SZ and NFSD_MIN_RESP_HDR_SEQ_SZ; pynfs CSESS26
+ * asks for 400 bytes and must get them). */
+#define NFS4_SESSION_MIN_REQ 60u
+#define NFS4_SESSION_MIN_RESP 64u
+/* The back channel must carry nfsxd's largest callback (CB_SEQUENCE and
+ * CB_RECALL with the largest handle, AUTH_SYS with a long host name)
+ * and its reply, and two operations a COMPOUND (knfsd's
+ * check_backchannel_attrs; pynfs CSESS29). */
+#define NFS4_BACK_MIN_REQ 1024u
+#define NFS4_BACK_MIN_RESP 128u
+#define NFS4_BACK_MIN_OPS 2u
 /* Back channel slots at most (the server's callbacks). */
 #define NFS4_BACK_SLOTS 16u
 

@@ -212,10 +212,28 @@ static void test_create_session(void)
 	   "an unconfirmed record's CREATE_SESSION with a wrong seqid: SEQ_MISORDERED");
 	ok(cs(&w, a.x.clientid + 99, 1, &sys1, T0).csr_status == NFS4ERR_STALE_CLIENTID,
 	   "an unknown clientid: STALE_CLIENTID");
-	ok(cs_attrs(&w, a.x.clientid, 1, &sys1, 0, attrs(100, 65536, 0, 8), 1, T0).csr_status ==
+	ok(cs_attrs(&w, a.x.clientid, 1, &sys1, 0, attrs(56, 65536, 0, 8), 1, T0).csr_status ==
 	   NFS4ERR_TOOSMALL, "a maxrequestsize below a SEQUENCE's: TOOSMALL");
 	ok(cs_attrs(&w, a.x.clientid, 1, &sys1, 0, attrs(65536, 65536, 0, 0), 1, T0).csr_status ==
 	   NFS4ERR_TOOSMALL, "no slots: TOOSMALL");
+	{
+		struct CREATE_SESSION4args b;
+		struct CREATE_SESSION4res br;
+
+		memset(&b, 0, sizeof(b));
+		b.csa_clientid = a.x.clientid;
+		b.csa_sequence = 1;
+		b.csa_fore_chan_attrs = attrs(400, 400, 400, 8);
+		b.csa_back_chan_attrs = attrs(10, 8192, 8192, 8);
+		nfs4_sessions_create(w.s, &b, &sys1, 1, RECORD, T0, &br);
+		ok(br.csr_status == NFS4ERR_TOOSMALL,
+		   "a back channel too small for a CB_RECALL: TOOSMALL (pynfs CSESS29)");
+		b.csa_back_chan_attrs = attrs(8192, 8192, 8192, 8);
+		b.csa_back_chan_attrs.ca_maxoperations = 1;
+		nfs4_sessions_create(w.s, &b, &sys1, 1, RECORD, T0, &br);
+		ok(br.csr_status == NFS4ERR_TOOSMALL,
+		   "a back channel of one operation a COMPOUND (no CB_SEQUENCE + CB_RECALL): TOOSMALL");
+	}
 	r = cs_attrs(&w, a.x.clientid, 1, &sys1, CREATE_SESSION4_FLAG_PERSIST,
 		     attrs(1u << 30, 1u << 30, 1u << 30, 1000), 1, T0);
 	ok(r.csr_status == NFS4_OK && f->ca_maxrequestsize == RECORD &&
