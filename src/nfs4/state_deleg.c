@@ -226,32 +226,34 @@ static enum nfsstat4 find_deleg(struct nfs4_state *t, clientid4 clientid,
 	return NFS4_OK;
 }
 
-enum nfsstat4 nfs4_state_delegreturn(struct nfs4_state *t, clientid4 clientid,
-				     const struct stateid4 *sid, const struct nfs4_file_id *fid,
-				     bool minor0)
+/* find_deleg under the lock; the delegation goes when @drop. */
+static enum nfsstat4 deleg_op(struct nfs4_state *t, clientid4 clientid,
+			      const struct stateid4 *sid, const struct nfs4_file_id *fid,
+			      bool minor0, bool drop)
 {
 	enum nfsstat4 st;
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
 	st = find_deleg(t, clientid, sid, fid, minor0, &s);
-	if (st == NFS4_OK)
+	if (st == NFS4_OK && drop)
 		state_stid_drop(t, s);
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+enum nfsstat4 nfs4_state_delegreturn(struct nfs4_state *t, clientid4 clientid,
+				     const struct stateid4 *sid, const struct nfs4_file_id *fid,
+				     bool minor0)
+{
+	return deleg_op(t, clientid, sid, fid, minor0, true);
 }
 
 enum nfsstat4 nfs4_state_deleg_check(struct nfs4_state *t, clientid4 clientid,
 				     const struct stateid4 *sid, const struct nfs4_file_id *fid,
 				     bool minor0)
 {
-	enum nfsstat4 st;
-	struct stid *s;
-
-	pthread_mutex_lock(&t->lock);
-	st = find_deleg(t, clientid, sid, fid, minor0, &s);
-	pthread_mutex_unlock(&t->lock);
-	return st;
+	return deleg_op(t, clientid, sid, fid, minor0, false);
 }
 
 enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,

@@ -235,6 +235,34 @@ fail:
 	return -1;
 }
 
+int rpc_listen_lo(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
+		printf("Bail out! cannot listen on 127.0.0.1\n");
+		exit(1);
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+void rpc_uaddr_lo(char *buf, size_t len, uint16_t port)
+{
+	snprintf(buf, len, "127.0.0.1.%u.%u", port >> 8, port & 255);
+}
+
+int rpc_accept_ms(int lfd, int ms)
+{
+	struct pollfd pf = { .fd = lfd, .events = POLLIN };
+
+	return poll(&pf, 1, ms) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
 int rpc_connect(uint16_t port, int timeout_ms)
 {
 	long long deadline = rpc_now_ms() + timeout_ms;

@@ -114,6 +114,14 @@ int rpc_connect_once(uint16_t port, int timeout_ms);
 void rpc_set_nodelay(int fd);
 void rpc_set_nonblock(int fd, bool on);
 
+/* The server calling back (NFSv4 callbacks): a listener on 127.0.0.1 at a
+ * port the kernel picks (*@port); a bail-out when none can be made. */
+int rpc_listen_lo(uint16_t *port);
+/* The universal address (RFC 5665) of 127.0.0.1:@port into @buf. */
+void rpc_uaddr_lo(char *buf, size_t len, uint16_t port);
+/* A connection accepted on @lfd within @ms, or -1. */
+int rpc_accept_ms(int lfd, int ms);
+
 /*
  * Write all n bytes (poll-waits on EAGAIN up to timeout_ms in total).
  * Returns 0, or -1 on error/timeout (errno kept: EPIPE, ECONNRESET...).

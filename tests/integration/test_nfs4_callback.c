@@ -127,34 +127,6 @@ static uint64_t set_and_confirm(int fd, const char *name, uint32_t flavor, uint3
 	return st == NFS4_OK ? cl.id : 0;
 }
 
-static int listen_lo(uint16_t *p)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fd, 4) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
-		printf("Bail out! cannot listen on 127.0.0.1\n");
-		exit(1);
-	}
-	*p = ntohs(sin.sin_port);
-	return fd;
-}
-
-static void uaddr(char *buf, size_t len, uint16_t p)
-{
-	snprintf(buf, len, "127.0.0.1.%u.%u", p >> 8, p & 255);
-}
-
-static int accept_ms(int lfd, int ms)
-{
-	struct pollfd pf = { .fd = lfd, .events = POLLIN };
-
-	return poll(&pf, 1, ms) == 1 ? accept(lfd, NULL, NULL) : -1;
-}
-
 /* Wait up to @ms for the log to say "@cid: @what". */
 static bool log_says(uint64_t cid, const char *what, int ms)
 {
@@ -228,15 +200,15 @@ static void test_up(int fd, uint32_t flavor, const char *name)
 {
 	char ua[64];
 	uint16_t p;
-	int lfd = listen_lo(&p), cfd;
+	int lfd = rpc_listen_lo(&p), cfd;
 	uint32_t xid = 0;
 	uint64_t cid;
 	bool good;
 
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	cid = set_and_confirm(fd, name, flavor, 1000, "tcp", ua, NULL);
 	ok(cid != 0, "%s: SETCLIENTID and CONFIRM with a callback at %s", name, ua);
-	cfd = accept_ms(lfd, 5000);
+	cfd = rpc_accept_ms(lfd, 5000);
 	good = cfd >= 0 && cb_null_ok(cfd, flavor, &xid);
 	ok(good, "%s: CB_NULL arrives: program %#x, version 1, procedure 0, %s", name, CB_PROG,
 	   flavor == AUTH_SYS ? "AUTH_SYS uid 0 gid 0 (as knfsd)" : "AUTH_NONE");
@@ -254,11 +226,11 @@ static void test_refused(int fd)
 {
 	char ua[64];
 	uint16_t p;
-	int lfd = listen_lo(&p);
+	int lfd = rpc_listen_lo(&p);
 	uint64_t cid;
 
 	close(lfd);
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	cid = set_and_confirm(fd, "refused", AUTH_SYS, 1000, "tcp", ua, NULL);
 	ok(cid && log_says(cid, "down (no connection)", 5000),
 	   "nothing listens at the callback address: path down");
@@ -268,16 +240,16 @@ static void test_silent(int fd)
 {
 	char ua[64];
 	uint16_t p;
-	int lfd = listen_lo(&p), cfd, fd2;
+	int lfd = rpc_listen_lo(&p), cfd, fd2;
 	uint32_t xid;
 	uint64_t cid, cid2;
 	long long ms, t0;
 	bool got;
 
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	cid = set_and_confirm(fd, "silent", AUTH_SYS, 1000, "tcp", ua, &ms);
 	ok(cid && ms < 1000, "silent client: CONFIRM answered at once (%lld ms)", ms);
-	cfd = accept_ms(lfd, 5000);
+	cfd = rpc_accept_ms(lfd, 5000);
 	got = cfd >= 0 && cb_null_ok(cfd, AUTH_SYS, &xid);
 	ok(got, "silent client: its CB_NULL arrives, and is not answered");
 	/* Another client meanwhile, on its own connection, one worker. */
@@ -306,14 +278,14 @@ static void test_oversized(int fd)
 	static const uint8_t mark[4] = { 0x80, 0x10, 0x00, 0x00 }; /* a 1 MiB record */
 	char ua[64];
 	uint16_t p;
-	int lfd = listen_lo(&p), cfd;
+	int lfd = rpc_listen_lo(&p), cfd;
 	uint32_t xid;
 	uint64_t cid;
 	bool got;
 
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	cid = set_and_confirm(fd, "oversized", AUTH_SYS, 1000, "tcp", ua, NULL);
-	cfd = accept_ms(lfd, 5000);
+	cfd = rpc_accept_ms(lfd, 5000);
 	got = cfd >= 0 && cb_null_ok(cfd, AUTH_SYS, &xid);
 	ok(got, "oversized: CB_NULL arrives");
 	if (got && rpc_send_raw(cfd, mark, sizeof(mark), 1000) < 0)
@@ -330,13 +302,13 @@ static void test_udp(int fd)
 {
 	char ua[64];
 	uint16_t p;
-	int lfd = listen_lo(&p), cfd;
+	int lfd = rpc_listen_lo(&p), cfd;
 	uint64_t cid;
 
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	cid = set_and_confirm(fd, "udp", AUTH_SYS, 1000, "udp", ua, NULL);
 	ok(cid && log_says(cid, "down (netid \"udp\"", 3000), "netid udp: refused, path down");
-	cfd = accept_ms(lfd, 500);
+	cfd = rpc_accept_ms(lfd, 500);
 	ok(cfd < 0, "netid udp: nfsxd connects nowhere");
 	if (cfd >= 0)
 		close(cfd);

@@ -60,34 +60,6 @@ static struct v4_owner own_b = { 0, "deleg-b-owner", 0 };
 
 /* ---- the callback side, by hand ----------------------------------------- */
 
-static int listen_lo(uint16_t *p)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(fd, 8) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
-		printf("Bail out! cannot listen on 127.0.0.1\n");
-		exit(1);
-	}
-	*p = ntohs(sin.sin_port);
-	return fd;
-}
-
-static void uaddr(char *buf, size_t len, uint16_t p)
-{
-	snprintf(buf, len, "127.0.0.1.%u.%u", p >> 8, p & 255);
-}
-
-static int accept_ms(int lfd, int ms)
-{
-	struct pollfd pf = { .fd = lfd, .events = POLLIN };
-
-	return poll(&pf, 1, ms) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
-}
-
 /* Wait up to @ms for nfsxd's log to say "callback path of client @cid: @what". */
 static bool log_says(uint64_t cid, const char *what, int ms)
 {
@@ -250,7 +222,7 @@ static bool a_call(int ms, struct cb_call *k, uint32_t st)
 	while (!got) {
 		long long left = end - rpc_now_ms();
 
-		fd = accept_ms(lfd_a, left > 0 ? (int)left : 0);
+		fd = rpc_accept_ms(lfd_a, left > 0 ? (int)left : 0);
 		if (fd < 0)
 			break;
 		rpc_buf_reset(&rec);
@@ -274,7 +246,7 @@ static bool a_probe(int ms)
 {
 	struct rpc_buf rec;
 	struct cb_call k = { 0 };
-	int fd = accept_ms(lfd_a, ms);
+	int fd = rpc_accept_ms(lfd_a, ms);
 
 	rpc_buf_init(&rec);
 	if (fd >= 0 && rpc_recv_record(fd, &rec, 3000, 65536) == 1 && cb_parse(&rec, &k) &&
@@ -608,10 +580,10 @@ static void test_none(void)
 	uint16_t p;
 	long st;
 	bool got, created;
-	int lfd = listen_lo(&p);
+	int lfd = rpc_listen_lo(&p);
 
 	close(lfd);                     /* a loopback port nobody listens on */
-	uaddr(ua, sizeof(ua), p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	st = client40(fd_b, "deleg-client-c", ua, &cid_c);
 	own_c.cid = cid_c;
 	ok(st == NFS4_OK && log_says(cid_c, "down", 5000),
@@ -1058,8 +1030,8 @@ int main(int argc, char **argv)
 		printf("Bail out! cannot connect to nfsxd or no handle of %s/rw\n", base);
 		return 1;
 	}
-	lfd_a = listen_lo(&p);
-	uaddr(ua, sizeof(ua), p);
+	lfd_a = rpc_listen_lo(&p);
+	rpc_uaddr_lo(ua, sizeof(ua), p);
 	st = client40(fd_a, "deleg-client-a", ua, &cid_a);
 	own_a.cid = cid_a;
 	ok(st == NFS4_OK && a_probe(5000) && log_says(cid_a, "up", 5000),
