@@ -11,6 +11,7 @@
  * presenting endless nesting ends at the 4096-byte path limit.
  */
 #include "client/sync.h"
+#include "client/sync4.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ static int x_mnt(void *res, void *out)
 
 int nfsx_mount(struct nfsx_ctx *c, const char *export, struct nfsx_fh *root)
 {
+	if (nc_is_v4(c))
+		return nc4_mount(c, export, root);
 	dirpath3 p = { (const uint8_t *)export, (uint32_t)strlen(export) };
 	struct nfsx_fh fh;
 	int r;
@@ -106,6 +109,8 @@ static int x_export(void *res, void *out)
 int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		    const char **rest)
 {
+	if (nc_is_v4(c))
+		return nc4_mount_path(c, path, root, rest);
 	struct best_export b = { .path = path };
 	size_t skip;
 	int r;
@@ -163,6 +168,8 @@ static int copy_name(char *dst, const char *src, size_t n)
 int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
 		 struct nfsx_attr *attr)
 {
+	if (nc_is_v4(c))
+		return nc4_resolve(c, path, fh, attr);
 	struct nfsx_fh cur;
 	char name[256];
 	size_t n;
@@ -320,6 +327,8 @@ static int x_readdirplus(void *res, void *out)
 int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
 		 nfsx_dirent_fn fn, void *priv)
 {
+	if (nc_is_v4(c))
+		return nc4_readdir(c, dir, plus, fn, priv);
 	uint64_t cookie = 0;
 	cookieverf3 verf = { { 0 } };
 

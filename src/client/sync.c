@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Synchronous single-call operations: see sync.h. */
 #include "client/sync.h"
+#include "client/sync4.h"
 
 #include <errno.h>
 #include <string.h>
@@ -87,6 +88,8 @@ static int x_getattr(void *res, void *out)
 
 int nfsx_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr *attr)
 {
+	if (nc_is_v4(c))
+		return nc4_getattr(c, fh, attr);
 	struct GETATTR3args a = { nc_fh3(fh) };
 
 	return nc_sync_call(c, PROC(GETATTR), &a, x_getattr, attr);
@@ -119,6 +122,8 @@ static int x_lookup(void *res, void *out)
 int nfsx_lookup(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		struct nfsx_fh *fh, struct nfsx_attr *attr)
 {
+	if (nc_is_v4(c))
+		return nc4_lookup(c, dir, name, fh, attr);
 	struct nfsx_fh tmp;
 	struct lookup_out o = { fh ? fh : &tmp, attr, false };
 	struct LOOKUP3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
@@ -156,6 +161,8 @@ static int x_read(void *res, void *out)
 int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
 	      uint32_t len, uint32_t *got, bool *eof)
 {
+	if (nc_is_v4(c))
+		return nc4_read(c, fh, off, buf, len, got, eof);
 	struct READ3args a = { nc_fh3(fh), off, len };
 	struct read_out o = { buf, len, 0, false };
 	int r = nc_sync_call(c, PROC(READ), &a, x_read, &o);
@@ -191,6 +198,8 @@ int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const
 	       uint32_t len, enum stable_how how, uint32_t *written,
 	       uint8_t verf[NFS3_WRITEVERFSIZE])
 {
+	if (nc_is_v4(c))
+		return nc4_write(c, fh, off, buf, len, how, written, verf);
 	struct WRITE3args a = { nc_fh3(fh), off, len, how, { buf, len } };
 	struct write_out o = { 0, verf };
 	int r = nc_sync_call(c, PROC(WRITE), &a, x_write, &o);
@@ -213,6 +222,8 @@ static int x_commit(void *res, void *out)
 
 int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE])
 {
+	if (nc_is_v4(c))
+		return nc4_commit(c, fh, verf);
 	struct COMMIT3args a = { nc_fh3(fh), 0, 0 };
 
 	return nc_sync_call(c, PROC(COMMIT), &a, x_commit, verf);
@@ -276,6 +287,8 @@ static int setattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct sa
 int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		uint32_t mode, bool exclusive, struct nfsx_fh *fh)
 {
+	if (nc_is_v4(c))
+		return nc4_create(c, dir, name, mode, exclusive, fh);
 	struct nfsx_fh tmp;
 	struct made_out o = { fh ? fh : &tmp, false };
 	struct CREATE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } },
@@ -305,6 +318,8 @@ int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 
 int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size)
 {
+	if (nc_is_v4(c))
+		return nc4_truncate(c, fh, size);
 	struct sattr3 s = { 0 };
 
 	s.size.set_it = true;
@@ -315,6 +330,8 @@ int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size)
 int nfsx_mkdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 	       uint32_t mode, struct nfsx_fh *fh)
 {
+	if (nc_is_v4(c))
+		return nc4_mkdir(c, dir, name, mode, fh);
 	struct nfsx_fh tmp;
 	struct made_out o = { fh ? fh : &tmp, false };
 	struct MKDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } },
@@ -342,6 +359,8 @@ static int x_rmdir(void *res, void *out)
 
 int nfsx_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
+	if (nc_is_v4(c))
+		return nc4_remove(c, dir, name);
 	struct REMOVE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 
 	return nc_sync_call(c, PROC(REMOVE), &a, x_remove, NULL);
@@ -349,6 +368,8 @@ int nfsx_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 
 int nfsx_rmdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
+	if (nc_is_v4(c))
+		return nc4_remove(c, dir, name);
 	struct RMDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 
 	return nc_sync_call(c, PROC(RMDIR), &a, x_rmdir, NULL);
@@ -376,6 +397,8 @@ static int x_fsinfo(void *res, void *out)
 int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 		uint32_t *wtmax, uint32_t *dtpref)
 {
+	if (nc_is_v4(c))
+		return nc4_fsinfo(c, root, rtmax, wtmax, dtpref);
 	struct FSINFO3args a = { nc_fh3(root) };
 	struct fsinfo_out o = { 0 };
 	int r = nc_sync_call(c, PROC(FSINFO), &a, x_fsinfo, &o);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv4.1 inside the library: the session of a context and what the
+ * synchronous API over NFSv4.1 shares (not installed).
+ *
+ * DESIGN
+ * - One session per context, made by nfsx4_session_open() (EXCHANGE_ID
+ *   with an owner unique to the context, CREATE_SESSION, RECLAIM_COMPLETE)
+ *   and destroyed by nfsx_ctx_free() (DESTROY_SESSION, DESTROY_CLIENTID).
+ * - The fore channel's slot table: a COMPOUND takes the lowest free slot
+ *   below the server's target (sr_target_highest_slotid + 1, never above
+ *   what CREATE_SESSION granted) and waits in a FIFO when there is none.
+ *   A slot's sequence id moves on only when SEQUENCE succeeded: after a
+ *   SEQUENCE error (NFS4ERR_DELAY included) or a transport failure the
+ *   same sequence id is used again (RFC 8881 2.10.6.1).
+ * - No back channel: CREATE_SESSION asks for none (no
+ *   CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server grants no
+ *   delegations and sends no callbacks; OPENs ask for no delegation.
+ */
+#ifndef NFSX_CLIENT_NFS4_H
+#define NFSX_CLIENT_NFS4_H
+
+#include "client/internal.h"
+
+#define NC4_MINOR 1
+#define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
+#define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
+
+struct nc4_slot {
+	uint32_t seq;                /* last sequence id the server accepted */
+	bool busy;
+};
+
+struct nc4_req;
+
+struct nc4_session {
+	bool up;
+	clientid4 clientid;
+	sequenceid4 cs_seq;
+	sessionid4 sid;
+	uint32_t nslots;             /* granted by CREATE_SESSION */
+	uint32_t target;             /* slots usable now (server's target + 1) */
+	uint32_t maxops;             /* operations per COMPOUND granted */
+	uint32_t maxreq, maxresp;    /* bytes granted */
+	struct nc4_slot *slots;
+	struct nc_list waitq;        /* nc4_req waiting for a slot */
+	char owner[160];             /* EXCHANGE_ID's co_ownerid */
+	char open_owner[32];         /* the open-owner of the sync API */
+	verifier4 verf;
+};
+
+/*
+ * nc4_check_reply - results answer @ops in order, no more of them than
+ * were sent, and a short list ends with an error; counts each result in
+ * its operation's statistics.
+ * Return values: 0, or -EPROTO.
+ */
+int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+		    const struct nfsx4_res *r);
+
+/* Destroy the session and the client id (nfsx_ctx_free, synchronous). */
+void nc4_session_close(struct nfsx_ctx *ctx);
+
+/*
+ * Copy what is kept out of a reply while the callback runs.
+ * Return values: 0, a positive nfsstat4, or a negative errno.
+ */
+typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
+
+/*
+ * nc4_sync - @ops in a COMPOUND of the session (made first if there is
+ * none), waited for; NFS4ERR_DELAY (from SEQUENCE or any operation) is
+ * retried with back-off (10 ms doubling to 1 s) for up to the context's
+ * timeo. @extract sees every reply, whatever its status.
+ * Return values: a negative errno, else what @extract returned.
+ */
+int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+	     nc4_extract_fn extract, void *out);
+
+/* The status every result starts with. */
+static inline enum nfsstat4 nc4_op_status(const struct nfs_resop4 *r)
+{
+	return r->u.opillegal.status;
+}
+
+#endif
