@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <stdint.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,14 @@ static uint32_t owner_id(const struct xdr_bytes *s, bool group)
 	return 65534;
 }
 
+/* Nanoseconds since the epoch, saturated: a time of the server's beyond
+ * about 292 years from 1970 does not fit (nseconds is checked < 1e9). */
 static int64_t ns(const struct nfstime4 *t)
 {
+	if (t->seconds > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (t->seconds < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN;
 	return t->seconds * 1000000000 + (int64_t)t->nseconds;
 }
 
