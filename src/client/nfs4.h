@@ -13,6 +13,13 @@
  *   A slot's sequence id moves on only when SEQUENCE succeeded: after a
  *   SEQUENCE error (NFS4ERR_DELAY included) or a transport failure the
  *   same sequence id is used again (RFC 8881 2.10.6.1).
+ * - Recovery: a SEQUENCE answered NFS4ERR_BADSESSION or DEADSESSION
+ *   (the server restarted, or dropped the session) makes the next
+ *   synchronous call make a new session, with the client id it has, and
+ *   with a new one (EXCHANGE_ID again) when CREATE_SESSION says the
+ *   client id is gone (STALE_CLIENTID, or anything but success); the
+ *   call is then sent again, once. Open state is not reclaimed: the sync
+ *   API holds none between calls.
  * - No back channel: CREATE_SESSION asks for none (no
  *   CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server grants no
  *   delegations and sends no callbacks; OPENs ask for no delegation.
@@ -35,6 +42,8 @@ struct nc4_req;
 
 struct nc4_session {
 	bool up;
+	bool have_clientid;          /* EXCHANGE_ID done, the client id not lost */
+	uint32_t gen;                /* sessions made: replies of an older one free no slot */
 	clientid4 clientid;
 	sequenceid4 cs_seq;
 	sessionid4 sid;

@@ -37,11 +37,12 @@ static int x_mnt(void *res, void *out)
 
 int nfsx_mount(struct nfsx_ctx *c, const char *export, struct nfsx_fh *root)
 {
-	if (nc_is_v4(c))
-		return nc4_mount(c, export, root);
 	dirpath3 p = { (const uint8_t *)export, (uint32_t)strlen(export) };
 	struct nfsx_fh fh;
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_mount(c, export, root);
 
 	if (p.len > MNTPATHLEN)
 		return -ENAMETOOLONG;
@@ -63,6 +64,11 @@ int nfsx_umount(struct nfsx_ctx *c)
 
 	if (!c->mounted)
 		return -ENOTCONN;
+	if (nc_is_v4(c)) {
+		/* NFSv4 has no mount protocol: nothing to tell the server. */
+		c->mounted = false;
+		return 0;
+	}
 	r = nc_sync_call(c, &nfsx_mnt3_procs[MOUNTPROC3_UMNT], &p, NULL, NULL);
 	if (r == 0)
 		c->mounted = false;
@@ -109,11 +115,12 @@ static int x_export(void *res, void *out)
 int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		    const char **rest)
 {
-	if (nc_is_v4(c))
-		return nc4_mount_path(c, path, root, rest);
 	struct best_export b = { .path = path };
 	size_t skip;
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_mount_path(c, path, root, rest);
 
 	r = nc_sync_call(c, &nfsx_mnt3_procs[MOUNTPROC3_EXPORT], NULL, x_export, &b);
 	if (r != 0)
@@ -168,12 +175,13 @@ static int copy_name(char *dst, const char *src, size_t n)
 int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
 		 struct nfsx_attr *attr)
 {
-	if (nc_is_v4(c))
-		return nc4_resolve(c, path, fh, attr);
 	struct nfsx_fh cur;
 	char name[256];
 	size_t n;
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_resolve(c, path, fh, attr);
 
 	if (!c->mounted)
 		return -ENOTCONN;
@@ -327,10 +335,11 @@ static int x_readdirplus(void *res, void *out)
 int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
 		 nfsx_dirent_fn fn, void *priv)
 {
-	if (nc_is_v4(c))
-		return nc4_readdir(c, dir, plus, fn, priv);
 	uint64_t cookie = 0;
 	cookieverf3 verf = { { 0 } };
+
+	if (nc_is_v4(c))
+		return nc4_readdir(c, dir, plus, fn, priv);
 
 	for (;;) {
 		struct page pg = { 0 };

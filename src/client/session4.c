@@ -34,7 +34,7 @@ struct nc4_req {
 	struct nc_list link;
 	struct nfsx4_args args;
 	struct nfs_argop4 ops[NFSX4_MAX_OPS];
-	uint32_t slot;
+	uint32_t slot, gen;
 	nfsx_cb cb;
 	void *priv;
 };
@@ -45,6 +45,7 @@ struct wait4 {
 	bool done;
 	int err;
 	bool delay;
+	bool lost;                 /* the session is gone: make one, send again */
 	nc4_extract_fn extract;
 	void *out;
 };
@@ -58,10 +59,17 @@ static void wait4_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	w->done = true;
 	w->err = err;
 	w->delay = false;
+	w->lost = false;
 	if (err)
 		return;
 	if (r->status == NFS4ERR_DELAY) {
 		w->delay = true;
+		return;
+	}
+	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&
+	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION)) {
+		w->lost = true;
+		w->err = (int)r->status;
 		return;
 	}
 	w->err = w->extract ? w->extract(r, w->out) : (int)r->status;
@@ -104,6 +112,7 @@ int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 {
 	uint64_t give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
 	unsigned backoff = DELAY_MIN_MS;
+	bool recovered = false;
 	int r;
 
 	if (nc_sync_forbidden(ctx))
@@ -117,6 +126,14 @@ int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 		if (r < 0)
 			return r;
 		r = wait4_run(ctx, &w);
+		if (w.lost && !recovered && ctx->v4) {
+			recovered = true;
+			ctx->v4->up = false;
+			r = nfsx4_session_open(ctx);
+			if (r != 0)
+				return r;
+			continue;
+		}
 		if (!w.delay)
 			return r;
 		if (nc_now() >= give_up)
@@ -195,11 +212,14 @@ static int x_status(const struct nfsx4_res *r, void *out)
 	return (int)r->status;
 }
 
+static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s);
+static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s);
+static void dispatch(struct nfsx_ctx *ctx);
+
 int nfsx4_session_open(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
 	struct nfs_argop4 op;
-	uint32_t resp;
 	int r;
 
 	if (nc_sync_forbidden(ctx))
@@ -214,34 +234,20 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		make_owner(ctx, s);
 		ctx->v4 = s;
 	}
-	memset(&op, 0, sizeof(op));
-	op.argop = OP_EXCHANGE_ID;
-	op.u.opexchange_id.eia_clientowner.co_verifier = s->verf;
-	op.u.opexchange_id.eia_clientowner.co_ownerid.data = (const uint8_t *)s->owner;
-	op.u.opexchange_id.eia_clientowner.co_ownerid.len = (uint32_t)strlen(s->owner);
-	op.u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
-	op.u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
-	r = sync_raw(ctx, &op, 1, x_exchange_id, s);
-	if (r != 0)
+	if (!s->have_clientid && (r = exchange_id(ctx, s)) != 0)
 		return r;
-
-	memset(&op, 0, sizeof(op));
-	op.argop = OP_CREATE_SESSION;
-	op.u.opcreate_session.csa_clientid = s->clientid;
-	op.u.opcreate_session.csa_sequence = s->cs_seq;
-	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
-	op.u.opcreate_session.csa_flags = 0;
-	resp = NC4_IO_MAX + NC4_HEADROOM;
-	if (resp > ctx->o.max_reply)
-		resp = ctx->o.max_reply;
-	chan_attrs(&op.u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
-		   ctx->o.slots);
-	chan_attrs(&op.u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
-	op.u.opcreate_session.csa_cb_program = 0x40000000;
-	r = sync_raw(ctx, &op, 1, x_create_session, s);
+	r = create_session(ctx, s);
+	if (r != 0 && r != NFS4ERR_DELAY && r > 0 && s->gen > 0) {
+		/* The client id went with the session: a new one. */
+		s->have_clientid = false;
+		if ((r = exchange_id(ctx, s)) != 0)
+			return r;
+		r = create_session(ctx, s);
+	}
 	if (r != 0)
 		return r;
 	s->cs_seq++;
+	s->gen++;
 	if (s->nslots > NC_SLOTS_MAX)
 		s->nslots = NC_SLOTS_MAX;
 	free(s->slots);
@@ -258,7 +264,48 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 	r = nc4_sync(ctx, &op, 1, x_status, NULL);
 	if (r == NFS4ERR_COMPLETE_ALREADY)
 		r = 0;
+	if (r == 0)
+		dispatch(ctx);
 	return r;
+}
+
+static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 op;
+	int r;
+
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_EXCHANGE_ID;
+	op.u.opexchange_id.eia_clientowner.co_verifier = s->verf;
+	op.u.opexchange_id.eia_clientowner.co_ownerid.data = (const uint8_t *)s->owner;
+	op.u.opexchange_id.eia_clientowner.co_ownerid.len = (uint32_t)strlen(s->owner);
+	op.u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
+	op.u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
+	r = sync_raw(ctx, &op, 1, x_exchange_id, s);
+	if (r == 0)
+		s->have_clientid = true;
+	return r;
+}
+
+static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 op;
+	uint32_t resp;
+
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_CREATE_SESSION;
+	op.u.opcreate_session.csa_clientid = s->clientid;
+	op.u.opcreate_session.csa_sequence = s->cs_seq;
+	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
+	op.u.opcreate_session.csa_flags = 0;
+	resp = NC4_IO_MAX + NC4_HEADROOM;
+	if (resp > ctx->o.max_reply)
+		resp = ctx->o.max_reply;
+	chan_attrs(&op.u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
+		   ctx->o.slots);
+	chan_attrs(&op.u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
+	op.u.opcreate_session.csa_cb_program = 0x40000000;
+	return sync_raw(ctx, &op, 1, x_create_session, s);
 }
 
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
@@ -328,6 +375,7 @@ static int req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	int r;
 
 	q->slot = slot;
+	q->gen = s->gen;
 	s->slots[slot].busy = true;
 	memset(&q->ops[0], 0, sizeof(q->ops[0]));
 	q->ops[0].argop = OP_SEQUENCE;
@@ -392,6 +440,9 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	struct nc4_req *q = priv;
 	struct nc4_session *s = ctx->v4;
 
+	/* A reply from a session replaced since frees no slot of this one. */
+	if (s && q->gen != s->gen)
+		s = NULL;
 	if (s)
 		s->slots[q->slot].busy = false;
 	if (!err)

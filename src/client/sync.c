@@ -88,9 +88,10 @@ static int x_getattr(void *res, void *out)
 
 int nfsx_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr *attr)
 {
+	struct GETATTR3args a = { nc_fh3(fh) };
+
 	if (nc_is_v4(c))
 		return nc4_getattr(c, fh, attr);
-	struct GETATTR3args a = { nc_fh3(fh) };
 
 	return nc_sync_call(c, PROC(GETATTR), &a, x_getattr, attr);
 }
@@ -122,12 +123,13 @@ static int x_lookup(void *res, void *out)
 int nfsx_lookup(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		struct nfsx_fh *fh, struct nfsx_attr *attr)
 {
-	if (nc_is_v4(c))
-		return nc4_lookup(c, dir, name, fh, attr);
 	struct nfsx_fh tmp;
 	struct lookup_out o = { fh ? fh : &tmp, attr, false };
 	struct LOOKUP3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_lookup(c, dir, name, fh, attr);
 
 	r = nc_sync_call(c, PROC(LOOKUP), &a, x_lookup, &o);
 	if (r == 0 && attr && !o.have_attr)
@@ -161,12 +163,14 @@ static int x_read(void *res, void *out)
 int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
 	      uint32_t len, uint32_t *got, bool *eof)
 {
-	if (nc_is_v4(c))
-		return nc4_read(c, fh, off, buf, len, got, eof);
 	struct READ3args a = { nc_fh3(fh), off, len };
 	struct read_out o = { buf, len, 0, false };
-	int r = nc_sync_call(c, PROC(READ), &a, x_read, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_read(c, fh, off, buf, len, got, eof);
+
+	r = nc_sync_call(c, PROC(READ), &a, x_read, &o);
 	if (got)
 		*got = r == 0 ? o.got : 0;
 	if (eof)
@@ -198,12 +202,14 @@ int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const
 	       uint32_t len, enum stable_how how, uint32_t *written,
 	       uint8_t verf[NFS3_WRITEVERFSIZE])
 {
-	if (nc_is_v4(c))
-		return nc4_write(c, fh, off, buf, len, how, written, verf);
 	struct WRITE3args a = { nc_fh3(fh), off, len, how, { buf, len } };
 	struct write_out o = { 0, verf };
-	int r = nc_sync_call(c, PROC(WRITE), &a, x_write, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_write(c, fh, off, buf, len, how, written, verf);
+
+	r = nc_sync_call(c, PROC(WRITE), &a, x_write, &o);
 	if (written)
 		*written = r == 0 ? o.count : 0;
 	return r;
@@ -222,9 +228,10 @@ static int x_commit(void *res, void *out)
 
 int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE])
 {
+	struct COMMIT3args a = { nc_fh3(fh), 0, 0 };
+
 	if (nc_is_v4(c))
 		return nc4_commit(c, fh, verf);
-	struct COMMIT3args a = { nc_fh3(fh), 0, 0 };
 
 	return nc_sync_call(c, PROC(COMMIT), &a, x_commit, verf);
 }
@@ -287,13 +294,14 @@ static int setattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct sa
 int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		uint32_t mode, bool exclusive, struct nfsx_fh *fh)
 {
-	if (nc_is_v4(c))
-		return nc4_create(c, dir, name, mode, exclusive, fh);
 	struct nfsx_fh tmp;
 	struct made_out o = { fh ? fh : &tmp, false };
 	struct CREATE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } },
 				 { 0 } };
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_create(c, dir, name, mode, exclusive, fh);
 
 	if (exclusive) {
 		/* The verifier makes a retransmitted create succeed, not EXIST. */
@@ -318,9 +326,10 @@ int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 
 int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size)
 {
+	struct sattr3 s = { 0 };
+
 	if (nc_is_v4(c))
 		return nc4_truncate(c, fh, size);
-	struct sattr3 s = { 0 };
 
 	s.size.set_it = true;
 	s.size.u.size = size;
@@ -330,14 +339,16 @@ int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size)
 int nfsx_mkdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 	       uint32_t mode, struct nfsx_fh *fh)
 {
-	if (nc_is_v4(c))
-		return nc4_mkdir(c, dir, name, mode, fh);
 	struct nfsx_fh tmp;
 	struct made_out o = { fh ? fh : &tmp, false };
 	struct MKDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } },
 				mode_only(mode) };
-	int r = nc_sync_call(c, PROC(MKDIR), &a, x_mkdir, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_mkdir(c, dir, name, mode, fh);
+
+	r = nc_sync_call(c, PROC(MKDIR), &a, x_mkdir, &o);
 	if (r == 0 && !o.have_fh)
 		r = nfsx_lookup(c, dir, name, o.fh, NULL);
 	return r;
@@ -359,18 +370,20 @@ static int x_rmdir(void *res, void *out)
 
 int nfsx_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
+	struct REMOVE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
+
 	if (nc_is_v4(c))
 		return nc4_remove(c, dir, name);
-	struct REMOVE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 
 	return nc_sync_call(c, PROC(REMOVE), &a, x_remove, NULL);
 }
 
 int nfsx_rmdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
+	struct RMDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
+
 	if (nc_is_v4(c))
 		return nc4_remove(c, dir, name);
-	struct RMDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 
 	return nc_sync_call(c, PROC(RMDIR), &a, x_rmdir, NULL);
 }
@@ -397,12 +410,14 @@ static int x_fsinfo(void *res, void *out)
 int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 		uint32_t *wtmax, uint32_t *dtpref)
 {
-	if (nc_is_v4(c))
-		return nc4_fsinfo(c, root, rtmax, wtmax, dtpref);
 	struct FSINFO3args a = { nc_fh3(root) };
 	struct fsinfo_out o = { 0 };
-	int r = nc_sync_call(c, PROC(FSINFO), &a, x_fsinfo, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_fsinfo(c, root, rtmax, wtmax, dtpref);
+
+	r = nc_sync_call(c, PROC(FSINFO), &a, x_fsinfo, &o);
 	if (r == 0) {
 		if (rtmax)
 			*rtmax = o.rtmax;

@@ -6,7 +6,8 @@
  * multi-MiB file read back, a file written and committed, mkdir,
  * remove, a walk longer than one COMPOUND), the session (two contexts
  * in one process hold two client ids at once, both usable; a context
- * freed destroys its session and client id), the slot table (many
+ * freed destroys its session and client id; a session or client id
+ * destroyed behind a context's back is made again), the slot table (many
  * COMPOUNDs queued on a session of few slots), statistics per COMPOUND
  * and per operation.
  *
@@ -339,6 +340,34 @@ static void test_sessions(void)
 	memset(ops, 0, sizeof(ops));
 	ops[0].argop = OP_PUTROOTFH;
 	ok(raw(b, ops, 1, true) == NFS4_OK, "B's session goes on");
+
+	/* Recovery: B's session destroyed under it, then its client id too. */
+	{
+		clientid4 cid_b = nfsx4_clientid(b);
+		sessionid4 sid_b = b->v4->sid;
+
+		memset(ops, 0, sizeof(ops));
+		ops[0].argop = OP_DESTROY_SESSION;
+		ops[0].u.opdestroy_session.dsa_sessionid = sid_b;
+		ok(raw(b, ops, 1, false) == NFS4_OK, "B's session destroyed behind its back");
+		r = nfsx_resolve(b, "dir/inner.txt", NULL, &at);
+		ok(r == 0 && at.size == 6, "B's next call makes a new session and succeeds: %s",
+		   nfsx_strerror(r));
+		ok(nfsx4_clientid(b) == cid_b && memcmp(b->v4->sid.val, sid_b.val, 16) != 0,
+		   "a new session of the same client id");
+		sid_b = b->v4->sid;
+		ops[0].u.opdestroy_session.dsa_sessionid = sid_b;
+		ok(raw(b, ops, 1, false) == NFS4_OK, "B's session destroyed again");
+		memset(ops, 0, sizeof(ops));
+		ops[0].argop = OP_DESTROY_CLIENTID;
+		ops[0].u.opdestroy_clientid.dca_clientid = cid_b;
+		ok(raw(b, ops, 1, false) == NFS4_OK, "and its client id");
+		r = nfsx_resolve(b, "dir/inner.txt", NULL, &at);
+		ok(r == 0 && at.size == 6, "B's next call makes a new client id and session: %s",
+		   nfsx_strerror(r));
+		ok(nfsx4_clientid(b) && nfsx4_clientid(b) != cid_b, "a new client id (%llx)",
+		   (unsigned long long)nfsx4_clientid(b));
+	}
 	nfsx_ctx_free(b);
 }
 
@@ -386,6 +415,9 @@ int main(int argc, char **argv)
 		ok(o && cl && o->ops == cl->ops + 1 && o->ops > 20, "each OPEN was closed (%llu, %llu)",
 		   o ? (unsigned long long)o->ops : 0ull, cl ? (unsigned long long)cl->ops : 0ull);
 	}
+	r = nfsx_umount(c);
+	ok(r == 0 && !c->mounted && nfsx_resolve(c, "dir", NULL, NULL) == -ENOTCONN,
+	   "umount: nothing mounted any more: %s", nfsx_strerror(r));
 	nfsx_ctx_free(c);
 	test_sessions();
 	return tap_done();
