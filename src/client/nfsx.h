@@ -31,8 +31,13 @@
  *   for an undecodable reply, -EACCES for an AUTH_ERROR reply,
  *   -EPROTONOSUPPORT for PROG_UNAVAIL/PROG_MISMATCH, -EOPNOTSUPP for
  *   PROC_UNAVAIL), and the sync API returns a positive nfsstat3 /
- *   mountstat3 when the server answered with an NFS error. nfsx_strerror()
- *   names both kinds.
+ *   mountstat3 (nfsstat4 on a version 4 context, the same numbers where
+ *   they agree) when the server answered with an NFS error.
+ *   nfsx_strerror() names them.
+ * - NFSv4.1: a context with opts.version 4 serves the same synchronous
+ *   API over a session (one per context, made on first use, destroyed
+ *   by nfsx_ctx_free); nfsx_mount walks the path from the server's
+ *   pseudo root.
  */
 #ifndef NFSX_CLIENT_NFSX_H
 #define NFSX_CLIENT_NFSX_H
