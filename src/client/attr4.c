@@ -117,6 +117,8 @@ static bool one(struct xdr_dec *d, unsigned bit, struct nc4_attrs *o)
 		a->fsid = f.major ^ (f.minor << 32 | f.minor >> 32);
 		return true;
 	}
+	case FATTR4_LEASE_TIME:
+		return xdr_dec_fattr4_lease_time(d, &o->lease_time);
 	case FATTR4_RDATTR_ERROR: {
 		fattr4_rdattr_error e;
 

@@ -16,6 +16,7 @@ struct nc4_attrs {
 	struct nfsx_attr a;        /* type (ftype3 values), mode, ..., times */
 	struct nfsx_fh fh;         /* FATTR4_FILEHANDLE (len 0 without) */
 	uint64_t maxread, maxwrite;
+	uint32_t lease_time;
 	uint32_t rdattr_error;
 };
 

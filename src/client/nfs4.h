@@ -20,6 +20,9 @@
  *   client id is gone (STALE_CLIENTID, or anything but success); the
  *   call is then sent again, once. Open state is not reclaimed: the sync
  *   API holds none between calls.
+ * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
+ *   (the root's lease_time, read after CREATE_SESSION) after the last
+ *   SEQUENCE that succeeded.
  * - No back channel: CREATE_SESSION asks for none (no
  *   CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server grants no
  *   delegations and sends no callbacks; OPENs ask for no delegation.
@@ -56,7 +59,21 @@ struct nc4_session {
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
 	verifier4 verf;
+	uint32_t lease_s;            /* the server's lease_time (90 until known) */
+	uint64_t renewed;            /* when the last successful SEQUENCE was sent */
+	bool renewing;               /* a SEQUENCE of lease renewal in flight */
 };
+
+/*
+ * Lease renewal while idle: when nothing succeeded on the session for a
+ * third of the lease, a COMPOUND of SEQUENCE alone renews it (RFC 8881
+ * 8.3), sent from nfsx_service; the context's timer wakes the
+ * application's poll for it.
+ * nc4_renew_deadline - when the next renewal is due (0: none).
+ * nc4_renew - send it if it is due at @now.
+ */
+uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx);
+void nc4_renew(struct nfsx_ctx *ctx, uint64_t now);
 
 /*
  * nc4_check_reply - results answer @ops in order, no more of them than

@@ -22,6 +22,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "client/attr4.h"
 #include "client/sync.h"
 
 #define CS_MAXOPS NFSX4_MAX_OPS
@@ -35,6 +36,7 @@ struct nc4_req {
 	struct nfsx4_args args;
 	struct nfs_argop4 ops[NFSX4_MAX_OPS];
 	uint32_t slot, gen;
+	uint64_t t_sent;
 	nfsx_cb cb;
 	void *priv;
 };
@@ -214,7 +216,9 @@ static int x_status(const struct nfsx4_res *r, void *out)
 
 static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s);
 static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s);
+static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s);
 static void dispatch(struct nfsx_ctx *ctx);
+static int free_slot(const struct nc4_session *s);
 
 int nfsx4_session_open(struct nfsx_ctx *ctx)
 {
@@ -231,6 +235,7 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		if (!s)
 			return -ENOMEM;
 		nc_list_init(&s->waitq);
+		s->lease_s = 90;
 		make_owner(ctx, s);
 		ctx->v4 = s;
 	}
@@ -255,6 +260,8 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 	if (!s->slots)
 		return -ENOMEM;
 	s->target = s->nslots;
+	s->renewed = nc_now();
+	s->renewing = false;
 	s->up = true;
 
 	/* Nothing to reclaim: a new client (RFC 8881 18.51). */
@@ -265,8 +272,74 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 	if (r == NFS4ERR_COMPLETE_ALREADY)
 		r = 0;
 	if (r == 0)
+		read_lease(ctx, s);
+	if (r == 0)
 		dispatch(ctx);
 	return r;
+}
+
+static int x_lease(const struct nfsx4_res *r, void *out)
+{
+	struct nc4_session *s = out;
+	struct nc4_attrs a;
+
+	if (r->status != NFS4_OK || r->nops != 3 ||
+	    nc4_attr_decode(&r->ops[2].u.opgetattr.u.resok4.obj_attributes, &a) < 0)
+		return 0; /* keep the default */
+	if (a.lease_time >= 1 && a.lease_time <= 86400)
+		s->lease_s = a.lease_time;
+	return 0;
+}
+
+/* The lease, for renewal: lease_time of the pseudo root (RFC 8881 5.8.1.11). */
+static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 ops[2];
+	uint32_t w[1] = { 1u << FATTR4_LEASE_TIME };
+
+	memset(ops, 0, sizeof(ops));
+	ops[0].argop = OP_PUTROOTFH;
+	ops[1].argop = OP_GETATTR;
+	ops[1].u.opgetattr.attr_request.len = 1;
+	ops[1].u.opgetattr.attr_request.val = w;
+	nc4_sync(ctx, ops, 2, x_lease, s);
+}
+
+uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx)
+{
+	const struct nc4_session *s = ctx->v4;
+
+	if (!s || !s->up || s->renewing)
+		return 0;
+	return s->renewed + (uint64_t)s->lease_s * 1000000000u / 3;
+}
+
+static void renew_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	const struct nfsx4_res *r = res;
+
+	(void)priv;
+	if (!ctx->v4)
+		return;
+	ctx->v4->renewing = false;
+	/* A failure shows in the next call (BADSESSION: recovery); until then
+	 * the next try is a third of the lease away, not at once. */
+	if (err || r->status != NFS4_OK)
+		ctx->v4->renewed = nc_now();
+}
+
+void nc4_renew(struct nfsx_ctx *ctx, uint64_t now)
+{
+	struct nc4_session *s = ctx->v4;
+	uint64_t due = nc4_renew_deadline(ctx);
+
+	if (!due || now < due || free_slot(s) < 0)
+		return;
+	/* No room for the SEQUENCE: the next reply moves the deadline on. */
+	if (nfsx4_call(ctx, NULL, 0, renew_done, NULL) == 0)
+		s->renewing = true;
+	else
+		s->renewed = now;
 }
 
 static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
@@ -376,6 +449,7 @@ static int req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 
 	q->slot = slot;
 	q->gen = s->gen;
+	q->t_sent = nc_now();
 	s->slots[slot].busy = true;
 	memset(&q->ops[0], 0, sizeof(q->ops[0]));
 	q->ops[0].argop = OP_SEQUENCE;
@@ -426,6 +500,8 @@ static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfs
 	    memcmp(ok->sr_sessionid.val, s->sid.val, sizeof(s->sid.val)) != 0)
 		return -EPROTO;
 	s->slots[q->slot].seq = ok->sr_sequenceid;
+	if (q->t_sent > s->renewed)
+		s->renewed = q->t_sent;
 	/* Use no slot above the server's target, nor above its highest. */
 	s->target = ok->sr_target_highest_slotid + 1;
 	if (ok->sr_highest_slotid + 1 < s->target)
@@ -470,7 +546,8 @@ int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
 	if (!q)
 		return -ENOMEM;
 	nc_list_init(&q->link);
-	memcpy(&q->ops[1], ops, nops * sizeof(*ops));
+	if (nops)
+		memcpy(&q->ops[1], ops, nops * sizeof(*ops));
 	q->args.minorversion = NC4_MINOR;
 	q->args.nops = nops + 1;
 	q->args.ops = q->ops;

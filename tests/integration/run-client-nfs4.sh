@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Meson wrapper for the client-nfs4 test (libnfsx over NFSv4.1 against
 # nfsxd): makes a tree, starts nfsxd serving NFSv3 and NFSv4 on a free
-# 127.0.0.1 port, runs test_client_nfs4, stops nfsxd (which must exit 0
+# 127.0.0.1 port with a 10 s lease (the lease test), runs test_client_nfs4, stops nfsxd (which must exit 0
 # on SIGTERM and leave no sanitizer report).
 #
 # Tree (BASE = $WORK/tree), exported as rw:rw,no_root_squash,insecure:
@@ -28,6 +28,7 @@ chmod 755 "$BASE" "$BASE/rw"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 start_nfsxd nfs4 --no-rpcbind --port "$P" --bind 127.0.0.1 --nfs-vers 3,4 --log-level warn \
+	--lease-time 10 \
 	--export "$BASE/rw:rw,no_root_squash,insecure"
 PID=$SERVER_PID
 if ! wait_port "$P" 10 "$PID"; then

@@ -7,7 +7,8 @@
  * remove, a walk longer than one COMPOUND), the session (two contexts
  * in one process hold two client ids at once, both usable; a context
  * freed destroys its session and client id; a session or client id
- * destroyed behind a context's back is made again), the slot table (many
+ * destroyed behind a context's back is made again; the lease renewed
+ * while a context is idle in its loop), the slot table (many
  * COMPOUNDs queued on a session of few slots), statistics per COMPOUND
  * and per operation.
  *
@@ -371,6 +372,46 @@ static void test_sessions(void)
 	nfsx_ctx_free(b);
 }
 
+/*
+ * Lease renewal while idle: nfsxd runs with a 10 s lease and expires a
+ * client without state after it. Context C runs its loop and nothing
+ * else for 25 s; D, beside it, is not serviced at all.
+ */
+static void test_lease(void)
+{
+	struct nfsx_ctx *c = mk(0), *d = mk(0);
+	const struct nfsx_op_stats *st;
+	struct nfsx_attr at;
+	uint32_t gen_c, gen_d;
+	uint64_t seq0, end;
+	int r;
+
+	ok(c && d && nfsx_mount(c, rw, NULL) == 0 && nfsx_mount(d, rw, NULL) == 0,
+	   "two more contexts, mounted");
+	if (!c || !d)
+		return;
+	ok(c->v4->lease_s == 10, "the server's lease_time read: %u s", c->v4->lease_s);
+	gen_c = c->v4->gen;
+	gen_d = d->v4->gen;
+	st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_SEQUENCE]);
+	seq0 = st ? st->ops : 0;
+	end = nc_now() + 25000000000ull;
+	while (nc_now() < end)
+		nfsx_run_once(c, 1000);
+	st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_SEQUENCE]);
+	ok(st && st->ops - seq0 >= 5 && st->ops - seq0 <= 12,
+	   "25 s idle in the loop: %llu SEQUENCEs renewed the lease",
+	   st ? (unsigned long long)(st->ops - seq0) : 0ull);
+	r = nfsx_resolve(c, "dir/inner.txt", NULL, &at);
+	ok(r == 0 && c->v4->gen == gen_c, "C's session lived through it (no new session): %s",
+	   nfsx_strerror(r));
+	r = nfsx_resolve(d, "dir/inner.txt", NULL, &at);
+	ok(r == 0 && d->v4->gen == gen_d + 1,
+	   "D, never serviced, lost its session and made a new one: %s", nfsx_strerror(r));
+	nfsx_ctx_free(c);
+	nfsx_ctx_free(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct nfsx_ctx *c;
@@ -420,5 +461,6 @@ int main(int argc, char **argv)
 	   "umount: nothing mounted any more: %s", nfsx_strerror(r));
 	nfsx_ctx_free(c);
 	test_sessions();
+	test_lease();
 	return tap_done();
 }
