@@ -13,8 +13,13 @@
  *   A slot's sequence id moves on only when SEQUENCE succeeded: after a
  *   SEQUENCE error (NFS4ERR_DELAY included) or a transport failure the
  *   same sequence id is used again (RFC 8881 2.10.6.1).
+ * - A retry after a transport failure reuses the slot's sequence id; when
+ *   the server had done it (NFS4ERR_RETRY_UNCACHED_REP: we never ask it
+ *   to cache replies; or SEQ_FALSE_RETRY) the slot moves on and the sync
+ *   layer sends again.
  * - Recovery: a SEQUENCE answered NFS4ERR_BADSESSION or DEADSESSION
- *   (the server restarted, or dropped the session) makes the next
+ *   (the server restarted, or dropped the session), or SEQ_MISORDERED
+ *   (a slot out of step with the server's), makes the next
  *   synchronous call make a new session, with the client id it has, and
  *   with a new one (EXCHANGE_ID again) when CREATE_SESSION says the
  *   client id is gone (STALE_CLIENTID, or anything but success); the

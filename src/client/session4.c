@@ -64,12 +64,19 @@ static void wait4_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	w->lost = false;
 	if (err)
 		return;
-	if (r->status == NFS4ERR_DELAY) {
+	/* A retried sequence id the server had done (answered by SEQUENCE,
+	 * see seq_result, or by the operation after it): the slot has moved
+	 * on, send again as after a DELAY. */
+	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    r->status == NFS4ERR_SEQ_FALSE_RETRY) {
 		w->delay = true;
 		return;
 	}
+	/* The session is gone, or a slot's sequence id is out of step with
+	 * the server's (nothing tells by how much): a new session. */
 	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&
-	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION)) {
+	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
+	     r->status == NFS4ERR_SEQ_MISORDERED)) {
 		w->lost = true;
 		w->err = (int)r->status;
 		return;
@@ -492,6 +499,12 @@ static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfs
 	if (r->nops < 1)
 		return -EPROTO;
 	sr = &r->ops[0].u.opsequence;
+	/* The server has done that sequence id already (the call we retried
+	 * after a transport failure had reached it, or the slot was used
+	 * behind our back: a "false retry"): it is used up. */
+	if (sr->sr_status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    sr->sr_status == NFS4ERR_SEQ_FALSE_RETRY)
+		s->slots[q->slot].seq = q->ops[0].u.opsequence.sa_sequenceid;
 	if (sr->sr_status != NFS4_OK)
 		return 0;
 	ok = &sr->u.sr_resok4;

@@ -75,6 +75,8 @@ static const struct errname nfs4_errors[] = {
 	{ NFS4ERR_REQ_TOO_BIG, "NFS4ERR_REQ_TOO_BIG (10065): request too big" },
 	{ NFS4ERR_REP_TOO_BIG, "NFS4ERR_REP_TOO_BIG (10066): reply too big" },
 	{ NFS4ERR_TOO_MANY_OPS, "NFS4ERR_TOO_MANY_OPS (10070): too many operations" },
+	{ NFS4ERR_RETRY_UNCACHED_REP, "NFS4ERR_RETRY_UNCACHED_REP (10068): retry of a reply not cached" },
+	{ NFS4ERR_SEQ_FALSE_RETRY, "NFS4ERR_SEQ_FALSE_RETRY (10076): retry differs from the original" },
 	{ NFS4ERR_CLIENTID_BUSY, "NFS4ERR_CLIENTID_BUSY (10074): client id holds state" },
 	{ NFS4ERR_COMPLETE_ALREADY, "NFS4ERR_COMPLETE_ALREADY (10054): reclaim already complete" },
 };

@@ -369,6 +369,34 @@ static void test_sessions(void)
 		ok(nfsx4_clientid(b) && nfsx4_clientid(b) != cid_b, "a new client id (%llx)",
 		   (unsigned long long)nfsx4_clientid(b));
 	}
+	/* Slot 0 moved on behind the table's back: by one (the table's next
+	 * SEQUENCE is a retry of a call done and not cached), then by two
+	 * (the table's next is misordered). */
+	{
+		uint32_t gen = b->v4->gen, base, k, steps;
+
+		for (steps = 1; steps <= 2; steps++) {
+			base = b->v4->slots[0].seq;
+			for (k = 1; k <= steps; k++) {
+				memset(ops, 0, sizeof(ops));
+				ops[0].argop = OP_SEQUENCE;
+				ops[0].u.opsequence.sa_sessionid = b->v4->sid;
+				ops[0].u.opsequence.sa_sequenceid = base + k;
+				ops[1].argop = OP_PUTROOTFH;
+				ok(raw(b, ops, 2, false) == NFS4_OK, "slot 0 used outside the table (%u/%u)",
+				   k, steps);
+			}
+			r = nfsx_resolve(b, "dir/inner.txt", NULL, &at);
+			if (steps == 1)
+				ok(r == 0 && b->v4->gen == gen,
+				   "a sequence id the server had done: the slot moves on, the call goes through: %s",
+				   nfsx_strerror(r));
+			else
+				ok(r == 0 && b->v4->gen == gen + 1,
+				   "a slot out of step (SEQ_MISORDERED): a new session, the call goes through: %s",
+				   nfsx_strerror(r));
+		}
+	}
 	nfsx_ctx_free(b);
 }
 
