@@ -316,7 +316,9 @@ uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx)
 {
 	const struct nc4_session *s = ctx->v4;
 
-	if (!s || !s->up || s->renewing)
+	/* With every slot busy, the replies on the way renew the lease: no
+	 * deadline then (one in the past would spin the loop). */
+	if (!s || !s->up || s->renewing || free_slot(s) < 0)
 		return 0;
 	return s->renewed + (uint64_t)s->lease_s * 1000000000u / 3;
 }
@@ -340,7 +342,7 @@ void nc4_renew(struct nfsx_ctx *ctx, uint64_t now)
 	struct nc4_session *s = ctx->v4;
 	uint64_t due = nc4_renew_deadline(ctx);
 
-	if (!due || now < due || free_slot(s) < 0)
+	if (!due || now < due)
 		return;
 	/* No room for the SEQUENCE: the next reply moves the deadline on. */
 	if (nfsx4_call(ctx, NULL, 0, renew_done, NULL) == 0)

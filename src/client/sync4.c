@@ -5,8 +5,10 @@
  * struct nfsx_attr / handles; a failure is the positive nfsstat4 (most
  * values are NFSv3's own: NOENT 2, EXIST 17, NOTDIR 20, ...).
  *
- * - "Mounting" is the pseudo file system's root (PUTROOTFH): the whole
- *   path of a URL is then walked from it, export included.
+ * - nfsx_mount walks its path from the pseudo root (PUTROOTFH);
+ *   nfsx_mount_path takes for the export the deepest directory of the
+ *   path where the file system changes (fsid), like NFSv3's longest
+ *   exported prefix.
  * - A walk is one COMPOUND of PUTFH (or PUTROOTFH), a LOOKUP per
  *   component, GETFH and GETATTR, cut into several COMPOUNDs for long
  *   paths.
@@ -237,17 +239,54 @@ int nc4_mount(struct nfsx_ctx *c, const char *exp, struct nfsx_fh *root)
 	return 0;
 }
 
+/*
+ * The export is where the walk from the pseudo root last crosses into
+ * another file system (fsid changes), as NFSv3's longest exported
+ * prefix: the tool refuses to remove an export's root, and needs to know
+ * it. The walk stops at the first name that fails (a file to be made).
+ */
 int nc4_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		   const char **rest)
 {
-	int r = nc4_mount(c, "/", root);
+	struct nfsx_fh cur, best;
+	struct nfsx_attr a;
+	const char *p = path, *best_rest = path;
+	uint64_t fsid;
+	char name[256];
+	size_t n;
+	int r;
 
-	if (r == 0 && rest) {
-		while (*path == '/')
-			path++;
-		*rest = path;
+	r = walk(c, NULL, "", &cur, &a);
+	if (r != 0)
+		return r;
+	best = cur;
+	fsid = a.fsid;
+	while (a.type == NF3DIR && (n = next_component(&p)) > 0 && n < sizeof(name)) {
+		struct nfsx_fh next;
+
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (nc4_lookup(c, &cur, name, &next, &a) != 0)
+			break;
+		p += n;
+		if (a.fsid != fsid) {
+			best = next;
+			best_rest = p;
+		}
+		fsid = a.fsid;
+		cur = next;
 	}
-	return r;
+	c->root = best;
+	c->mounted = true;
+	snprintf(c->mnt_path, sizeof(c->mnt_path), "%.*s", (int)(best_rest - path), path);
+	if (root)
+		*root = best;
+	if (rest) {
+		while (*best_rest == '/')
+			best_rest++;
+		*rest = best_rest;
+	}
+	return 0;
 }
 
 int nc4_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,

@@ -459,11 +459,19 @@ int main(int argc, char **argv)
 	ok(c != NULL, "context");
 	if (!c)
 		return tap_done();
-	r = nfsx_mount_path(c, rw, &fh, &rest);
-	ok(r == 0 && rest && !strcmp(rest, rw + 1), "mount_path: the pseudo root, rest %s: %s",
-	   rest ? rest : "(null)", nfsx_strerror(r));
-	r = nfsx_mount(c, rw, NULL);
-	ok(r == 0, "mount %s (PUTROOTFH + LOOKUPs): %s", rw, nfsx_strerror(r));
+	{
+		char deep[8192];
+		struct nfsx_fh exp;
+
+		snprintf(deep, sizeof(deep), "%s/dir/new/file", rw);
+		r = nfsx_mount_path(c, deep, &fh, &rest);
+		ok(r == 0 && rest && !strcmp(rest, "dir/new/file"),
+		   "mount_path: the export is where the fsid changes, rest %s: %s",
+		   rest ? rest : "(null)", nfsx_strerror(r));
+		r = nfsx_mount(c, rw, &exp);
+		ok(r == 0 && exp.len == fh.len && !memcmp(exp.data, fh.data, fh.len),
+		   "mount %s (PUTROOTFH + LOOKUPs): the same root: %s", rw, nfsx_strerror(r));
+	}
 	check_stat(c, "dir/inner.txt");
 	check_stat(c, "dir");
 	check_stat(c, "big");

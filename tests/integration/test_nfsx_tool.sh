@@ -211,6 +211,9 @@ tap_ok $? "rm -r over NFSv4.1" || show_err rm4
 run rm4f rm "$U/d1/big4.bin?version=4.1"
 [ "$RC" -eq 0 ] && [ ! -e "$EXP/d1/big4.bin" ] && rm -f "$EXP/d1/big3.bin"
 tap_ok $? "rm over NFSv4.1" || show_err rm4f
+run rmroot4 rm -r "$U?version=4.1"
+[ "$RC" -eq 1 ] && [ -e "$EXP/served.txt" ] && err_has rmroot4 "export's root"
+tap_ok $? "rm -r of the export root over NFSv4.1 is refused too" || show_err rmroot4
 run statnoent4 stat "$U/no/such/file?version=4.1"
 [ "$RC" -eq 1 ] && err_has statnoent4 "NOENT"
 tap_ok $? "stat of a missing path over NFSv4.1: exit 1, NOENT" || show_err statnoent4
