@@ -37,7 +37,8 @@
  * - NFSv4.1: a context with opts.version 4 serves the same synchronous
  *   API over a session (one per context, made on first use, destroyed
  *   by nfsx_ctx_free); nfsx_mount walks the path from the server's
- *   pseudo root.
+ *   pseudo root, nfsx_mount_path takes for the export the deepest
+ *   directory of the path where the file system (fsid) changes.
  */
 #ifndef NFSX_CLIENT_NFSX_H
 #define NFSX_CLIENT_NFSX_H
