@@ -74,7 +74,8 @@ struct nc4_session {
  * third of the lease, a COMPOUND of SEQUENCE alone renews it (RFC 8881
  * 8.3), sent from nfsx_service; the context's timer wakes the
  * application's poll for it.
- * nc4_renew_deadline - when the next renewal is due (0: none).
+ * nc4_renew_deadline - when the next renewal is due.
+ * Return values: a CLOCK_MONOTONIC time in ns, or 0 for none.
  * nc4_renew - send it if it is due at @now.
  */
 uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx);
@@ -89,7 +90,8 @@ void nc4_renew(struct nfsx_ctx *ctx, uint64_t now);
 int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 		    const struct nfsx4_res *r);
 
-/* Destroy the session and the client id (nfsx_ctx_free, synchronous). */
+/* Destroy the session and the client id (nfsx_ctx_free, synchronous);
+ * pending COMPOUNDs waiting for a slot complete with -ECANCELED. */
 void nc4_session_close(struct nfsx_ctx *ctx);
 
 /*

@@ -290,7 +290,10 @@ int nfsx4_session_open(struct nfsx_ctx *c);
 int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
 	       nfsx_cb cb, void *priv);
 
-/* The session's client id (0 without a session), for diagnostics. */
+/*
+ * nfsx4_clientid - the session's client id, for diagnostics.
+ * Return values: the client id, or 0 without a session.
+ */
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 
 /* ------------------------------------------------------------------ */
