@@ -18,6 +18,9 @@
  *   When the I/O fails after the OPEN, the CLOSE goes out alone.
  * - A create is OPEN4_CREATE (UNCHECKED4, or GUARDED4 for @exclusive)
  *   by name, GETFH, CLOSE.
+ * - A listing starts with "." and ".." (GETATTR, LOOKUPP), which NFSv4's
+ *   READDIR leaves out and the API promises (".." of the pseudo root is
+ *   the root itself).
  */
 #include "client/sync4.h"
 
@@ -391,12 +394,74 @@ static int x_readdir(const struct nfsx4_res *r, void *out)
 	return 0;
 }
 
+struct dots_out {
+	struct nfsx_dirent d[2];
+};
+
+static int x_dots(const struct nfsx4_res *r, void *out)
+{
+	struct dots_out *o = out;
+	struct nc4_attrs a;
+	uint32_t i, k = 0;
+
+	if (r->nops < 4 || nc4_op_status(&r->ops[3]) != NFS4_OK)
+		return r->status != NFS4_OK ? (int)r->status : -EPROTO;
+	/* SEQUENCE PUTFH GETFH GETATTR [LOOKUPP GETFH GETATTR] */
+	for (i = 2; i + 1 < r->nops && k < 2; i += 3, k++) {
+		const struct nfs_resop4 *fh = &r->ops[i], *at = &r->ops[i + 1];
+
+		if (fh->resop != OP_GETFH || at->resop != OP_GETATTR ||
+		    nc4_op_status(fh) != NFS4_OK || nc4_op_status(at) != NFS4_OK)
+			break;
+		if (nc_fh_copy(&o->d[k].fh, &fh->u.opgetfh.u.resok4.object) < 0 ||
+		    nc4_attr_decode(&at->u.opgetattr.u.resok4.obj_attributes, &a) < 0)
+			return -EPROTO;
+		o->d[k].attr = a.a;
+		o->d[k].fileid = a.a.fileid;
+		o->d[k].has_attr = true;
+	}
+	/* ".." of the top (LOOKUPP failed): the directory itself, as NFSv3 gives */
+	if (k == 1)
+		o->d[1] = o->d[0];
+	o->d[0].name = ".";
+	o->d[1].name = "..";
+	return 0;
+}
+
+/* "." and "..", which NFSv4's READDIR leaves out, for the NFSv3 API. */
+static int dots(struct nfsx_ctx *c, const struct nfsx_fh *dir, nfsx_dirent_fn fn, void *priv)
+{
+	struct nfs_argop4 ops[6];
+	struct dots_out o;
+	uint32_t w[3];
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	nc4_attr_request(w, false);
+	op_putfh(&ops[0], dir);
+	op_simple(&ops[1], OP_GETFH);
+	op_getattr(&ops[2], w);
+	op_simple(&ops[3], OP_LOOKUPP);
+	op_simple(&ops[4], OP_GETFH);
+	op_getattr(&ops[5], w);
+	r = nc4_sync(c, ops, 6, x_dots, &o);
+	if (r == 0)
+		r = fn(&o.d[0], priv);
+	if (r == 0)
+		r = fn(&o.d[1], priv);
+	return r;
+}
+
 int nc4_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus, nfsx_dirent_fn fn,
 		void *priv)
 {
 	uint64_t cookie = 0;
 	verifier4 verf = { { 0 } };
 	uint32_t w[3];
+	int r0 = dots(c, dir, fn, priv);
+
+	if (r0 != 0)
+		return r0;
 
 	if (plus)
 		nc4_attr_request(w, true);

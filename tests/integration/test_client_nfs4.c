@@ -76,7 +76,7 @@ static void check_stat(struct nfsx_ctx *c, const char *rel)
 /* ---- listing ----------------------------------------------------------- */
 
 struct listing {
-	unsigned n, bad;
+	unsigned n, bad, dots;
 	unsigned char seen[1000];
 	bool attrs_ok;
 };
@@ -86,6 +86,12 @@ static int count_entry(const struct nfsx_dirent *e, void *priv)
 	struct listing *l = priv;
 	unsigned i;
 
+	if (!strcmp(e->name, ".") || !strcmp(e->name, "..")) {
+		l->dots++;
+		if (!e->has_attr || e->attr.type != NF3DIR || !e->fh.len)
+			l->bad++;
+		return 0;
+	}
 	if (sscanf(e->name, "f%3u", &i) != 1 || i >= 1000 || strlen(e->name) != 4 || l->seen[i]++) {
 		l->bad++;
 		return 0;
@@ -110,7 +116,8 @@ static void test_listing(struct nfsx_ctx *c)
 	before = st ? st->ops : 0;
 	r = nfsx_readdir(c, &dir, true, count_entry, &l);
 	st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_READDIR]);
-	ok(r == 0 && l.n == 1000 && l.bad == 0, "READDIR with attributes lists the 1000 names once each (%u, %u odd): %s",
+	ok(r == 0 && l.n == 1000 && l.bad == 0 && l.dots == 2,
+	   "READDIR with attributes lists \".\", \"..\" and the 1000 names once each (%u, %u odd): %s",
 	   l.n, l.bad, nfsx_strerror(r));
 	ok(l.attrs_ok, "every entry has its attributes and handle");
 	ok(st && st->ops - before >= 2, "the listing took several pages (%llu READDIRs)",

@@ -7,7 +7,7 @@
 # files on disk; identities from the URL (uid/gid); errors that name the
 # NFS status (NFS3ERR_NOENT, NFS3ERR_EXIST, NFS3ERR_ISDIR, NFS3ERR_NOTEMPTY
 # is not reached: rm -r empties first) and exit statuses 1 and 2; ls,
-# stat, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 (?version=4.1),
+# stat, get, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 (?version=4.1),
 # compared with what NFSv3 showed, and nfsx bench refusing NFSv4.
 # Needs root (nfsxd resolves handles with open_by_handle_at; the tool
 # binds a privileged port for the default "secure" export).
@@ -183,6 +183,10 @@ tap_ok $? "and says why: $(head -c 200 "$WORK/lsnoexp-err.log")"
 run ls4 ls "$U?version=4.1"
 [ "$RC" -eq 0 ] && [ "$(cat "$WORK/ls4.out")" = "$(cat "$WORK/ls.out")" ]
 tap_ok $? "ls over NFSv4.1 lists what ls over NFSv3 listed" || show_err ls4
+run lsa4 ls -a "$U?version=4.1"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsa4.out")" = "$(cat "$WORK/lsa.out")" ]
+tap_ok $? "ls -a over NFSv4.1: the dot entries too, as over NFSv3" ||
+	{ show_err lsa4; tap_diag <"$WORK/lsa4.out"; }
 run lsl4 ls -l "$U?version=4"
 [ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4.out")" = "$(cat "$WORK/lsl.out")" ]
 tap_ok $? "ls -l over NFSv4.1: the same modes, owners, sizes and times as over NFSv3" ||
@@ -193,6 +197,9 @@ run stat4 stat "$U/big.bin?version=4.1"
 done
 tap_ok $? "stat over NFSv4.1: size, type, mode, owner, fileid and times as over NFSv3" ||
 	tap_diag <"$WORK/stat4.out"
+run get4 get "$U/big.bin?version=4.1" "$WORK/back4.bin"
+[ "$RC" -eq 0 ] && [ "$(sum "$WORK/back4.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "get over NFSv4.1 brings back the same bytes" || show_err get4
 run cat4 cat "$U/big.bin?version=4.1"
 [ "$RC" -eq 0 ] && [ "$(sum "$WORK/cat4.out")" = "$(sum "$LOC/big.bin")" ]
 tap_ok $? "cat over NFSv4.1 writes the same bytes" || show_err cat4
