@@ -101,19 +101,30 @@ static void pause_ms(struct nfsx_ctx *ctx, unsigned ms)
 		nfsx_run_once(ctx, (int)((end - now) / 1000000u) + 1);
 }
 
+/* A COMPOUND outside the session, DELAY retried as in nc4_sync. */
 static int sync_raw(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 		    nc4_extract_fn extract, void *out)
 {
-	struct wait4 w = { .extract = extract, .out = out };
+	uint64_t give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
+	unsigned backoff = DELAY_MIN_MS;
 	int r;
 
 	if (nc_sync_forbidden(ctx))
 		return -EDEADLK;
-	r = nfsx4_compound(ctx, NC4_MINOR, ops, nops, wait4_cb, &w);
-	if (r < 0)
-		return r;
-	r = wait4_run(ctx, &w);
-	return w.delay ? NFS4ERR_DELAY : r;
+	for (;;) {
+		struct wait4 w = { .extract = extract, .out = out };
+
+		r = nfsx4_compound(ctx, NC4_MINOR, ops, nops, wait4_cb, &w);
+		if (r < 0)
+			return r;
+		r = wait4_run(ctx, &w);
+		if (!w.delay)
+			return r;
+		if (nc_now() >= give_up)
+			return NFS4ERR_DELAY;
+		pause_ms(ctx, backoff);
+		backoff = backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : backoff * 2;
+	}
 }
 
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,

@@ -10,6 +10,7 @@
  *   after a back-off (10 ms, then 20 ms);
  * - NFS4ERR_DELAY from SEQUENCE itself: sent again with the same one;
  * - DELAY without end: the call gives up after the context's timeo;
+ * - DELAY to EXCHANGE_ID (outside the session): sent again;
  * - the server's target highest slot id: 0 makes the client use slot 0
  *   only, however many COMPOUNDs it has queued;
  * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
@@ -51,7 +52,8 @@ static struct {
 	unsigned nlog;
 	struct seqlog log[LOG_MAX];
 	unsigned destroy_session, destroy_clientid;
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3 };
+	unsigned exchange_ids, exid_delays;
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1 };
 
 static const uint8_t SID[16] = "nfsx-test-sessn";
 
@@ -101,6 +103,12 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 		r->resop = ops[i].argop;
 		switch (ops[i].argop) {
 		case OP_EXCHANGE_ID:
+			srv.exchange_ids++;
+			if (srv.exid_delays > 0) {
+				srv.exid_delays--;
+				status = r->u.opexchange_id.eir_status = NFS4ERR_DELAY;
+				break;
+			}
 			r->u.opexchange_id.u.eir_resok4.eir_clientid = 0x1234;
 			r->u.opexchange_id.u.eir_resok4.eir_sequenceid = 1;
 			r->u.opexchange_id.u.eir_resok4.eir_flags = EXCHGID4_FLAG_USE_NON_PNFS;
@@ -296,6 +304,8 @@ int main(void)
 	c = mk(1500);
 	ok(c && nfsx4_session_open(c) == 0 && nfsx4_clientid(c) == 0x1234,
 	   "session with the scripted server");
+	ok(srv.exchange_ids == 2, "its EXCHANGE_ID answered DELAY once was sent again (%u)",
+	   srv.exchange_ids);
 	if (!c)
 		return tap_done();
 
