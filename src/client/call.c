@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/timerfd.h>
 
+#include "client/nfs4.h"
 #include "client/reply.h"
 
 #define POOL_CHUNK 32u
@@ -338,6 +339,12 @@ void nc_timer_arm(struct nfsx_ctx *ctx)
 			if (d && (!when || d < when))
 				when = d;
 		}
+	if (ctx->v4) {
+		uint64_t d = nc4_renew_deadline(ctx);
+
+		if (d && (!when || d < when))
+			when = d;
+	}
 	if (!when || (ctx->armed && ctx->armed <= when))
 		return;
 	its.it_value.tv_sec = (time_t)(when / 1000000000u);

@@ -9,6 +9,7 @@
  * nfsx_service, so everything queued in one turn leaves in one sendmsg.
  */
 #include "client/internal.h"
+#include "client/nfs4.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -129,6 +130,12 @@ static int validate(struct nfsx_opts *o, char *err, size_t errlen)
 		o->rpcbind_port = d.rpcbind_port;
 	if (!o->max_reply)
 		o->max_reply = d.max_reply;
+	if (!o->version)
+		o->version = d.version;
+	if (o->version != 3 && o->version != 4) {
+		snprintf(err, errlen, "NFS version %u: 3 or 4 (NFSv4.1)", o->version);
+		return -EINVAL;
+	}
 	if (o->nconnect > NC_MAX_NCONNECT) {
 		snprintf(err, errlen, "nconnect %u: at most %u", o->nconnect, NC_MAX_NCONNECT);
 		return -EINVAL;
@@ -243,6 +250,8 @@ void nfsx_ctx_free(struct nfsx_ctx *ctx)
 
 	if (!ctx)
 		return;
+	/* While the context still works: DESTROY_SESSION, DESTROY_CLIENTID. */
+	nc4_session_close(ctx);
 	ctx->dying = true;
 	nc_call_release_all(ctx);
 	for (i = 0; i < NC_NCHAN; i++) {
@@ -334,6 +343,8 @@ int nfsx_service(struct nfsx_ctx *ctx)
 		}
 	}
 	nc_timers_run(ctx, nc_now());
+	if (ctx->v4)
+		nc4_renew(ctx, nc_now());
 	/* Callbacks run by the pump (failed connects) may queue more calls. */
 	for (i = 0; i < 4; i++) {
 		ctx->dirty = false;

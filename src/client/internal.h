@@ -165,6 +165,7 @@ struct nfsx_ctx {
 	int in_cb;
 	bool in_service, kicked, dirty, dying;
 	bool ever_up;                /* some connection to the server succeeded */
+	struct nc4_session *v4;      /* NFSv4.1 session (nfs4.h), NULL before one */
 	/* mount state of the sync API */
 	bool mounted;
 	struct nfsx_fh root;

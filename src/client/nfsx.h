@@ -9,8 +9,9 @@
  *      transmit queue fair between callers, retransmission, reconnection
  *      and per-procedure statistics (nfsx_call);
  *   2. per-version operation modules built on it: MOUNT v3 and NFSv3
- *      today (nfsx_mnt3_*, nfsx3_*), NFSv4.1/4.2 later as another module
- *      with its own procedure table, nothing in the core changing;
+ *      (nfsx_mnt3_*, nfsx3_*), and NFSv4.1 (nfsx4_*): one COMPOUND
+ *      procedure, a session with its slot table on top of it, nothing
+ *      in the core changing;
  *   3. a synchronous, path-oriented API on top (nfsx_mount, nfsx_stat,
  *      nfsx_read, ...), which runs the context's own loop until its
  *      call completes.
@@ -30,8 +31,14 @@
  *   for an undecodable reply, -EACCES for an AUTH_ERROR reply,
  *   -EPROTONOSUPPORT for PROG_UNAVAIL/PROG_MISMATCH, -EOPNOTSUPP for
  *   PROC_UNAVAIL), and the sync API returns a positive nfsstat3 /
- *   mountstat3 when the server answered with an NFS error. nfsx_strerror()
- *   names both kinds.
+ *   mountstat3 (nfsstat4 on a version 4 context, the same numbers where
+ *   they agree) when the server answered with an NFS error.
+ *   nfsx_strerror() names them.
+ * - NFSv4.1: a context with opts.version 4 serves the same synchronous
+ *   API over a session (one per context, made on first use, destroyed
+ *   by nfsx_ctx_free); nfsx_mount walks the path from the server's
+ *   pseudo root, nfsx_mount_path takes for the export the deepest
+ *   directory of the path where the file system (fsid) changes.
  */
 #ifndef NFSX_CLIENT_NFSX_H
 #define NFSX_CLIENT_NFSX_H
@@ -42,6 +49,7 @@
 
 #include "xdr/gen/mount3.h"
 #include "xdr/gen/nfs3.h"
+#include "xdr/gen/nfs4.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +78,7 @@ struct nfsx_opts {
 	bool privileged_port;    /* bind a source port < 1024 (needs root) */
 	uint16_t rpcbind_port;   /* where to ask for ports (111) */
 	uint32_t max_reply;      /* largest reply record accepted (4 MiB + 64 KiB) */
+	unsigned version;        /* NFS version of the sync API: 3, or 4 (NFSv4.1) (3) */
 };
 
 /*
@@ -212,6 +221,82 @@ int nfsx_mnt3_umntall(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
 int nfsx_mnt3_export(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
 
 /* ------------------------------------------------------------------ */
+/* NFSv4.1 (raw, asynchronous)                                          */
+
+/*
+ * A COMPOUND (procedure 1 of program 100003 version 4). Replies carry at
+ * most NFSX4_MAX_OPS results: a reply with more, with results that do
+ * not answer the operations sent in order, or that does not decode
+ * exactly to its last byte fails with -EPROTO.
+ */
+#define NFSX4_MAX_OPS 16
+
+struct nfsx4_args {
+	struct xdr_bytes tag;
+	uint32_t minorversion;
+	uint32_t nops;
+	const struct nfs_argop4 *ops;
+};
+
+struct nfsx4_res {
+	enum nfsstat4 status;
+	struct xdr_bytes tag;
+	uint32_t nops;
+	struct nfs_resop4 ops[NFSX4_MAX_OPS];
+};
+
+/* The COMPOUND procedure; statistics per COMPOUND are kept under it. */
+extern const struct nfsx_proc nfsx_nfs4_compound;
+/*
+ * One descriptor per operation number, used only as the key of the
+ * per-operation statistics: nfsx_stats_get(c, &nfsx_nfs4_ops[OP_READ])
+ * counts READ results received inside COMPOUNDs (ops only: times and
+ * bytes are the COMPOUND's).
+ */
+extern const struct nfsx_proc nfsx_nfs4_ops[OP_REMOVEXATTR + 1];
+
+/*
+ * nfsx4_decode_res - decode a COMPOUND4res (@dec a struct xdr_dec *),
+ * bounded as described above (the fuzz target's entry point).
+ * Return values: true when it decoded exactly.
+ */
+bool nfsx4_decode_res(void *dec, void *res);
+
+/*
+ * nfsx4_compound - queue a COMPOUND of @nops operations outside any
+ * session (EXCHANGE_ID, CREATE_SESSION, DESTROY_*); @ops must stay
+ * valid until @cb. @res in @cb is a struct nfsx4_res *.
+ * Return values: as nfsx_call(); -E2BIG over NFSX4_MAX_OPS operations.
+ */
+int nfsx4_compound(struct nfsx_ctx *c, uint32_t minor, const struct nfs_argop4 *ops,
+		   uint32_t nops, nfsx_cb cb, void *priv);
+
+/*
+ * nfsx4_session_open - EXCHANGE_ID (an owner unique to this context),
+ * CREATE_SESSION, RECLAIM_COMPLETE; waits (synchronous). The sync API
+ * calls it on its first use of a version 4 context.
+ * Return values: 0, a negative errno, or the nfsstat4 that failed.
+ */
+int nfsx4_session_open(struct nfsx_ctx *c);
+
+/*
+ * nfsx4_call - queue @ops (at most NFSX4_MAX_OPS - 1) in a COMPOUND of
+ * the context's session, behind a SEQUENCE on a free slot of the fore
+ * channel; the COMPOUND waits in the context for a slot when all are
+ * busy. @res in @cb is the struct nfsx4_res with SEQUENCE's result
+ * first. The slot's sequence id moves on only when SEQUENCE succeeded.
+ * Return values: 0, -ENOTCONN without a session, or as nfsx4_compound.
+ */
+int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
+	       nfsx_cb cb, void *priv);
+
+/*
+ * nfsx4_clientid - the session's client id, for diagnostics.
+ * Return values: the client id, or 0 without a session.
+ */
+uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
+
+/* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */
 
 #define NFSX_FH_MAX 64
@@ -232,7 +317,8 @@ struct nfsx_attr {
 
 /*
  * nfsx_url_parse - split "nfs://host[:port]/path[?opt=v&...]" into
- * options and a path. Options: uid, gid, version (3), nconnect,
+ * options and a path. Options: uid, gid, version (3; 4 or 4.1: NFSv4.1,
+ * u->version 4), nconnect,
  * mountport, timeo (ms), retrans. Unknown options are an error. The
  * path is percent-decoded; host may be [IPv6]. u->opts.host points to
  * u->host: re-point it if the struct is copied.

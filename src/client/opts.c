@@ -26,4 +26,5 @@ void nfsx_opts_init(struct nfsx_opts *o)
 	o->ngids = n > 0 ? (uint32_t)n : 0;
 	o->rpcbind_port = 111;
 	o->max_reply = (4u << 20) + (64u << 10);
+	o->version = 3;
 }

@@ -11,6 +11,7 @@
  * presenting endless nesting ends at the 4096-byte path limit.
  */
 #include "client/sync.h"
+#include "client/sync4.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ int nfsx_mount(struct nfsx_ctx *c, const char *export, struct nfsx_fh *root)
 	struct nfsx_fh fh;
 	int r;
 
+	if (nc_is_v4(c))
+		return nc4_mount(c, export, root);
+
 	if (p.len > MNTPATHLEN)
 		return -ENAMETOOLONG;
 	r = nc_sync_call(c, &nfsx_mnt3_procs[MOUNTPROC3_MNT], &p, x_mnt, &fh);
@@ -60,6 +64,11 @@ int nfsx_umount(struct nfsx_ctx *c)
 
 	if (!c->mounted)
 		return -ENOTCONN;
+	if (nc_is_v4(c)) {
+		/* NFSv4 has no mount protocol: nothing to tell the server. */
+		c->mounted = false;
+		return 0;
+	}
 	r = nc_sync_call(c, &nfsx_mnt3_procs[MOUNTPROC3_UMNT], &p, NULL, NULL);
 	if (r == 0)
 		c->mounted = false;
@@ -109,6 +118,9 @@ int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 	struct best_export b = { .path = path };
 	size_t skip;
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_mount_path(c, path, root, rest);
 
 	r = nc_sync_call(c, &nfsx_mnt3_procs[MOUNTPROC3_EXPORT], NULL, x_export, &b);
 	if (r != 0)
@@ -167,6 +179,9 @@ int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
 	char name[256];
 	size_t n;
 	int r;
+
+	if (nc_is_v4(c))
+		return nc4_resolve(c, path, fh, attr);
 
 	if (!c->mounted)
 		return -ENOTCONN;
@@ -322,6 +337,9 @@ int nfsx_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus,
 {
 	uint64_t cookie = 0;
 	cookieverf3 verf = { { 0 } };
+
+	if (nc_is_v4(c))
+		return nc4_readdir(c, dir, plus, fn, priv);
 
 	for (;;) {
 		struct page pg = { 0 };

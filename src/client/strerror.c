@@ -45,6 +45,42 @@ static const struct errname nfs3_errors[] = {
 	{ NFS3ERR_JUKEBOX, "NFS3ERR_JUKEBOX (10008): try again later" },
 };
 
+/* NFSv4's own codes (above NFSv3's; below they are the same numbers). */
+static const struct errname nfs4_errors[] = {
+	{ NFS4ERR_SAME, "NFS4ERR_SAME (10009): nverify says attributes are the same" },
+	{ NFS4ERR_DENIED, "NFS4ERR_DENIED (10010): lock unavailable" },
+	{ NFS4ERR_EXPIRED, "NFS4ERR_EXPIRED (10011): lock lease expired" },
+	{ NFS4ERR_LOCKED, "NFS4ERR_LOCKED (10012): I/O failed due to lock" },
+	{ NFS4ERR_GRACE, "NFS4ERR_GRACE (10013): in grace period" },
+	{ NFS4ERR_FHEXPIRED, "NFS4ERR_FHEXPIRED (10014): filehandle expired" },
+	{ NFS4ERR_SHARE_DENIED, "NFS4ERR_SHARE_DENIED (10015): share reservation denied" },
+	{ NFS4ERR_WRONGSEC, "NFS4ERR_WRONGSEC (10016): wrong security flavor" },
+	{ NFS4ERR_CLID_INUSE, "NFS4ERR_CLID_INUSE (10017): clientid in use" },
+	{ NFS4ERR_MOVED, "NFS4ERR_MOVED (10019): file system moved" },
+	{ NFS4ERR_NOFILEHANDLE, "NFS4ERR_NOFILEHANDLE (10020): current FH is not set" },
+	{ NFS4ERR_STALE_CLIENTID, "NFS4ERR_STALE_CLIENTID (10022): server has rebooted" },
+	{ NFS4ERR_STALE_STATEID, "NFS4ERR_STALE_STATEID (10023): server has rebooted" },
+	{ NFS4ERR_OLD_STATEID, "NFS4ERR_OLD_STATEID (10024): state is out of sync" },
+	{ NFS4ERR_BAD_STATEID, "NFS4ERR_BAD_STATEID (10025): incorrect stateid" },
+	{ NFS4ERR_BAD_SEQID, "NFS4ERR_BAD_SEQID (10026): request is out of sequence" },
+	{ NFS4ERR_SYMLINK, "NFS4ERR_SYMLINK (10029): a symbolic link" },
+	{ NFS4ERR_ATTRNOTSUPP, "NFS4ERR_ATTRNOTSUPP (10032): attribute not supported" },
+	{ NFS4ERR_OP_ILLEGAL, "NFS4ERR_OP_ILLEGAL (10044): illegal operation" },
+	{ NFS4ERR_BADXDR, "NFS4ERR_BADXDR (10036): XDR decode failed" },
+	{ NFS4ERR_BADSESSION, "NFS4ERR_BADSESSION (10052): unknown session" },
+	{ NFS4ERR_BADSLOT, "NFS4ERR_BADSLOT (10053): slot id out of range" },
+	{ NFS4ERR_DEADSESSION, "NFS4ERR_DEADSESSION (10078): session is dead" },
+	{ NFS4ERR_SEQ_MISORDERED, "NFS4ERR_SEQ_MISORDERED (10063): sequence id out of order" },
+	{ NFS4ERR_SEQUENCE_POS, "NFS4ERR_SEQUENCE_POS (10064): SEQUENCE not first" },
+	{ NFS4ERR_REQ_TOO_BIG, "NFS4ERR_REQ_TOO_BIG (10065): request too big" },
+	{ NFS4ERR_REP_TOO_BIG, "NFS4ERR_REP_TOO_BIG (10066): reply too big" },
+	{ NFS4ERR_TOO_MANY_OPS, "NFS4ERR_TOO_MANY_OPS (10070): too many operations" },
+	{ NFS4ERR_RETRY_UNCACHED_REP, "NFS4ERR_RETRY_UNCACHED_REP (10068): retry of a reply not cached" },
+	{ NFS4ERR_SEQ_FALSE_RETRY, "NFS4ERR_SEQ_FALSE_RETRY (10076): retry differs from the original" },
+	{ NFS4ERR_CLIENTID_BUSY, "NFS4ERR_CLIENTID_BUSY (10074): client id holds state" },
+	{ NFS4ERR_COMPLETE_ALREADY, "NFS4ERR_COMPLETE_ALREADY (10054): reclaim already complete" },
+};
+
 static const struct errname mnt3_errors[] = {
 	{ MNT3ERR_PERM, "MNT3ERR_PERM (1): not owner" },
 	{ MNT3ERR_NOENT, "MNT3ERR_NOENT (2): no such export or directory" },
@@ -77,5 +113,8 @@ const char *nfsx_strerror(int err)
 	for (i = 0; i < sizeof(nfs3_errors) / sizeof(nfs3_errors[0]); i++)
 		if (nfs3_errors[i].code == err)
 			return nfs3_errors[i].text;
+	for (i = 0; i < sizeof(nfs4_errors) / sizeof(nfs4_errors[0]); i++)
+		if (nfs4_errors[i].code == err)
+			return nfs4_errors[i].text;
 	return "unknown NFS status";
 }

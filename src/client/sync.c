@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Synchronous single-call operations: see sync.h. */
 #include "client/sync.h"
+#include "client/sync4.h"
 
 #include <errno.h>
 #include <string.h>
@@ -89,6 +90,9 @@ int nfsx_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr 
 {
 	struct GETATTR3args a = { nc_fh3(fh) };
 
+	if (nc_is_v4(c))
+		return nc4_getattr(c, fh, attr);
+
 	return nc_sync_call(c, PROC(GETATTR), &a, x_getattr, attr);
 }
 
@@ -124,6 +128,9 @@ int nfsx_lookup(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 	struct LOOKUP3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 	int r;
 
+	if (nc_is_v4(c))
+		return nc4_lookup(c, dir, name, fh, attr);
+
 	r = nc_sync_call(c, PROC(LOOKUP), &a, x_lookup, &o);
 	if (r == 0 && attr && !o.have_attr)
 		r = nfsx_getattr(c, o.fh, attr);
@@ -158,8 +165,12 @@ int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *
 {
 	struct READ3args a = { nc_fh3(fh), off, len };
 	struct read_out o = { buf, len, 0, false };
-	int r = nc_sync_call(c, PROC(READ), &a, x_read, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_read(c, fh, off, buf, len, got, eof);
+
+	r = nc_sync_call(c, PROC(READ), &a, x_read, &o);
 	if (got)
 		*got = r == 0 ? o.got : 0;
 	if (eof)
@@ -193,8 +204,12 @@ int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const
 {
 	struct WRITE3args a = { nc_fh3(fh), off, len, how, { buf, len } };
 	struct write_out o = { 0, verf };
-	int r = nc_sync_call(c, PROC(WRITE), &a, x_write, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_write(c, fh, off, buf, len, how, written, verf);
+
+	r = nc_sync_call(c, PROC(WRITE), &a, x_write, &o);
 	if (written)
 		*written = r == 0 ? o.count : 0;
 	return r;
@@ -214,6 +229,9 @@ static int x_commit(void *res, void *out)
 int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE])
 {
 	struct COMMIT3args a = { nc_fh3(fh), 0, 0 };
+
+	if (nc_is_v4(c))
+		return nc4_commit(c, fh, verf);
 
 	return nc_sync_call(c, PROC(COMMIT), &a, x_commit, verf);
 }
@@ -282,6 +300,9 @@ int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 				 { 0 } };
 	int r;
 
+	if (nc_is_v4(c))
+		return nc4_create(c, dir, name, mode, exclusive, fh);
+
 	if (exclusive) {
 		/* The verifier makes a retransmitted create succeed, not EXIST. */
 		a.how.mode = EXCLUSIVE;
@@ -307,6 +328,9 @@ int nfsx_truncate(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t size)
 {
 	struct sattr3 s = { 0 };
 
+	if (nc_is_v4(c))
+		return nc4_truncate(c, fh, size);
+
 	s.size.set_it = true;
 	s.size.u.size = size;
 	return setattr(c, fh, &s);
@@ -319,8 +343,12 @@ int nfsx_mkdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 	struct made_out o = { fh ? fh : &tmp, false };
 	struct MKDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } },
 				mode_only(mode) };
-	int r = nc_sync_call(c, PROC(MKDIR), &a, x_mkdir, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_mkdir(c, dir, name, mode, fh);
+
+	r = nc_sync_call(c, PROC(MKDIR), &a, x_mkdir, &o);
 	if (r == 0 && !o.have_fh)
 		r = nfsx_lookup(c, dir, name, o.fh, NULL);
 	return r;
@@ -344,12 +372,18 @@ int nfsx_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
 	struct REMOVE3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
 
+	if (nc_is_v4(c))
+		return nc4_remove(c, dir, name);
+
 	return nc_sync_call(c, PROC(REMOVE), &a, x_remove, NULL);
 }
 
 int nfsx_rmdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name)
 {
 	struct RMDIR3args a = { { nc_fh3(dir), { (const uint8_t *)name, (uint32_t)strlen(name) } } };
+
+	if (nc_is_v4(c))
+		return nc4_remove(c, dir, name);
 
 	return nc_sync_call(c, PROC(RMDIR), &a, x_rmdir, NULL);
 }
@@ -378,8 +412,12 @@ int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 {
 	struct FSINFO3args a = { nc_fh3(root) };
 	struct fsinfo_out o = { 0 };
-	int r = nc_sync_call(c, PROC(FSINFO), &a, x_fsinfo, &o);
+	int r;
 
+	if (nc_is_v4(c))
+		return nc4_fsinfo(c, root, rtmax, wtmax, dtpref);
+
+	r = nc_sync_call(c, PROC(FSINFO), &a, x_fsinfo, &o);
 	if (r == 0) {
 		if (rtmax)
 			*rtmax = o.rtmax;

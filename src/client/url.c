@@ -77,9 +77,14 @@ static int option(struct nfsx_url *u, const char *opt, size_t len, char *err, si
 			return bad(err, errlen, "bad gid in %s", kv);
 		u->opts.gid = (uint32_t)v;
 	} else if (!strcmp(key, "version")) {
-		if (!util_parse_u32(val, vlen, 3, 3, &v))
-			return bad(err, errlen, "unsupported version in %s (only 3)", kv);
-		u->version = (unsigned)v;
+		/* "4" is NFSv4.1 for now, the only minor version spoken */
+		if (!strcmp(val, "3"))
+			u->version = 3;
+		else if (!strcmp(val, "4") || !strcmp(val, "4.1"))
+			u->version = 4;
+		else
+			return bad(err, errlen, "unsupported version in %s (3, 4 or 4.1)", kv);
+		u->opts.version = u->version;
 	} else if (!strcmp(key, "nconnect")) {
 		if (!util_parse_u32(val, vlen, 1, 16, &v))
 			return bad(err, errlen, "bad nconnect in %s (1-16)", kv);

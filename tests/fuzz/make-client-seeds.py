@@ -150,3 +150,68 @@ for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
 print("wrote %d seeds to %s" % (len(seeds), out))
+
+# ---- client-nfs4: COMPOUND4res bodies (after the RPC header) ----------
+out4 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "client-nfs4")
+OP_CLOSE, OP_GETATTR, OP_GETFH, OP_LOOKUP, OP_OPEN, OP_PUTFH = 4, 9, 10, 15, 18, 22
+OP_READ, OP_READDIR, OP_EXCHANGE_ID, OP_CREATE_SESSION, OP_SEQUENCE = 25, 26, 42, 43, 53
+SID = bytes(range(16))
+
+
+def compound(status, ops, tag=b""):
+    return u32(status) + opaque(tag) + u32(len(ops)) + b"".join(u32(op) + body for op, body in ops)
+
+
+def sequence():
+    return u32(0) + SID + u32(1, 0, 63, 63, 0)
+
+
+def bitmap(*bits):
+    words = [0] * (max(bits) // 32 + 1 if bits else 0)
+    for b in bits:
+        words[b // 32] |= 1 << (b % 32)
+    return u32(len(words), *words)
+
+
+def fattr4_full():
+    # type, size, fileid, mode, numlinks, owner, owner_group, time_modify
+    vals = (u32(1) + u64(5255225) + u64(10961316) + u32(0o644) + u32(1) +
+            opaque(b"1000") + opaque(b"users@example.org") + u64(1764650000) + u32(123))
+    return bitmap(1, 4, 20, 33, 35, 36, 37, 53) + opaque(vals)
+
+
+def entry(cookie, name, fh=True):
+    vals = u32(1) + opaque(b"\1" * 28) + u64(cookie + 1000) if fh else u64(cookie + 1000)
+    attrs = bitmap(1, 19, 20) + opaque(vals) if fh else bitmap(20) + opaque(vals)
+    return u32(1) + u64(cookie) + opaque(name) + attrs
+
+
+chan = u32(0, 1048576 + 16384, 1048576 + 16384, 4096, 16, 64) + u32(0)
+seeds4 = {
+    "getattr": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                            (OP_GETATTR, u32(0) + fattr4_full())]),
+    "walk": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)), (OP_LOOKUP, u32(0)),
+                         (OP_LOOKUP, u32(0)), (OP_GETFH, u32(0) + opaque(b"\7" * 32)),
+                         (OP_GETATTR, u32(0) + fattr4_full())]),
+    "readdir": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                            (OP_READDIR, u32(0) + b"verifier" + entry(3, b"a") +
+                             entry(4, b"bb") + entry(5, b"ccc", fh=False) + u32(0, 1))]),
+    "open-read-close": compound(0, [
+        (OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+        (OP_OPEN, u32(0) + u32(1) + b"\2" * 12 + u32(1) + u64(1, 2) + u32(4) + bitmap() + u32(0)),
+        (OP_READ, u32(0) + u32(1) + opaque(b"hello world")),
+        (OP_CLOSE, u32(0) + u32(2) + b"\2" * 12)]),
+    "exchange-id": compound(0, [(OP_EXCHANGE_ID, u32(0) + u64(0x6b0faddedc217117) + u32(1) +
+                                 u32(0x00010000) + u32(0) + u64(0) + opaque(b"nfsxd") +
+                                 opaque(b"scope") + u32(0))]),
+    "create-session": compound(0, [(OP_CREATE_SESSION, u32(0) + SID + u32(1, 0) + chan + chan)]),
+    "noent": compound(2, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)), (OP_LOOKUP, u32(2))]),
+    "badsession": compound(10052, [(OP_SEQUENCE, u32(10052))]),
+    "too-many-results": compound(0, [(OP_PUTFH, u32(0))] * 17),
+    "trailing-bytes": compound(0, [(OP_PUTFH, u32(0))]) + u32(0),
+}
+os.makedirs(out4, exist_ok=True)
+for name, data in seeds4.items():
+    with open(os.path.join(out4, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds to %s" % (len(seeds4), out4))

@@ -6,7 +6,9 @@
 # ls, stat, mkdir (-p), rm (-r), compared by sha256 with the export's
 # files on disk; identities from the URL (uid/gid); errors that name the
 # NFS status (NFS3ERR_NOENT, NFS3ERR_EXIST, NFS3ERR_ISDIR, NFS3ERR_NOTEMPTY
-# is not reached: rm -r empties first) and exit statuses 1 and 2.
+# is not reached: rm -r empties first) and exit statuses 1 and 2; ls,
+# stat, get, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 (?version=4.1),
+# compared with what NFSv3 showed, and nfsx bench refusing NFSv4.
 # Needs root (nfsxd resolves handles with open_by_handle_at; the tool
 # binds a privileged port for the default "secure" export).
 #
@@ -33,7 +35,7 @@ printf 'hello nfsx\n' >"$LOC/small.txt"
 printf 'served\n' >"$EXP/served.txt"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd tool --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+start_nfsxd tool --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn --nfs-vers 3,4 \
 	--export "$EXP:rw,no_root_squash"
 PID=$SERVER_PID
 if ! wait_port "$P" 10 "$PID"; then
@@ -64,8 +66,8 @@ run bogus frobnicate
 tap_ok $(( RC != 2 )) "an unknown command exits 2 (got $RC)"
 run badurl ls "http://127.0.0.1/x"
 tap_ok $(( RC == 0 )) "ls of a non-nfs URL fails (got $RC)"
-run v4 ls "$U?version=4"
-tap_ok $(( RC != 2 )) "version=4 in the URL is a usage error (got $RC)" || show_err v4
+run v2 ls "$U?version=2"
+tap_ok $(( RC != 2 )) "version=2 in the URL is a usage error (got $RC)" || show_err v2
 
 # --- put / get / cat ---
 run put put "$LOC/big.bin" "$U/big.bin"
@@ -176,6 +178,55 @@ err_has lsnoexp "MNT3ERR_NOENT"
 tap_ok $? "ls outside every export names the MOUNT status MNT3ERR_NOENT" || show_err lsnoexp
 [ -s "$WORK/lsnoexp-err.log" ]
 tap_ok $? "and says why: $(head -c 200 "$WORK/lsnoexp-err.log")"
+
+# --- the same over NFSv4.1 (?version=4.1; version=4 means 4.1 too) ---
+run ls4 ls "$U?version=4.1"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/ls4.out")" = "$(cat "$WORK/ls.out")" ]
+tap_ok $? "ls over NFSv4.1 lists what ls over NFSv3 listed" || show_err ls4
+run lsa4 ls -a "$U?version=4.1"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsa4.out")" = "$(cat "$WORK/lsa.out")" ]
+tap_ok $? "ls -a over NFSv4.1: the dot entries too, as over NFSv3" ||
+	{ show_err lsa4; tap_diag <"$WORK/lsa4.out"; }
+run lsl4 ls -l "$U?version=4"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4.out")" = "$(cat "$WORK/lsl.out")" ]
+tap_ok $? "ls -l over NFSv4.1: the same modes, owners, sizes and times as over NFSv3" ||
+	{ show_err lsl4; tap_diag <"$WORK/lsl4.out"; }
+run stat4 stat "$U/big.bin?version=4.1"
+[ "$RC" -eq 0 ] && for l in Size: Access: Fileid: Modify: Change:; do
+	[ "$(grep "$l" "$WORK/stat4.out")" = "$(grep "$l" "$WORK/stat.out")" ] || false
+done
+tap_ok $? "stat over NFSv4.1: size, type, mode, owner, fileid and times as over NFSv3" ||
+	tap_diag <"$WORK/stat4.out"
+run get4 get "$U/big.bin?version=4.1" "$WORK/back4.bin"
+[ "$RC" -eq 0 ] && [ "$(sum "$WORK/back4.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "get over NFSv4.1 brings back the same bytes" || show_err get4
+run cat4 cat "$U/big.bin?version=4.1"
+[ "$RC" -eq 0 ] && [ "$(sum "$WORK/cat4.out")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "cat over NFSv4.1 writes the same bytes" || show_err cat4
+run put4 put "$LOC/big.bin" "$U/d1/big4.bin?version=4.1"
+[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big4.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "put over NFSv4.1 (OPEN4_CREATE, WRITE, COMMIT)" || show_err put4
+run cp4 cp "$U/d1/big4.bin?version=4.1" "$U/d1/big3.bin"
+[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big3.bin")" = "$(sum "$LOC/big.bin")" ]
+tap_ok $? "cp from NFSv4.1 to NFSv3" || show_err cp4
+run mkdir4 mkdir -p "$U/d4/x/y?version=4.1"
+[ "$RC" -eq 0 ] && [ -d "$EXP/d4/x/y" ]
+tap_ok $? "mkdir -p over NFSv4.1" || show_err mkdir4
+run rm4 rm -r "$U/d4?version=4.1"
+[ "$RC" -eq 0 ] && [ ! -e "$EXP/d4" ]
+tap_ok $? "rm -r over NFSv4.1" || show_err rm4
+run rm4f rm "$U/d1/big4.bin?version=4.1"
+[ "$RC" -eq 0 ] && [ ! -e "$EXP/d1/big4.bin" ] && rm -f "$EXP/d1/big3.bin"
+tap_ok $? "rm over NFSv4.1" || show_err rm4f
+run rmroot4 rm -r "$U?version=4.1"
+[ "$RC" -eq 1 ] && [ -e "$EXP/served.txt" ] && err_has rmroot4 "export's root"
+tap_ok $? "rm -r of the export root over NFSv4.1 is refused too" || show_err rmroot4
+run statnoent4 stat "$U/no/such/file?version=4.1"
+[ "$RC" -eq 1 ] && err_has statnoent4 "NOENT"
+tap_ok $? "stat of a missing path over NFSv4.1: exit 1, NOENT" || show_err statnoent4
+run bench4 bench rw=read bs=4k size=64k runtime=1 "$U/bench4?version=4.1"
+[ "$RC" -ne 0 ] && err_has bench4 "not supported over NFSv4 yet"
+tap_ok $? "nfsx bench over NFSv4.1: a clear error, not a crash (exit $RC)" || show_err bench4
 
 # --- rm ---
 run rm rm "$U/big.bin"

@@ -386,7 +386,7 @@ int bench_run(const struct bench_opts *o, struct bench_job **jobs_out)
 		if (geteuid() == 0)
 			j->url.opts.privileged_port = true;
 		if (j->url.version && j->url.version != 3) {
-			fprintf(stderr, "nfsx bench: NFS version %u is not supported (NFSv3 only)\n",
+			fprintf(stderr, "nfsx bench: NFS version %u: not supported over NFSv4 yet (NFSv3 only)\n",
 				j->url.version);
 			rc = -EINVAL;
 			break;

@@ -56,7 +56,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		goto out;
 	}
 	if (u->version && u->version != 3) {
-		fprintf(stderr, "nfsx bench: NFS version %u is not supported (NFSv3 only)\n",
+		fprintf(stderr, "nfsx bench: NFS version %u: not supported over NFSv4 yet (NFSv3 only)\n",
 			u->version);
 		status = 2;
 		goto out;

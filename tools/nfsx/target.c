@@ -62,10 +62,6 @@ int target_open(struct target *t, const char *arg)
 		msg(arg, "%s", err);
 		return 2;
 	}
-	if (t->url.version && t->url.version != 3) {
-		msg(arg, "NFS version %u is not supported (NFSv3 only)", t->url.version);
-		return 2;
-	}
 	/* as root, use a source port below 1024 as the kernel and libnfs do,
 	 * so that exports with the (default) "secure" option accept us */
 	if (geteuid() == 0)

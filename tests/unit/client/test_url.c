@@ -33,7 +33,10 @@ int main(void)
 		"nfs://user@host/x",
 		"nfs://host/x?nconnect=0",
 		"nfs://host/x?nconnect=17",
-		"nfs://host/x?version=4",
+		"nfs://host/x?version=2",
+		"nfs://host/x?version=4.0",
+		"nfs://host/x?version=4.2",
+		"nfs://host/x?version=41",
 		"nfs://host/x?uid=4294967296",
 		"nfs://host/x?uid=-1",
 		"nfs://host/x?uid=",
@@ -92,5 +95,10 @@ int main(void)
 		longurl[301] = '\0';
 		ok(parse(longurl) == -EINVAL, "a host longer than 255 bytes is refused");
 	}
+	ok(parse("nfs://h/x?version=4.1") == 0 && u.version == 4 && u.opts.version == 4,
+	   "version=4.1 is NFSv4.1: %s", err);
+	ok(parse("nfs://h/x?version=4") == 0 && u.version == 4 && u.opts.version == 4,
+	   "version=4 is NFSv4.1 too: %s", err);
+	ok(parse("nfs://h/x") == 0 && u.opts.version == 3, "the default is NFSv3");
 	return tap_done();
 }

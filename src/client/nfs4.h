@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NFSv4.1 inside the library: the session of a context and what the
+ * synchronous API over NFSv4.1 shares (not installed).
+ *
+ * DESIGN
+ * - One session per context, made by nfsx4_session_open() (EXCHANGE_ID
+ *   with an owner unique to the context, CREATE_SESSION, RECLAIM_COMPLETE)
+ *   and destroyed by nfsx_ctx_free() (DESTROY_SESSION, DESTROY_CLIENTID).
+ * - The fore channel's slot table: a COMPOUND takes the lowest free slot
+ *   below the server's target (sr_target_highest_slotid + 1, never above
+ *   what CREATE_SESSION granted) and waits in a FIFO when there is none.
+ *   A slot's sequence id moves on only when SEQUENCE succeeded: after a
+ *   SEQUENCE error (NFS4ERR_DELAY included) or a transport failure the
+ *   same sequence id is used again (RFC 8881 2.10.6.1).
+ * - A retry after a transport failure reuses the slot's sequence id; when
+ *   the server had done it (NFS4ERR_RETRY_UNCACHED_REP: we never ask it
+ *   to cache replies; or SEQ_FALSE_RETRY) the slot moves on and the sync
+ *   layer sends again.
+ * - Recovery: a SEQUENCE answered NFS4ERR_BADSESSION or DEADSESSION
+ *   (the server restarted, or dropped the session), or SEQ_MISORDERED
+ *   (a slot out of step with the server's), makes the next
+ *   synchronous call make a new session, with the client id it has, and
+ *   with a new one (EXCHANGE_ID again) when CREATE_SESSION says the
+ *   client id is gone (STALE_CLIENTID, or anything but success); the
+ *   call is then sent again, once. Open state is not reclaimed: the sync
+ *   API holds none between calls.
+ * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
+ *   (the root's lease_time, read after CREATE_SESSION) after the last
+ *   SEQUENCE that succeeded.
+ * - No back channel: CREATE_SESSION asks for none (no
+ *   CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server grants no
+ *   delegations and sends no callbacks; OPENs ask for no delegation.
+ */
+#ifndef NFSX_CLIENT_NFS4_H
+#define NFSX_CLIENT_NFS4_H
+
+#include "client/internal.h"
+
+#define NC4_MINOR 1
+#define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
+#define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
+
+struct nc4_slot {
+	uint32_t seq;                /* last sequence id the server accepted */
+	bool busy;
+};
+
+struct nc4_req;
+
+struct nc4_session {
+	bool up;
+	bool have_clientid;          /* EXCHANGE_ID done, the client id not lost */
+	uint32_t gen;                /* sessions made: replies of an older one free no slot */
+	clientid4 clientid;
+	sequenceid4 cs_seq;
+	sessionid4 sid;
+	uint32_t nslots;             /* granted by CREATE_SESSION */
+	uint32_t target;             /* slots usable now (server's target + 1) */
+	uint32_t maxops;             /* operations per COMPOUND granted */
+	uint32_t maxreq, maxresp;    /* bytes granted */
+	struct nc4_slot *slots;
+	struct nc_list waitq;        /* nc4_req waiting for a slot */
+	char owner[160];             /* EXCHANGE_ID's co_ownerid */
+	char open_owner[32];         /* the open-owner of the sync API */
+	verifier4 verf;
+	uint32_t lease_s;            /* the server's lease_time (90 until known) */
+	uint64_t renewed;            /* when the last successful SEQUENCE was sent */
+	bool renewing;               /* a SEQUENCE of lease renewal in flight */
+};
+
+/*
+ * Lease renewal while idle: when nothing succeeded on the session for a
+ * third of the lease, a COMPOUND of SEQUENCE alone renews it (RFC 8881
+ * 8.3), sent from nfsx_service; the context's timer wakes the
+ * application's poll for it.
+ * nc4_renew_deadline - when the next renewal is due.
+ * Return values: a CLOCK_MONOTONIC time in ns, or 0 for none.
+ * nc4_renew - send it if it is due at @now.
+ */
+uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx);
+void nc4_renew(struct nfsx_ctx *ctx, uint64_t now);
+
+/*
+ * nc4_check_reply - results answer @ops in order, no more of them than
+ * were sent, and a short list ends with an error; counts each result in
+ * its operation's statistics.
+ * Return values: 0, or -EPROTO.
+ */
+int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+		    const struct nfsx4_res *r);
+
+/* Destroy the session and the client id (nfsx_ctx_free, synchronous);
+ * pending COMPOUNDs waiting for a slot complete with -ECANCELED. */
+void nc4_session_close(struct nfsx_ctx *ctx);
+
+/*
+ * Copy what is kept out of a reply while the callback runs.
+ * Return values: 0, a positive nfsstat4, or a negative errno.
+ */
+typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
+
+/*
+ * nc4_sync - @ops in a COMPOUND of the session (made first if there is
+ * none), waited for; NFS4ERR_DELAY (from SEQUENCE or any operation) is
+ * retried with back-off (10 ms doubling to 1 s) for up to the context's
+ * timeo. @extract sees every reply, whatever its status.
+ * Return values: a negative errno, else what @extract returned.
+ */
+int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+	     nc4_extract_fn extract, void *out);
+
+/* The status every result starts with. */
+static inline enum nfsstat4 nc4_op_status(const struct nfs_resop4 *r)
+{
+	return r->u.opillegal.status;
+}
+
+#endif

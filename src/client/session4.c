@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NFSv4.1 session of a context: client id, session, the fore
+ * channel's slot table and SEQUENCE, the synchronous wait with
+ * NFS4ERR_DELAY back-off. See nfs4.h.
+ *
+ * The client owner must differ between contexts, even two in one
+ * process (a server takes two contexts with one owner for one client
+ * rebooting, and the second EXCHANGE_ID then destroys the first one's
+ * state): it is the host name, the process id, a process-wide counter
+ * and 64 random bits. The counter is the library's only process-wide
+ * mutable state, an atomic.
+ */
+#include "client/nfs4.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "client/attr4.h"
+#include "client/sync.h"
+
+#define CS_MAXOPS NFSX4_MAX_OPS
+#define DELAY_MIN_MS 10u
+#define DELAY_MAX_MS 1000u
+
+static atomic_uint owner_counter;
+
+struct nc4_req {
+	struct nc_list link;
+	struct nfsx4_args args;
+	struct nfs_argop4 ops[NFSX4_MAX_OPS];
+	uint32_t slot, gen;
+	uint64_t t_sent;
+	nfsx_cb cb;
+	void *priv;
+};
+
+/* ---- synchronous waits ------------------------------------------------ */
+
+struct wait4 {
+	bool done;
+	int err;
+	bool delay;
+	bool lost;                 /* the session is gone: make one, send again */
+	nc4_extract_fn extract;
+	void *out;
+};
+
+static void wait4_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct wait4 *w = priv;
+	const struct nfsx4_res *r = res;
+
+	(void)ctx;
+	w->done = true;
+	w->err = err;
+	w->delay = false;
+	w->lost = false;
+	if (err)
+		return;
+	/* A retried sequence id the server had done (answered by SEQUENCE,
+	 * see seq_result, or by the operation after it): the slot has moved
+	 * on, send again as after a DELAY. */
+	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    r->status == NFS4ERR_SEQ_FALSE_RETRY) {
+		w->delay = true;
+		return;
+	}
+	/* The session is gone, or a slot's sequence id is out of step with
+	 * the server's (nothing tells by how much): a new session. */
+	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&
+	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
+	     r->status == NFS4ERR_SEQ_MISORDERED)) {
+		w->lost = true;
+		w->err = (int)r->status;
+		return;
+	}
+	w->err = w->extract ? w->extract(r, w->out) : (int)r->status;
+}
+
+static int wait4_run(struct nfsx_ctx *ctx, struct wait4 *w)
+{
+	while (!w->done)
+		nfsx_run_once(ctx, -1);
+	return w->err;
+}
+
+/* Run the loop for @ms without a call of ours in flight. */
+static void pause_ms(struct nfsx_ctx *ctx, unsigned ms)
+{
+	uint64_t end = nc_now() + (uint64_t)ms * 1000000u;
+	uint64_t now;
+
+	while ((now = nc_now()) < end)
+		nfsx_run_once(ctx, (int)((end - now) / 1000000u) + 1);
+}
+
+/* A COMPOUND outside the session, DELAY retried as in nc4_sync. */
+static int sync_raw(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+		    nc4_extract_fn extract, void *out)
+{
+	uint64_t give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
+	unsigned backoff = DELAY_MIN_MS;
+	int r;
+
+	if (nc_sync_forbidden(ctx))
+		return -EDEADLK;
+	for (;;) {
+		struct wait4 w = { .extract = extract, .out = out };
+
+		r = nfsx4_compound(ctx, NC4_MINOR, ops, nops, wait4_cb, &w);
+		if (r < 0)
+			return r;
+		r = wait4_run(ctx, &w);
+		if (!w.delay)
+			return r;
+		if (nc_now() >= give_up)
+			return NFS4ERR_DELAY;
+		pause_ms(ctx, backoff);
+		backoff = backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : backoff * 2;
+	}
+}
+
+int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+	     nc4_extract_fn extract, void *out)
+{
+	uint64_t give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
+	unsigned backoff = DELAY_MIN_MS;
+	bool recovered = false;
+	int r;
+
+	if (nc_sync_forbidden(ctx))
+		return -EDEADLK;
+	if ((!ctx->v4 || !ctx->v4->up) && (r = nfsx4_session_open(ctx)) != 0)
+		return r;
+	for (;;) {
+		struct wait4 w = { .extract = extract, .out = out };
+
+		r = nfsx4_call(ctx, ops, nops, wait4_cb, &w);
+		if (r < 0)
+			return r;
+		r = wait4_run(ctx, &w);
+		if (w.lost && !recovered && ctx->v4) {
+			recovered = true;
+			ctx->v4->up = false;
+			r = nfsx4_session_open(ctx);
+			if (r != 0)
+				return r;
+			continue;
+		}
+		if (!w.delay)
+			return r;
+		if (nc_now() >= give_up)
+			return NFS4ERR_DELAY;
+		pause_ms(ctx, backoff);
+		backoff = backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : backoff * 2;
+	}
+}
+
+/* ---- client id and session ------------------------------------------ */
+
+static void make_owner(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	unsigned n = atomic_fetch_add(&owner_counter, 1);
+	uint64_t rnd;
+	char host[64];
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = nc_now() ^ (uint64_t)(uintptr_t)ctx;
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(s->owner, sizeof(s->owner), "nfsx/%s/%ld/%u/%016" PRIx64, host, (long)getpid(),
+		 n, rnd);
+	snprintf(s->open_owner, sizeof(s->open_owner), "nfsx-open-%u", n);
+	if (getrandom(s->verf.val, sizeof(s->verf.val), 0) != sizeof(s->verf.val))
+		memcpy(s->verf.val, &rnd, sizeof(s->verf.val));
+}
+
+static int x_exchange_id(const struct nfsx4_res *r, void *out)
+{
+	struct nc4_session *s = out;
+	const struct EXCHANGE_ID4resok *ok;
+
+	if (r->status != NFS4_OK)
+		return (int)r->status;
+	ok = &r->ops[0].u.opexchange_id.u.eir_resok4;
+	s->clientid = ok->eir_clientid;
+	s->cs_seq = ok->eir_sequenceid;
+	return 0;
+}
+
+static int x_create_session(const struct nfsx4_res *r, void *out)
+{
+	struct nc4_session *s = out;
+	const struct CREATE_SESSION4resok *ok;
+	const struct channel_attrs4 *f;
+
+	if (r->status != NFS4_OK)
+		return (int)r->status;
+	ok = &r->ops[0].u.opcreate_session.u.csr_resok4;
+	f = &ok->csr_fore_chan_attrs;
+	if (f->ca_maxrequests == 0 || f->ca_maxoperations < 2)
+		return -EPROTO;
+	s->sid = ok->csr_sessionid;
+	s->nslots = f->ca_maxrequests;
+	s->maxops = f->ca_maxoperations;
+	s->maxreq = f->ca_maxrequestsize;
+	s->maxresp = f->ca_maxresponsesize;
+	return 0;
+}
+
+static void chan_attrs(struct channel_attrs4 *c, uint32_t req, uint32_t resp, uint32_t slots)
+{
+	memset(c, 0, sizeof(*c));
+	c->ca_maxrequestsize = req;
+	c->ca_maxresponsesize = resp;
+	c->ca_maxresponsesize_cached = 4096;
+	c->ca_maxoperations = CS_MAXOPS;
+	c->ca_maxrequests = slots;
+}
+
+static int x_status(const struct nfsx4_res *r, void *out)
+{
+	(void)out;
+	return (int)r->status;
+}
+
+static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s);
+static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s);
+static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s);
+static void dispatch(struct nfsx_ctx *ctx);
+static int free_slot(const struct nc4_session *s);
+
+int nfsx4_session_open(struct nfsx_ctx *ctx)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nfs_argop4 op;
+	int r;
+
+	if (nc_sync_forbidden(ctx))
+		return -EDEADLK;
+	if (s && s->up)
+		return 0;
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		nc_list_init(&s->waitq);
+		s->lease_s = 90;
+		make_owner(ctx, s);
+		ctx->v4 = s;
+	}
+	if (!s->have_clientid && (r = exchange_id(ctx, s)) != 0)
+		return r;
+	r = create_session(ctx, s);
+	if (r != 0 && r != NFS4ERR_DELAY && r > 0 && s->gen > 0) {
+		/* The client id went with the session: a new one. */
+		s->have_clientid = false;
+		if ((r = exchange_id(ctx, s)) != 0)
+			return r;
+		r = create_session(ctx, s);
+	}
+	if (r != 0)
+		return r;
+	s->cs_seq++;
+	s->gen++;
+	if (s->nslots > NC_SLOTS_MAX)
+		s->nslots = NC_SLOTS_MAX;
+	free(s->slots);
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
+	if (!s->slots)
+		return -ENOMEM;
+	s->target = s->nslots;
+	s->renewed = nc_now();
+	s->renewing = false;
+	s->up = true;
+
+	/* Nothing to reclaim: a new client (RFC 8881 18.51). */
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_RECLAIM_COMPLETE;
+	op.u.opreclaim_complete.rca_one_fs = false;
+	r = nc4_sync(ctx, &op, 1, x_status, NULL);
+	if (r == NFS4ERR_COMPLETE_ALREADY)
+		r = 0;
+	if (r == 0)
+		read_lease(ctx, s);
+	if (r == 0)
+		dispatch(ctx);
+	return r;
+}
+
+static int x_lease(const struct nfsx4_res *r, void *out)
+{
+	struct nc4_session *s = out;
+	struct nc4_attrs a;
+
+	if (r->status != NFS4_OK || r->nops != 3 ||
+	    nc4_attr_decode(&r->ops[2].u.opgetattr.u.resok4.obj_attributes, &a) < 0)
+		return 0; /* keep the default */
+	if (a.lease_time >= 1 && a.lease_time <= 86400)
+		s->lease_s = a.lease_time;
+	return 0;
+}
+
+/* The lease, for renewal: lease_time of the pseudo root (RFC 8881 5.8.1.11). */
+static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 ops[2];
+	uint32_t w[1] = { 1u << FATTR4_LEASE_TIME };
+
+	memset(ops, 0, sizeof(ops));
+	ops[0].argop = OP_PUTROOTFH;
+	ops[1].argop = OP_GETATTR;
+	ops[1].u.opgetattr.attr_request.len = 1;
+	ops[1].u.opgetattr.attr_request.val = w;
+	nc4_sync(ctx, ops, 2, x_lease, s);
+}
+
+uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx)
+{
+	const struct nc4_session *s = ctx->v4;
+
+	/* With every slot busy, the replies on the way renew the lease: no
+	 * deadline then (one in the past would spin the loop). */
+	if (!s || !s->up || s->renewing || free_slot(s) < 0)
+		return 0;
+	return s->renewed + (uint64_t)s->lease_s * 1000000000u / 3;
+}
+
+static void renew_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	const struct nfsx4_res *r = res;
+
+	(void)priv;
+	if (!ctx->v4)
+		return;
+	ctx->v4->renewing = false;
+	/* A failure shows in the next call (BADSESSION: recovery); until then
+	 * the next try is a third of the lease away, not at once. */
+	if (err || r->status != NFS4_OK)
+		ctx->v4->renewed = nc_now();
+}
+
+void nc4_renew(struct nfsx_ctx *ctx, uint64_t now)
+{
+	struct nc4_session *s = ctx->v4;
+	uint64_t due = nc4_renew_deadline(ctx);
+
+	if (!due || now < due)
+		return;
+	/* No room for the SEQUENCE: the next reply moves the deadline on. */
+	if (nfsx4_call(ctx, NULL, 0, renew_done, NULL) == 0)
+		s->renewing = true;
+	else
+		s->renewed = now;
+}
+
+static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 op;
+	int r;
+
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_EXCHANGE_ID;
+	op.u.opexchange_id.eia_clientowner.co_verifier = s->verf;
+	op.u.opexchange_id.eia_clientowner.co_ownerid.data = (const uint8_t *)s->owner;
+	op.u.opexchange_id.eia_clientowner.co_ownerid.len = (uint32_t)strlen(s->owner);
+	op.u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
+	op.u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
+	r = sync_raw(ctx, &op, 1, x_exchange_id, s);
+	if (r == 0)
+		s->have_clientid = true;
+	return r;
+}
+
+static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct nfs_argop4 op;
+	uint32_t resp;
+
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_CREATE_SESSION;
+	op.u.opcreate_session.csa_clientid = s->clientid;
+	op.u.opcreate_session.csa_sequence = s->cs_seq;
+	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
+	op.u.opcreate_session.csa_flags = 0;
+	resp = NC4_IO_MAX + NC4_HEADROOM;
+	if (resp > ctx->o.max_reply)
+		resp = ctx->o.max_reply;
+	chan_attrs(&op.u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
+		   ctx->o.slots);
+	chan_attrs(&op.u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
+	op.u.opcreate_session.csa_cb_program = 0x40000000;
+	return sync_raw(ctx, &op, 1, x_create_session, s);
+}
+
+uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
+{
+	return c->v4 && c->v4->up ? c->v4->clientid : 0;
+}
+
+void nc4_session_close(struct nfsx_ctx *ctx)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nfs_argop4 op;
+
+	if (!s)
+		return;
+	if (s->up && !nc_sync_forbidden(ctx) && !ctx->dying) {
+		/* DESTROY_SESSION may be alone in its COMPOUND (RFC 8881 18.37.3). */
+		memset(&op, 0, sizeof(op));
+		op.argop = OP_DESTROY_SESSION;
+		op.u.opdestroy_session.dsa_sessionid = s->sid;
+		sync_raw(ctx, &op, 1, x_status, NULL);
+		memset(&op, 0, sizeof(op));
+		op.argop = OP_DESTROY_CLIENTID;
+		op.u.opdestroy_clientid.dca_clientid = s->clientid;
+		sync_raw(ctx, &op, 1, x_status, NULL);
+	}
+	s->up = false;
+	while (!nc_list_empty(&s->waitq)) {
+		struct nc4_req *q = nc_container_of(s->waitq.next, struct nc4_req, link);
+
+		nc_list_del(&q->link);
+		q->cb(ctx, -ECANCELED, NULL, q->priv);
+		free(q);
+	}
+	free(s->slots);
+	free(s);
+	ctx->v4 = NULL;
+}
+
+/* ---- SEQUENCE and the slot table --------------------------------------- */
+
+static int free_slot(const struct nc4_session *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->target && i < s->nslots; i++)
+		if (!s->slots[i].busy)
+			return (int)i;
+	return -1;
+}
+
+static uint32_t highest_busy(const struct nc4_session *s)
+{
+	uint32_t i, h = 0;
+
+	for (i = 0; i < s->nslots; i++)
+		if (s->slots[i].busy)
+			h = i;
+	return h;
+}
+
+static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv);
+
+static int req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
+{
+	struct nc4_session *s = ctx->v4;
+	struct SEQUENCE4args *sa = &q->ops[0].u.opsequence;
+	int r;
+
+	q->slot = slot;
+	q->gen = s->gen;
+	q->t_sent = nc_now();
+	s->slots[slot].busy = true;
+	memset(&q->ops[0], 0, sizeof(q->ops[0]));
+	q->ops[0].argop = OP_SEQUENCE;
+	sa->sa_sessionid = s->sid;
+	sa->sa_sequenceid = s->slots[slot].seq + 1;
+	sa->sa_slotid = slot;
+	sa->sa_highest_slotid = highest_busy(s);
+	sa->sa_cachethis = false;
+	r = nfsx_call(ctx, &nfsx_nfs4_compound, &q->args, req_done, q);
+	if (r < 0)
+		s->slots[slot].busy = false;
+	return r;
+}
+
+/* Slots freed: send what waits, as long as slots last. */
+static void dispatch(struct nfsx_ctx *ctx)
+{
+	struct nc4_session *s = ctx->v4;
+	int slot;
+
+	while (s->up && !nc_list_empty(&s->waitq) && (slot = free_slot(s)) >= 0) {
+		struct nc4_req *q = nc_container_of(s->waitq.next, struct nc4_req, link);
+		int r;
+
+		nc_list_del(&q->link);
+		r = req_send(ctx, q, (uint32_t)slot);
+		if (r < 0) {
+			q->cb(ctx, r, NULL, q->priv);
+			free(q);
+		}
+	}
+}
+
+/* What the reply's SEQUENCE says about the slot and the table. */
+static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfsx4_res *r)
+{
+	const struct SEQUENCE4res *sr;
+	const struct SEQUENCE4resok *ok;
+
+	if (r->nops < 1)
+		return -EPROTO;
+	sr = &r->ops[0].u.opsequence;
+	/* The server has done that sequence id already (the call we retried
+	 * after a transport failure had reached it, or the slot was used
+	 * behind our back: a "false retry"): it is used up. */
+	if (sr->sr_status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    sr->sr_status == NFS4ERR_SEQ_FALSE_RETRY)
+		s->slots[q->slot].seq = q->ops[0].u.opsequence.sa_sequenceid;
+	if (sr->sr_status != NFS4_OK)
+		return 0;
+	ok = &sr->u.sr_resok4;
+	if (ok->sr_slotid != q->slot ||
+	    ok->sr_sequenceid != q->ops[0].u.opsequence.sa_sequenceid ||
+	    memcmp(ok->sr_sessionid.val, s->sid.val, sizeof(s->sid.val)) != 0)
+		return -EPROTO;
+	s->slots[q->slot].seq = ok->sr_sequenceid;
+	if (q->t_sent > s->renewed)
+		s->renewed = q->t_sent;
+	/* Use no slot above the server's target, nor above its highest. */
+	s->target = ok->sr_target_highest_slotid + 1;
+	if (ok->sr_highest_slotid + 1 < s->target)
+		s->target = ok->sr_highest_slotid + 1;
+	if (s->target > s->nslots || s->target == 0)
+		s->target = s->nslots;
+	return 0;
+}
+
+static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct nc4_req *q = priv;
+	struct nc4_session *s = ctx->v4;
+
+	/* A reply from a session replaced since frees no slot of this one. */
+	if (s && q->gen != s->gen)
+		s = NULL;
+	if (s)
+		s->slots[q->slot].busy = false;
+	if (!err)
+		err = nc4_check_reply(ctx, q->ops, q->args.nops, res);
+	if (!err && s)
+		err = seq_result(s, q, res);
+	q->cb(ctx, err, err ? NULL : res, q->priv);
+	free(q);
+	if (ctx->v4)
+		dispatch(ctx);
+}
+
+int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
+	       nfsx_cb cb, void *priv)
+{
+	struct nc4_session *s = c->v4;
+	struct nc4_req *q;
+	int slot, r;
+
+	if (!s || !s->up)
+		return -ENOTCONN;
+	if (nops + 1 > NFSX4_MAX_OPS || nops + 1 > s->maxops)
+		return -E2BIG;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	nc_list_init(&q->link);
+	if (nops)
+		memcpy(&q->ops[1], ops, nops * sizeof(*ops));
+	q->args.minorversion = NC4_MINOR;
+	q->args.nops = nops + 1;
+	q->args.ops = q->ops;
+	q->cb = cb;
+	q->priv = priv;
+	slot = free_slot(s);
+	if (slot < 0) {
+		nc_list_add_tail(&s->waitq, &q->link);
+		return 0;
+	}
+	r = req_send(c, q, (uint32_t)slot);
+	if (r < 0)
+		free(q);
+	return r;
+}

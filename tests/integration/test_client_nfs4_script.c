@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libnfsx's NFSv4.1 session rules against a scripted server: a thread
+ * of the test on 127.0.0.1 (an ephemeral port) that answers EXCHANGE_ID,
+ * CREATE_SESSION (4 slots) and the setup COMPOUNDs, then answers each
+ * later COMPOUND as the test's script says, logging the SEQUENCE slot
+ * and sequence id of every COMPOUND it received. Checked:
+ * - NFS4ERR_DELAY from an operation after SEQUENCE: sent again with the
+ *   slot's next sequence id (the first one was used, RFC 8881 2.10.6),
+ *   after a back-off (10 ms, then 20 ms);
+ * - NFS4ERR_DELAY from SEQUENCE itself: sent again with the same one;
+ * - DELAY without end: the call gives up after the context's timeo;
+ * - DELAY to EXCHANGE_ID (outside the session): sent again;
+ * - the server's target highest slot id: 0 makes the client use slot 0
+ *   only, however many COMPOUNDs it has queued;
+ * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "client/internal.h"
+#include "client/nfs4.h"
+#include "tap.h"
+#include "xdr/nfs4_compound.h"
+
+enum script {
+	S_OK,             /* every operation succeeds */
+	S_OP_DELAY,       /* the operation after SEQUENCE: DELAY (delays left) */
+	S_SEQ_DELAY,      /* SEQUENCE: DELAY (delays left) */
+};
+
+#define LOG_MAX 1024
+
+struct seqlog {
+	uint32_t slot, seq, highest, first_op;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	int lfd;
+	uint16_t port;
+	enum script script;
+	int delays;                /* DELAYs left to give */
+	uint32_t target;           /* sr_target_highest_slotid */
+	unsigned nlog;
+	struct seqlog log[LOG_MAX];
+	unsigned destroy_session, destroy_clientid;
+	unsigned exchange_ids, exid_delays;
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1 };
+
+static const uint8_t SID[16] = "nfsx-test-sessn";
+
+static bool read_full(int fd, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static void chan(struct channel_attrs4 *c, uint32_t slots)
+{
+	memset(c, 0, sizeof(*c));
+	c->ca_maxrequestsize = 1u << 20;
+	c->ca_maxresponsesize = 1u << 20;
+	c->ca_maxresponsesize_cached = 4096;
+	c->ca_maxoperations = 16;
+	c->ca_maxrequests = slots;
+}
+
+/* The results of @ops (@n of them), as the script says. */
+static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_resop4 *res,
+		       uint32_t *attrw, uint8_t *attrv)
+{
+	uint32_t i, status = NFS4_OK;
+
+	pthread_mutex_lock(&srv.lock);
+	if (n && ops[0].argop == OP_SEQUENCE && srv.nlog < LOG_MAX) {
+		const struct SEQUENCE4args *sa = &ops[0].u.opsequence;
+
+		srv.log[srv.nlog++] = (struct seqlog){ sa->sa_slotid, sa->sa_sequenceid,
+						       sa->sa_highest_slotid,
+						       n > 1 ? ops[1].argop : 0 };
+	}
+	for (i = 0; i < n && status == NFS4_OK; i++) {
+		struct nfs_resop4 *r = &res[i];
+
+		memset(r, 0, sizeof(*r));
+		r->resop = ops[i].argop;
+		switch (ops[i].argop) {
+		case OP_EXCHANGE_ID:
+			srv.exchange_ids++;
+			if (srv.exid_delays > 0) {
+				srv.exid_delays--;
+				status = r->u.opexchange_id.eir_status = NFS4ERR_DELAY;
+				break;
+			}
+			r->u.opexchange_id.u.eir_resok4.eir_clientid = 0x1234;
+			r->u.opexchange_id.u.eir_resok4.eir_sequenceid = 1;
+			r->u.opexchange_id.u.eir_resok4.eir_flags = EXCHGID4_FLAG_USE_NON_PNFS;
+			break;
+		case OP_CREATE_SESSION:
+			memcpy(r->u.opcreate_session.u.csr_resok4.csr_sessionid.val, SID, 16);
+			r->u.opcreate_session.u.csr_resok4.csr_sequence =
+				ops[i].u.opcreate_session.csa_sequence;
+			chan(&r->u.opcreate_session.u.csr_resok4.csr_fore_chan_attrs, 4);
+			chan(&r->u.opcreate_session.u.csr_resok4.csr_back_chan_attrs, 1);
+			break;
+		case OP_SEQUENCE: {
+			struct SEQUENCE4resok *ok = &r->u.opsequence.u.sr_resok4;
+
+			if (srv.script == S_SEQ_DELAY && srv.delays > 0) {
+				srv.delays--;
+				status = r->u.opsequence.sr_status = NFS4ERR_DELAY;
+				break;
+			}
+			memcpy(ok->sr_sessionid.val, SID, 16);
+			ok->sr_sequenceid = ops[i].u.opsequence.sa_sequenceid;
+			ok->sr_slotid = ops[i].u.opsequence.sa_slotid;
+			ok->sr_highest_slotid = 3;
+			ok->sr_target_highest_slotid = srv.target;
+			break;
+		}
+		case OP_GETATTR:
+			/* type and size: a regular file of 4242 bytes */
+			attrw[0] = 1u << FATTR4_TYPE | 1u << FATTR4_SIZE;
+			xdr__put32(attrv, NF4REG);
+			xdr__put32(attrv + 4, 0);
+			xdr__put32(attrv + 8, 4242);
+			r->u.opgetattr.u.resok4.obj_attributes.attrmask.len = 1;
+			r->u.opgetattr.u.resok4.obj_attributes.attrmask.val = attrw;
+			r->u.opgetattr.u.resok4.obj_attributes.attr_vals.data = attrv;
+			r->u.opgetattr.u.resok4.obj_attributes.attr_vals.len = 12;
+			if (ops[0].argop == OP_PUTROOTFH) /* the lease: none given */
+				r->u.opgetattr.u.resok4.obj_attributes.attrmask.len = 0,
+				r->u.opgetattr.u.resok4.obj_attributes.attr_vals.len = 0;
+			break;
+		case OP_DESTROY_SESSION:
+			srv.destroy_session++;
+			break;
+		case OP_DESTROY_CLIENTID:
+			srv.destroy_clientid++;
+			break;
+		default:
+			break;
+		}
+		if (i == 1 && srv.script == S_OP_DELAY && srv.delays > 0) {
+			srv.delays--;
+			status = r->u.opillegal.status = NFS4ERR_DELAY;
+		}
+	}
+	pthread_mutex_unlock(&srv.lock);
+	return status;
+}
+
+static void *serve(void *arg)
+{
+	int fd = accept(srv.lfd, NULL, NULL);
+	static uint8_t in[1 << 21], out[1 << 16], arena_mem[1 << 20];
+
+	(void)arg;
+	for (;;) {
+		struct nfs_argop4 ops[NFSX4_MAX_OPS];
+		struct nfs_resop4 res[NFSX4_MAX_OPS];
+		struct nfs4_args_head h;
+		struct nfs4_res_head rh;
+		struct xdr_arena a;
+		struct xdr_dec d;
+		struct xdr_enc e;
+		struct xdr_bytes cred, verf;
+		uint32_t marker, len, xid, v, n = 0, i, attrw[1];
+		uint8_t attrv[12];
+		uint32_t status;
+
+		if (fd < 0 || !read_full(fd, &marker, 4))
+			break;
+		len = ntohl(marker) & 0x7fffffffu;
+		if (len > sizeof(in) || !read_full(fd, in, len))
+			break;
+		xdr_arena_init(&a, arena_mem, sizeof(arena_mem));
+		xdr_dec_init(&d, in, len, &a);
+		if (!xdr_dec_u32(&d, &xid) || !xdr_dec_u32(&d, &v) || !xdr_dec_u32(&d, &v) ||
+		    !xdr_dec_u32(&d, &v) || !xdr_dec_u32(&d, &v) || !xdr_dec_u32(&d, &v) ||
+		    !xdr_dec_u32(&d, &v) || !xdr_dec_bytes(&d, &cred, 400) ||
+		    !xdr_dec_u32(&d, &v) || !xdr_dec_bytes(&d, &verf, 400) ||
+		    !nfs4_dec_compound_args_head(&d, &h) || h.nops > NFSX4_MAX_OPS)
+			break;
+		for (i = 0; i < h.nops; i++)
+			if (nfs4_dec_argop(&d, h.minorversion, &ops[i]) != NFS4_OP_DECODED)
+				break;
+		if (i < h.nops)
+			break;
+		status = answer(ops, h.nops, res, attrw, attrv);
+		for (n = 0; n < h.nops; n++)
+			if (res[n].u.opillegal.status != NFS4_OK || n + 1 == h.nops) {
+				n++;
+				break;
+			}
+		xdr_enc_init(&e, out + 4, sizeof(out) - 4);
+		xdr_enc_u32(&e, xid);
+		xdr_enc_u32(&e, 1);        /* REPLY */
+		xdr_enc_u32(&e, 0);        /* MSG_ACCEPTED */
+		xdr_enc_u32(&e, 0);        /* AUTH_NONE */
+		xdr_enc_u32(&e, 0);
+		xdr_enc_u32(&e, 0);        /* SUCCESS */
+		rh.status = (enum nfsstat4)status;
+		rh.tag = h.tag;
+		rh.nops = n;
+		nfs4_enc_compound_res_head(&e, &rh);
+		for (i = 0; i < n; i++)
+			xdr_enc_nfs_resop4(&e, &res[i]);
+		xdr__put32(out, 0x80000000u | (uint32_t)xdr_enc_len(&e));
+		if (write(fd, out, 4 + xdr_enc_len(&e)) != (ssize_t)(4 + xdr_enc_len(&e)))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static struct nfsx_ctx *mk(unsigned timeo_ms)
+{
+	struct nfsx_opts o;
+	char err[256];
+	struct nfsx_ctx *c;
+
+	nfsx_opts_init(&o);
+	o.host = "127.0.0.1";
+	o.port = srv.port;
+	o.timeo_ms = timeo_ms;
+	o.version = 4;
+	c = nfsx_ctx_new(&o, err, sizeof(err));
+	if (!c)
+		printf("# nfsx_ctx_new: %s\n", err);
+	return c;
+}
+
+static void script(enum script s, int delays)
+{
+	pthread_mutex_lock(&srv.lock);
+	srv.script = s;
+	srv.delays = delays;
+	pthread_mutex_unlock(&srv.lock);
+}
+
+static unsigned log_len(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&srv.lock);
+	n = srv.nlog;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
+static void cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	int *done = priv;
+
+	(void)ctx;
+	(void)res;
+	if (!err)
+		(*done)++;
+	else
+		(*done) += 1000;
+}
+
+int main(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	struct nfsx_fh fh = { 4, { 1, 2, 3, 4 } };
+	struct nfsx_attr at;
+	struct nfsx_ctx *c;
+	pthread_t th;
+	uint64_t t0, dt;
+	unsigned n0, i;
+	int r, done = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	srv.lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (srv.lfd < 0 || bind(srv.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(srv.lfd, 4) < 0 || getsockname(srv.lfd, (struct sockaddr *)&sa, &sl) < 0) {
+		printf("Bail out! no listening socket: %s\n", strerror(errno));
+		return 1;
+	}
+	srv.port = ntohs(sa.sin_port);
+	pthread_create(&th, NULL, serve, NULL);
+
+	c = mk(1500);
+	ok(c && nfsx4_session_open(c) == 0 && nfsx4_clientid(c) == 0x1234,
+	   "session with the scripted server");
+	ok(srv.exchange_ids == 2, "its EXCHANGE_ID answered DELAY once was sent again (%u)",
+	   srv.exchange_ids);
+	if (!c)
+		return tap_done();
+
+	/* DELAY from the operation after SEQUENCE */
+	script(S_OP_DELAY, 2);
+	n0 = log_len();
+	t0 = nc_now();
+	r = nfsx_getattr(c, &fh, &at);
+	dt = nc_now() - t0;
+	ok(r == 0 && at.size == 4242 && at.type == NF3REG, "GETATTR after two DELAYs: %s",
+	   nfsx_strerror(r));
+	ok(log_len() - n0 == 3 && srv.log[n0].slot == 0 && srv.log[n0 + 1].slot == 0 &&
+	   srv.log[n0 + 1].seq == srv.log[n0].seq + 1 && srv.log[n0 + 2].seq == srv.log[n0].seq + 2,
+	   "sent 3 times, each with the slot's next sequence id (%u, %u, %u)",
+	   srv.log[n0].seq, srv.log[n0 + 1].seq, srv.log[n0 + 2].seq);
+	ok(dt >= 30000000ull, "after a back-off of 10 + 20 ms (%llu ms)",
+	   (unsigned long long)(dt / 1000000));
+
+	/* DELAY from SEQUENCE */
+	script(S_SEQ_DELAY, 2);
+	n0 = log_len();
+	r = nfsx_getattr(c, &fh, &at);
+	ok(r == 0 && at.size == 4242, "GETATTR after two DELAYs of SEQUENCE: %s", nfsx_strerror(r));
+	ok(log_len() - n0 == 3 && srv.log[n0].seq == srv.log[n0 + 1].seq &&
+	   srv.log[n0 + 1].seq == srv.log[n0 + 2].seq && srv.log[n0].seq == srv.log[n0 - 1].seq + 1,
+	   "sent 3 times with the same sequence id (%u, %u, %u): SEQUENCE did not use it",
+	   srv.log[n0].seq, srv.log[n0 + 1].seq, srv.log[n0 + 2].seq);
+
+	/* DELAY without end */
+	script(S_OP_DELAY, 1 << 30);
+	n0 = log_len();
+	t0 = nc_now();
+	r = nfsx_getattr(c, &fh, &at);
+	dt = nc_now() - t0;
+	ok(r == NFS4ERR_DELAY && dt >= 1500000000ull && dt < 6000000000ull && log_len() - n0 >= 4,
+	   "DELAY without end: NFS4ERR_DELAY after timeo (%llu ms, %u tries)",
+	   (unsigned long long)(dt / 1000000), log_len() - n0);
+
+	/* The server's target: slot 0 only */
+	script(S_OK, 0);
+	pthread_mutex_lock(&srv.lock);
+	srv.target = 0;
+	pthread_mutex_unlock(&srv.lock);
+	r = nfsx_getattr(c, &fh, &at); /* the reply tells the target */
+	ok(r == 0, "a GETATTR tells the new target");
+	n0 = log_len();
+	{
+		struct nfs_argop4 op;
+
+		memset(&op, 0, sizeof(op));
+		op.argop = OP_PUTROOTFH;
+		for (i = 0; i < 20; i++)
+			nfsx4_call(c, &op, 1, cb, &done);
+		while (done < 20)
+			nfsx_run_once(c, -1);
+	}
+	{
+		bool slot0 = true;
+
+		for (i = n0; i < log_len(); i++)
+			if (srv.log[i].slot != 0 || srv.log[i].highest != 0)
+				slot0 = false;
+		ok(done == 20 && log_len() - n0 == 20 && slot0,
+		   "20 COMPOUNDs queued at once went through slot 0 only (target 0)");
+	}
+	pthread_mutex_lock(&srv.lock);
+	srv.target = 3;
+	pthread_mutex_unlock(&srv.lock);
+	r = nfsx_getattr(c, &fh, &at);
+	n0 = log_len();
+	done = 0;
+	{
+		struct nfs_argop4 op;
+		bool above0 = false;
+
+		memset(&op, 0, sizeof(op));
+		op.argop = OP_PUTROOTFH;
+		for (i = 0; i < 20; i++)
+			nfsx4_call(c, &op, 1, cb, &done);
+		while (done < 20)
+			nfsx_run_once(c, -1);
+		for (i = n0; i < log_len(); i++)
+			if (srv.log[i].slot > 3)
+				break;
+			else if (srv.log[i].slot > 0)
+				above0 = true;
+		ok(r == 0 && done == 20 && i == log_len() && above0,
+		   "target 3: slots 1 to 3 in use as well, none above");
+	}
+
+	nfsx_ctx_free(c);
+	pthread_join(th, NULL);
+	ok(srv.destroy_session == 1 && srv.destroy_clientid == 1,
+	   "freeing the context: DESTROY_SESSION and DESTROY_CLIENTID");
+	close(srv.lfd);
+	return tap_done();
+}
