@@ -610,6 +610,9 @@ bool nfs4_state_reaped(struct nfs4_state *t, clientid4 clientid)
 	bool found = false;
 	uint32_t i, n;
 
+	/* 0 marks a slot already heard; no client has it (pynfs RENEW2) */
+	if (!clientid)
+		return false;
 	pthread_mutex_lock(&t->lock);
 	n = t->nreaped < REAPED_MAX ? t->nreaped : REAPED_MAX;
 	for (i = 0; i < n && !found; i++)

@@ -257,6 +257,7 @@ static void courtesy(void)
 	   "... and its state is gone: its stateid is EXPIRED (its client lost its lease)");
 	ok(nfs4_state_reaped(t, 30) && !nfs4_state_reaped(t, 30) && !nfs4_state_reaped(t, 31),
 	   "the table remembers that client 30 lost its state, until asked once");
+	ok(!nfs4_state_reaped(t, 0), "clientid 0 (no client's) never lost state");
 	dead_client = 0;
 	ok(open_(32, "o32", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &a, &confirm, &rep) ==
 	   NFS4_OK && lock_(32, "l32", &a, 0, false, WRITE_LT, 0, 10, &l, &d, &rep) == NFS4_OK,
