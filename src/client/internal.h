@@ -220,4 +220,8 @@ void nc_pump(struct nfsx_ctx *ctx);
 struct nc_chan *nc_chan_for(struct nfsx_ctx *ctx, uint32_t prog);
 void nc_chan_fail_queued(struct nc_chan *ch, int err);
 
+/* path.c: the next component of *@p ('/' and "." skipped, *@p moved to
+ * it): its length, 0 at the end (NFSv3's and NFSv4.1's path walks). */
+size_t nc_next_component(const char **p);
+
 #endif

@@ -146,8 +146,7 @@ int nfsx_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 
 /* Paths */
 
-/* Next component of *p (skipping '/' and "."): its length, 0 at the end. */
-static size_t next_component(const char **p)
+size_t nc_next_component(const char **p)
 {
 	for (;;) {
 		size_t n;
@@ -186,7 +185,7 @@ int nfsx_resolve(struct nfsx_ctx *c, const char *path, struct nfsx_fh *fh,
 	if (!c->mounted)
 		return -ENOTCONN;
 	cur = c->root;
-	while ((n = next_component(&path)) > 0) {
+	while ((n = nc_next_component(&path)) > 0) {
 		if ((r = copy_name(name, path, n)) != 0)
 			return r;
 		path += n;
@@ -212,7 +211,7 @@ int nfsx_mkdir_p(struct nfsx_ctx *c, const char *path, uint32_t mode, struct nfs
 	if (!c->mounted)
 		return -ENOTCONN;
 	cur = c->root;
-	while ((n = next_component(&path)) > 0) {
+	while ((n = nc_next_component(&path)) > 0) {
 		if ((r = copy_name(name, path, n)) != 0)
 			return r;
 		path += n;

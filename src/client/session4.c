@@ -101,6 +101,13 @@ static void pause_ms(struct nfsx_ctx *ctx, unsigned ms)
 		nfsx_run_once(ctx, (int)((end - now) / 1000000u) + 1);
 }
 
+/* Wait @ms after a DELAY; the next wait, doubled up to DELAY_MAX_MS. */
+static unsigned delay_wait(struct nfsx_ctx *ctx, unsigned ms)
+{
+	pause_ms(ctx, ms);
+	return ms * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : ms * 2;
+}
+
 /* A COMPOUND outside the session, DELAY retried as in nc4_sync. */
 static int sync_raw(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 		    nc4_extract_fn extract, void *out)
@@ -122,8 +129,7 @@ static int sync_raw(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 			return r;
 		if (nc_now() >= give_up)
 			return NFS4ERR_DELAY;
-		pause_ms(ctx, backoff);
-		backoff = backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : backoff * 2;
+		backoff = delay_wait(ctx, backoff);
 	}
 }
 
@@ -158,8 +164,7 @@ int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 			return r;
 		if (nc_now() >= give_up)
 			return NFS4ERR_DELAY;
-		pause_ms(ctx, backoff);
-		backoff = backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : backoff * 2;
+		backoff = delay_wait(ctx, backoff);
 	}
 }
 

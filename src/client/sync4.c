@@ -138,23 +138,6 @@ int nc4_getattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct nfsx_attr *
 	return nc4_sync(c, ops, 2, x_fh_attr, &o);
 }
 
-/* Next component of *p ('/' and "." skipped): its length, 0 at the end. */
-static size_t next_component(const char **p)
-{
-	for (;;) {
-		size_t n;
-
-		while (**p == '/')
-			(*p)++;
-		n = strcspn(*p, "/");
-		if (n == 1 && (*p)[0] == '.') {
-			*p += 1;
-			continue;
-		}
-		return n;
-	}
-}
-
 /*
  * Walk @path from @start (NULL: the pseudo root) into @fh and @attr
  * (both may be NULL), WALK_CHUNK components per COMPOUND.
@@ -183,14 +166,14 @@ static int walk(struct nfsx_ctx *c, const struct nfsx_fh *start, const char *pat
 		else
 			op_putfh(&ops[0], &cur);
 		nops = 1;
-		while (k < WALK_CHUNK && (n = next_component(&path)) > 0) {
+		while (k < WALK_CHUNK && (n = nc_next_component(&path)) > 0) {
 			if (n > 255)
 				return NFS4ERR_NAMETOOLONG;
 			op_name(&ops[nops++], OP_LOOKUP, path, n);
 			path += n;
 			k++;
 		}
-		last = next_component(&path) == 0;
+		last = nc_next_component(&path) == 0;
 		op_simple(&ops[nops++], OP_GETFH);
 		if (last) {
 			o.attr = attr ? attr : &tmp;
@@ -264,7 +247,7 @@ int nc4_mount_path(struct nfsx_ctx *c, const char *path, struct nfsx_fh *root,
 		return r;
 	best = cur;
 	fsid = a.fsid;
-	while (a.type == NF3DIR && (n = next_component(&p)) > 0 && n < sizeof(name)) {
+	while (a.type == NF3DIR && (n = nc_next_component(&p)) > 0 && n < sizeof(name)) {
 		struct nfsx_fh next;
 
 		memcpy(name, p, n);

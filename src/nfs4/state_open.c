@@ -169,15 +169,22 @@ out:
 	return st;
 }
 
+/* @sid as an open stateid in force (OPEN_CONFIRM, OPEN_DOWNGRADE, CLOSE). */
+static enum nfsstat4 open_stid(struct nfs4_state *t, const struct stateid4 *sid,
+			       struct stid **s)
+{
+	enum nfsstat4 st = state_stid_open(t, sid, s);
+
+	return st == NFS4_OK && (*s)->lock ? NFS4ERR_BAD_STATEID : st;
+}
+
 enum nfsstat4 nfs4_state_confirm(struct nfs4_state *t, const struct stateid4 *sid, struct stateid4 *out)
 {
 	enum nfsstat4 st;
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = state_stid_open(t, sid, &s);
-	if (st == NFS4_OK && s->lock)
-		st = NFS4ERR_BAD_STATEID;
+	st = open_stid(t, sid, &s);
 	if (st == NFS4_OK && s->ow->confirmed)
 		st = NFS4ERR_BAD_STATEID;
 	if (st == NFS4_OK) {
@@ -196,9 +203,7 @@ enum nfsstat4 nfs4_state_downgrade(struct nfs4_state *t, const struct stateid4 *
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = state_stid_open(t, sid, &s);
-	if (st == NFS4_OK && s->lock)
-		st = NFS4ERR_BAD_STATEID;
+	st = open_stid(t, sid, &s);
 	if (st == NFS4_OK &&
 	    (access > 3 || deny > 3 || !(s->access_bmap & (1u << access)) ||
 	     !(s->deny_bmap & (1u << deny))))
@@ -223,9 +228,7 @@ enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid,
 	struct stid *s;
 
 	pthread_mutex_lock(&t->lock);
-	st = state_stid_open(t, sid, &s);
-	if (st == NFS4_OK && s->lock)
-		st = NFS4ERR_BAD_STATEID;
+	st = open_stid(t, sid, &s);
 	if (st == NFS4_OK) {
 		s->seqid++;
 		state_stid_out(t, s, out);
