@@ -605,30 +605,6 @@ enum nfsstat4 nfs4_sessions_reclaim_complete(struct nfs4_sessions *t, clientid4 
 	return st;
 }
 
-bool nfs4_sessions_backchannel(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
-			       struct nfs4_backchannel *out)
-{
-	struct nfs4_session *s, *best = NULL;
-	bool found = false;
-
-	pthread_mutex_lock(&t->lock);
-	if (nfs4_clients_alive(t->clients, clientid, now)) {
-		for (s = t->oldest; s; s = s->newer)
-			if (s->clientid == clientid && s->back_conn &&
-			    (!best || s->back_seq > best->back_seq))
-				best = s;
-	}
-	if (best) {
-		out->session = best->id;
-		out->conn = best->back_conn;
-		out->cb_program = best->cb_program;
-		out->attrs = best->back;
-		found = true;
-	}
-	pthread_mutex_unlock(&t->lock);
-	return found;
-}
-
 uint32_t nfs4_sessions_count(struct nfs4_sessions *t)
 {
 	uint32_t n;

@@ -217,24 +217,6 @@ enum nfsstat4 nfs4_sessions_destroy_client(struct nfs4_sessions *t, clientid4 cl
 enum nfsstat4 nfs4_sessions_reclaim_complete(struct nfs4_sessions *t, clientid4 clientid,
 					     uint64_t now);
 
-/* A session's back channel, for the callbacks. */
-struct nfs4_backchannel {
-	sessionid4 session;
-	uint64_t conn;                  /* rpc_req_conn_id() of its connection */
-	uint32_t cb_program;
-	struct channel_attrs4 attrs;    /* the back channel's (no rdma_ird) */
-};
-
-/*
- * nfs4_sessions_backchannel - the back channel of a live session of
- * @clientid at @now, the one bound last, for a callback to use (the
- * connection may have closed since: the sender finds out).
- * Return values: true with @out filled; false when no session of the
- * client has one.
- */
-bool nfs4_sessions_backchannel(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
-			       struct nfs4_backchannel *out);
-
 /*
  * nfs4_sessions_set_back_ref - @ref, a handle of connection @conn, is
  * session @id's back channel if @conn is the one it recorded last;

@@ -22,10 +22,13 @@
  *   6 DESTROY_CLIENTID a: clientid a&7
  *   7 RECLAIM_COMPLETE a: clientid a&7
  *   8 the clock        a: seconds forward
- *   9 back channel     a: clientid a&7
+ *   9 back channel     a: clientid a&7; b: session b&7 gets a handle on
+ *                         connection 1 + (b>>3&3) if b>>5&1, then a
+ *                         callback slot is taken and given back
+ *                         (answered b>>6&1)
  * The table's bound must hold after every step; at the end every
  * running COMPOUND ends and the tables are freed (LeakSanitizer checks
- * that nothing stays). Seeds: make-seeds.py.
+ * that nothing stays, and every back channel handle is let go). Seeds: make-seeds.py.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +47,21 @@ struct script {
 static uint8_t next(struct script *s)
 {
 	return s->p < s->end ? *s->p++ : 0;
+}
+
+/* References held on the back channel handles. */
+static int handles;
+
+static void ref_get(void *ref)
+{
+	(void)ref;
+	handles++;
+}
+
+static void ref_put(void *ref)
+{
+	(void)ref;
+	handles--;
 }
 
 struct known_client {
@@ -186,9 +204,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			now += a;
 			break;
 		default: {
-			struct nfs4_backchannel bc;
+			struct nfs4_cb_slot q;
+			uint8_t b = next(&s);
 
-			nfs4_sessions_backchannel(st, cl[a & 7].cid, now, &bc);
+			if (b >> 5 & 1) {
+				handles++;
+				nfs4_sessions_set_back_ref(st, &ss[b & 7].sid, 1 + (b >> 3 & 3),
+							   &handles, ref_put);
+			}
+			if (nfs4_sessions_cb_begin(st, cl[a & 7].cid, now, ref_get, &q)) {
+				nfs4_sessions_cb_end(st, &q, b >> 6 & 1);
+				ref_put(q.ref);
+			}
 			break;
 		}
 		}
@@ -199,6 +226,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nfs4_sessions_done(st, &run[--nrun], NULL, 0);
 	nfs4_sessions_free(st);
 	nfs4_clients_free(ct);
+	if (handles)
+		abort();
 	(void)sum;
 	return 0;
 }

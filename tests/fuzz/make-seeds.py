@@ -596,6 +596,7 @@ print(f"wrote {len(v4seeds)} seeds to {v4out}")
 # CREATE_SESSION (8 slots, 1 KiB cached, 1 KiB replies), a SEQUENCE kept
 # and its retransmission answered from the cache, DESTROY_SESSION,
 # DESTROY_CLIENTID. "lease": two sessions with a back channel, BIND_CONN,
+# a handle bound to the first and a callback slot taken on it,
 # RECLAIM_COMPLETE twice, the clock past the lease, a SEQUENCE then.
 # "busy": a SEQUENCE left running while its session is destroyed and
 # the client replaced (a new verifier), ended last.
@@ -603,8 +604,9 @@ sout = os.path.join(os.path.dirname(out), "nfs4-sessions")
 sseeds = {
     "life": bytes([0, 0x00, 1, 0x08, 8, 16, 64, 2, 0x40, 1, 3, 0, 2, 2, 0x00, 1, 3, 0, 0,
                    4, 0x00, 6, 0x00]),
-    "lease": bytes([0, 0x00, 1, 0x28, 4, 0, 64, 1, 0x28, 4, 0, 64, 5, 0x01 | 0x38, 9, 0x00,
-                    7, 0x00, 7, 0x00, 8, 60, 2, 0x41, 0, 3, 0, 1, 8, 95, 2, 0x49, 0, 9, 0x00]),
+    "lease": bytes([0, 0x00, 1, 0x28, 4, 0, 64, 1, 0x28, 4, 0, 64, 5, 0x01 | 0x38,
+                    9, 0x00, 0x60,
+                    7, 0x00, 7, 0x00, 8, 60, 2, 0x41, 0, 3, 0, 1, 8, 95, 2, 0x49, 0, 9, 0x00, 0x00]),
     "busy": bytes([0, 0x00, 1, 0x08, 2, 4, 32, 2, 0x40, 1, 2, 0x48, 1, 4, 0x08, 0, 0x04,
                    1, 0x09, 2, 4, 32, 3, 1, 255, 3, 0, 3]),
 }

@@ -426,7 +426,8 @@ static void test_basic(void)
 
 	st = v4_read_str(fd_a, &r2.fh, &r2.dsid, 0, 64, buf, sizeof(buf));
 	ok(r2.dtype == OPEN_DELEGATE_READ && st == NFS4_OK && !strcmp(buf, "f1\n"),
-	   "2: READ with the delegation stateid: OK, the data (%ld, \"%.10s\")", st, buf);
+	   "2: READ with the delegation stateid: OK, the data (%ld, \"%.*s\")", st,
+	   (int)strcspn(buf, "\n"), buf);
 	v4op_write(&op, &r2.dsid, 0, FILE_SYNC4, "xx", 2);
 	v4_res_init(&s);
 	st = v4_on_fh(fd_a, 0, &r2.fh, &op, &s);

@@ -434,43 +434,83 @@ static void test_client_bound(void)
 	rm(&w);
 }
 
+/* A back channel handle for the tests: counts its references. */
+struct ref {
+	int held;
+};
+
+static void ref_get(void *r)
+{
+	((struct ref *)r)->held++;
+}
+
+static void ref_put(void *r)
+{
+	((struct ref *)r)->held--;
+}
+
+/* Bind @r as @id's back channel on connection @conn; did the table take
+ * it (was @conn the session's back channel connection)? */
+static bool bind_ref(struct world *w, const sessionid4 *id, uint64_t conn, struct ref *r)
+{
+	int before = r->held;
+
+	r->held++;
+	nfs4_sessions_set_back_ref(w->s, id, conn, r, ref_put);
+	return r->held > before;
+}
+
 static void test_backchannel(void)
 {
 	struct world w = mk(64);
 	struct ex a = exid(&w, "c1", 1, &sys1, false, T0);
 	struct CREATE_SESSION4res r1, r2;
-	struct nfs4_backchannel bc;
+	struct ref h8 = { 0 }, h9 = { 0 }, h7 = { 0 };
+	struct nfs4_cb_slot q;
 	enum channel_dir_from_server4 dir;
 
 	r1 = cs_attrs(&w, a.x.clientid, 1, &sys1, 0, attrs(4096, 4096, 0, 4), 7, T0);
-	ok(!nfs4_sessions_backchannel(w.s, a.x.clientid, T0, &bc),
-	   "no back channel asked: none");
+	ok(!bind_ref(&w, &r1.u.csr_resok4.csr_sessionid, 7, &h7) && h7.held == 0 &&
+	   !nfs4_sessions_cb_begin(w.s, a.x.clientid, T0, ref_get, &q),
+	   "no back channel asked: none (a handle offered is let go at once)");
 	r2 = cs_attrs(&w, a.x.clientid, 2, &sys1, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
 		      attrs(4096, 4096, 0, 4), 8, T0);
 	ok(r2.csr_status == NFS4_OK &&
 	   r2.u.csr_resok4.csr_flags == CREATE_SESSION4_FLAG_CONN_BACK_CHAN &&
-	   nfs4_sessions_backchannel(w.s, a.x.clientid, T0, &bc) && bc.conn == 8 &&
-	   bc.cb_program == 0x40000000 && bc.attrs.ca_maxrequests == 2 &&
-	   !memcmp(&bc.session, &r2.u.csr_resok4.csr_sessionid, sizeof(sessionid4)),
+	   !bind_ref(&w, &r2.u.csr_resok4.csr_sessionid, 9, &h9) &&
+	   bind_ref(&w, &r2.u.csr_resok4.csr_sessionid, 8, &h8) &&
+	   nfs4_sessions_cb_begin(w.s, a.x.clientid, T0, ref_get, &q) && q.ref == &h8 &&
+	   h8.held == 2 && q.cb_program == 0x40000000 && q.highest == 1 &&
+	   !memcmp(&q.session, &r2.u.csr_resok4.csr_sessionid, sizeof(sessionid4)),
 	   "CONN_BACK_CHAN: the back channel on the CREATE_SESSION's connection");
+	nfs4_sessions_cb_end(w.s, &q, true);
+	ref_put(q.ref);
 	ok(nfs4_sessions_bind_conn(w.s, &r1.u.csr_resok4.csr_sessionid, CDFC4_FORE, 9, T0,
 				   &dir) == NFS4_OK && dir == CDFS4_FORE &&
-	   nfs4_sessions_backchannel(w.s, a.x.clientid, T0, &bc) && bc.conn == 8,
+	   !bind_ref(&w, &r1.u.csr_resok4.csr_sessionid, 9, &h9) &&
+	   nfs4_sessions_cb_begin(w.s, a.x.clientid, T0, ref_get, &q) && q.ref == &h8,
 	   "BIND_CONN_TO_SESSION for the fore channel: no back channel change");
+	nfs4_sessions_cb_end(w.s, &q, true);
+	ref_put(q.ref);
 	ok(nfs4_sessions_bind_conn(w.s, &r1.u.csr_resok4.csr_sessionid, CDFC4_BACK_OR_BOTH, 9,
 				   T0, &dir) == NFS4_OK && dir == CDFS4_BOTH &&
-	   nfs4_sessions_backchannel(w.s, a.x.clientid, T0, &bc) && bc.conn == 9 &&
-	   !memcmp(&bc.session, &r1.u.csr_resok4.csr_sessionid, sizeof(sessionid4)),
+	   bind_ref(&w, &r1.u.csr_resok4.csr_sessionid, 9, &h9) &&
+	   nfs4_sessions_cb_begin(w.s, a.x.clientid, T0, ref_get, &q) && q.ref == &h9 &&
+	   !memcmp(&q.session, &r1.u.csr_resok4.csr_sessionid, sizeof(sessionid4)),
 	   "BIND_CONN_TO_SESSION BACK_OR_BOTH: BOTH, the latest back channel");
+	nfs4_sessions_cb_end(w.s, &q, true);
+	ref_put(q.ref);
 	ok(nfs4_sessions_bind_conn(w.s, &r1.u.csr_resok4.csr_sessionid,
 				   (enum channel_dir_from_client4)5, 9, T0, &dir) == NFS4ERR_INVAL,
 	   "an unknown direction: INVAL");
 	r1.u.csr_resok4.csr_sessionid.val[15] ^= 1;
 	ok(nfs4_sessions_bind_conn(w.s, &r1.u.csr_resok4.csr_sessionid, CDFC4_FORE, 9, T0,
 				   &dir) == NFS4ERR_BADSESSION, "an unknown session: BADSESSION");
-	ok(!nfs4_sessions_backchannel(w.s, a.x.clientid, T0 + NFS4_LEASE_TIME + 1, &bc),
+	ok(!nfs4_sessions_cb_begin(w.s, a.x.clientid, T0 + NFS4_LEASE_TIME + 1, ref_get, &q),
 	   "none once the lease ran out");
 	rm(&w);
+	ok(h8.held == 0 && h9.held == 0 && h7.held == 0,
+	   "every handle let go once the sessions went");
 }
 
 static void test_reclaim(void)
