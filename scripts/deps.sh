@@ -10,9 +10,11 @@ build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev)
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss; libnfs: an independent NFS client (library and nfs-ls,
 # nfs-cp...); qemu, a kernel, busybox, cpio, kmod: the kernel client test
-# (whose kc-lock is linked statically with libc6-dev's libc.a).
+# (whose kc-lock is linked statically with libc6-dev's libc.a);
+# NFS-Ganesha: another server the client tests run against (started by
+# them in a private network namespace, never as a service).
 test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils
-	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod)
+	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod nfs-ganesha nfs-ganesha-vfs)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
@@ -42,4 +44,9 @@ if [ $had_policy -eq 0 ]; then
 fi
 apt-get install -y -q --no-install-recommends "${missing[@]}"
 [ $had_policy -eq 0 ] && rm -f /usr/sbin/policy-rc.d
+# Ganesha installed for the tests must not start as a service at boot
+# (it would listen on every interface).
+if [[ " ${missing[*]} " == *" nfs-ganesha "* ]] && command -v systemctl >/dev/null; then
+	systemctl disable nfs-ganesha.service >/dev/null 2>&1 || true
+fi
 exit 0

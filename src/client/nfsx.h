@@ -299,7 +299,9 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 /* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */
 
-#define NFSX_FH_MAX 64
+/* The largest file handle of any version: NFSv4's NFS4_FHSIZE (NFSv3's
+ * is 64; NFS-Ganesha's NFSv4 handles are longer than that). */
+#define NFSX_FH_MAX 128
 
 struct nfsx_fh {
 	uint32_t len;
