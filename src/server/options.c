@@ -18,9 +18,8 @@
 
 static const char usage[] =
 "Usage: nfsxd [OPTION]...\n"
-"A user-space NFS server: NFSv3 and MOUNT v3 over TCP on one port, with an\n"
-"embedded rpcbind; NFSv4.0 and 4.1 with --nfs-vers 3,4. NLM (NFSv3 locking)\n"
-"is not implemented.\n"
+"A user-space NFS server: NFSv3, MOUNT v3 and NFSv4.0/4.1 over TCP on one\n"
+"port, with an embedded rpcbind. NLM (NFSv3 locking) is not implemented.\n"
 "\n"
 "  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
 "  -b, --bind ADDR         address to listen on (default 127.0.0.1); may be\n"
@@ -76,11 +75,11 @@ static const char usage[] =
 "                          (Linux 6.12+), so a loop woken by a call preempts\n"
 "                          busy threads sooner; 0 keeps the kernel's\n"
 "                          (default 100)\n"
-"      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 (the\n"
-"                          default) and 4. Version 4 is minor versions 0\n"
-"                          and 1 (opens, I/O, locks, read delegations,\n"
-"                          sessions, reclaim after a restart) without minor\n"
-"                          version 2; it is off unless asked for\n"
+"      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 and 4\n"
+"                          (default: both; 3 alone turns NFSv4 off). Version\n"
+"                          4 is minor versions 0 and 1 (opens, I/O, locks,\n"
+"                          read delegations, sessions, reclaim after a\n"
+"                          restart) without minor version 2\n"
 "      --lease-time S      NFSv4 lease in seconds, 10 to 3600 (default 90):\n"
 "                          how long a silent client keeps its state for sure\n"
 "      --busy-poll-us N    after a turn with work, an event loop polls its\n"
@@ -213,6 +212,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->max_total_bytes = RPC_DEFAULT_MAX_TOTAL_BYTES;
 	o->idle_timeout_s = RPC_DEFAULT_IDLE_TIMEOUT_S;
 	o->lease_time = NFS4_LEASE_TIME;
+	o->nfs4 = true;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {

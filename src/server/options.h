@@ -38,7 +38,7 @@ struct nfsxd_opts {
 	size_t max_total_bytes;
 	unsigned int idle_timeout_s;
 	unsigned int max_conns_per_client;
-	bool nfs4;                /* --nfs-vers 4 given: serve version 4 too */
+	bool nfs4;                /* serve version 4 too (the default; --nfs-vers 3: not) */
 	unsigned int lease_time;  /* NFSv4 lease, seconds */
 };
 

@@ -237,17 +237,22 @@ if wait_port "$P" 10 "$S"; then
 		tap_ok $? "rpcinfo -a $A -T tcp $prog 3: ready and waiting"
 		tap_diag "$out"
 	done
+	# NFSv4 is served by default.
 	out=$(timeout 10 "$RPCINFO" -a "$A" -T tcp 100003 4 2>&1)
 	rc=$?
-	[ $rc -ne 0 ] && echo "$out" | grep -Eqi 'mismatch|not available'
-	tap_ok $? "rpcinfo -a $A -T tcp 100003 4: version mismatch, rc $rc"
-	echo "$out" | grep -Eq 'low version = 3, high version = 3'
-	tap_ok $? "rpcinfo reports supported range 3..3 for NFS v4"
+	[ $rc -eq 0 ] && echo "$out" | grep -q "program 100003 version 4 ready and waiting"
+	tap_ok $? "rpcinfo -a $A -T tcp 100003 4: ready and waiting (NFSv4 by default), rc $rc"
+	tap_diag "$out"
+	out=$(timeout 10 "$RPCINFO" -a "$A" -T tcp 100003 5 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && echo "$out" | grep -Eq 'low version = 3, high version = 4'
+	tap_ok $? "rpcinfo 100003 5: version mismatch, supported range 3..4, rc $rc"
 	tap_diag "$out"
 	# Without a version rpcinfo probes the range and pings each.
 	out=$(timeout 10 "$RPCINFO" -a "$A" -T tcp 100003 2>&1)
-	echo "$out" | grep -q "program 100003 version 3 ready and waiting"
-	tap_ok $? "rpcinfo -a $A -T tcp 100003 (all versions): version 3 ready"
+	echo "$out" | grep -q "program 100003 version 3 ready and waiting" &&
+		echo "$out" | grep -q "program 100003 version 4 ready and waiting"
+	tap_ok $? "rpcinfo -a $A -T tcp 100003 (all versions): versions 3 and 4 ready"
 	tap_diag "$out"
 	out=$(timeout 10 "$RPCINFO" -a "$A" -T tcp 100000 2 2>&1)
 	tap_ok $((! $?)) "--no-rpcbind: program 100000 not served on the main port"
@@ -262,6 +267,22 @@ else
 fi
 stop_nfsxd "$S" 5
 tap_ok "$STOP_STATUS" "rpcinfo server exits 0 on SIGTERM"
+
+# --nfs-vers 3: NFSv3 alone.
+start_nfsxd rpcinfo3 --no-rpcbind --port "$P" --nfs-vers 3
+S=$SERVER_PID
+if wait_port "$P" 10 "$S"; then
+	out=$(timeout 10 "$RPCINFO" -a "$A" -T tcp 100003 4 2>&1)
+	rc=$?
+	[ $rc -ne 0 ] && echo "$out" | grep -Eq 'low version = 3, high version = 3'
+	tap_ok $? "--nfs-vers 3: rpcinfo 100003 4 is a version mismatch, range 3..3, rc $rc"
+	tap_diag "$out"
+else
+	tap_ok 1 "server starts with --nfs-vers 3"
+	show_log rpcinfo3
+fi
+stop_nfsxd "$S" 5
+tap_ok "$STOP_STATUS" "--nfs-vers 3 server exits 0 on SIGTERM"
 
 logs_clean
 tap_ok $? "no sanitizer report in any nfsxd log"
