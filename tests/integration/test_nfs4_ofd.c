@@ -9,7 +9,9 @@
  * RELEASE_LOCKOWNER, a client whose lease ran out losing its state to
  * another client's conflict, a rebooted client's old state), and nfsxd's
  * descriptors come back to what they were. Run against a server with
- * --lease-time 10 (its lease part waits 12.5 s).
+ * --lease-time 10 (its lease part waits 12.5 s). Last, nfsxd's
+ * RLIMIT_NOFILE is lowered for a moment (prlimit) so that it can open
+ * nothing: LOCK is RESOURCE in 4.0 and DELAY in 4.1, nothing held.
  *
  * This process is the "local process": it runs on the server's host
  * and locks the exported files through their paths, with OFD locks of
@@ -641,25 +643,15 @@ static void test_expiry(void)
 	   "C's lock is gone locally too, its descriptor closed");
 }
 
-/* Out of descriptors: RESOURCE (4.0), nothing held; then OK. */
-static void test_emfile(void)
+/* nfsxd's RLIMIT_NOFILE lowered to its lowest free descriptor number
+ * (nothing can be opened), the old one into @old. */
+static bool server_nofile_low(struct rlimit *old)
 {
-	struct lowner la = { .name = "ofd-la6", .seqid = 1 };
-	struct rlimit old, low;
-	struct v4_opened f;
-	struct lk r;
-	uint32_t seq;
-	long n;
+	struct rlimit low;
 	int i;
 
-	la.cid = cid_a;
-	n = open_name(&oa, "f6", OPEN4_SHARE_ACCESS_BOTH, &f);
-	ok(n == NFS4_OK, "A opens 'f6' (%ld)", n);
-	if (prlimit(server, RLIMIT_NOFILE, NULL, &old) < 0) {
-		ok(false, "prlimit of nfsxd: %s", strerror(errno));
-		return;
-	}
-	/* the lowest descriptor number nfsxd has free: none below it then */
+	if (prlimit(server, RLIMIT_NOFILE, NULL, old) < 0)
+		return false;
 	for (i = 0;; i++) {
 		char p[64];
 
@@ -667,10 +659,29 @@ static void test_emfile(void)
 		if (access(p, F_OK) != 0)
 			break;
 	}
-	low = old;
+	low = *old;
 	low.rlim_cur = (rlim_t)i;
-	ok(prlimit(server, RLIMIT_NOFILE, &low, NULL) == 0,
-	   "nfsxd's RLIMIT_NOFILE lowered to its lowest free descriptor (%d)", i);
+	return prlimit(server, RLIMIT_NOFILE, &low, NULL) == 0;
+}
+
+/* Out of descriptors: RESOURCE (4.0), nothing held; then OK. */
+static void test_emfile(void)
+{
+	struct lowner la = { .name = "ofd-la6", .seqid = 1 };
+	struct v4_opened f;
+	struct rlimit old;
+	struct lk r;
+	uint32_t seq;
+	long n;
+
+	la.cid = cid_a;
+	n = open_name(&oa, "f6", OPEN4_SHARE_ACCESS_BOTH, &f);
+	ok(n == NFS4_OK, "A opens 'f6' (%ld)", n);
+	if (!server_nofile_low(&old)) {
+		ok(false, "prlimit of nfsxd: %s", strerror(errno));
+		return;
+	}
+	ok(true, "nfsxd's RLIMIT_NOFILE lowered to its lowest free descriptor");
 	seq = oa.seqid;
 	n = lock_new(&oa, &f, &la, WRITE_LT, 0, 10, &r);
 	ok(n == NFS4ERR_RESOURCE && oa.seqid == seq,
@@ -683,6 +694,80 @@ static void test_emfile(void)
 	n = unlock(&la, &f.fh, 0, 10);
 	ok(n == NFS4_OK && holders_of("f6") == 0, "LOCKU: no descriptor left (%ld)", n);
 	v4_close(fd, &oa, &f);
+}
+
+/* SEQUENCE, PUTFH @fh, @op on session @ses: @op's status, @op's
+ * result in @s. */
+static long on_fh41(struct v4_session *ses, const struct v4_fh *fh, const struct nfs_argop4 *op,
+		    struct v4_res *s)
+{
+	struct nfs_argop4 ops[3];
+
+	v4op_seq_next(&ops[0], ses, 0, false);
+	v4op_putfh(&ops[1], fh);
+	ops[2] = *op;
+	if (!v4_call41(fd, ops, 3, s))
+		return -1;
+	return s->nops == 3 ? v4_op_status(s, 2) : (long)s->status;
+}
+
+/* The same in minor version 1: DELAY (4.1 has no RESOURCE for it). */
+static void test_emfile41(void)
+{
+	struct v4_session ses = { 0 };
+	struct nfs_argop4 ops[4], op;
+	struct stateid4 osid = { 0 }, lsid = { 0 };
+	struct rlimit old;
+	struct v4_fh fh = { 0 };
+	struct v4_res s;
+	long n;
+
+	n = v4_session_open(fd, "nfsx-ofd-client-41", 1, 65536, 65536, 4096, 4, &ses);
+	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_reclaim_complete(&ops[1], false);
+	v4_res_init(&s);
+	n = n == NFS4_OK && v4_call41(fd, ops, 2, &s) ? (long)s.status : n;
+	v4_res_free(&s);
+	ok(n == NFS4_OK, "4.1: a session, RECLAIM_COMPLETE (%ld)", n);
+	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_putfh(&ops[1], &fh_rw);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, ses.clientid,
+		  "ofd-41-open", "f6");
+	v4op_simple(&ops[3], OP_GETFH);
+	v4_res_init(&s);
+	n = v4_call41(fd, ops, 4, &s) ? (s.nops >= 3 ? v4_op_status(&s, 2) : (long)s.status) : -1;
+	if (n != NFS4_OK)
+		printf("#   OPEN: COMPOUND %u, %u results\n", s.status, s.nops);
+	if (n == NFS4_OK) {
+		osid = s.ops[2].u.opopen.u.resok4.stateid;
+		v4_fh_of_res(&s, 3, &fh);
+	}
+	v4_res_free(&s);
+	ok(n == NFS4_OK, "4.1: OPEN of 'f6' (%ld)", n);
+	ok(server_nofile_low(&old), "nfsxd's RLIMIT_NOFILE lowered again");
+	v4op_lock_new(&op, WRITE_LT, false, 0, 10, 0, &osid, 0, ses.clientid, "ofd-41-lock");
+	v4_res_init(&s);
+	n = on_fh41(&ses, &fh, &op, &s);
+	v4_res_free(&s);
+	ok(n == NFS4ERR_DELAY, "4.1: LOCK with no descriptor to open: DELAY (%ld)", n);
+	prlimit(server, RLIMIT_NOFILE, &old, NULL);
+	v4_res_init(&s);
+	n = on_fh41(&ses, &fh, &op, &s);
+	if (n == NFS4_OK)
+		lsid = s.ops[2].u.oplock.u.resok4.lock_stateid;
+	v4_res_free(&s);
+	ok(n == NFS4_OK && local_blocked("f6", F_WRLCK, 5, 1),
+	   "4.1: the limit back, the same LOCK: OK, held locally (%ld)", n);
+	v4op_locku(&op, WRITE_LT, 0, &lsid, 0, U64MAX);
+	v4_res_init(&s);
+	n = on_fh41(&ses, &fh, &op, &s);
+	v4_res_free(&s);
+	ok(n == NFS4_OK && local_free("f6", F_WRLCK, 0, 0) && holders_of("f6") == 0,
+	   "4.1: LOCKU: free locally, no descriptor (%ld)", n);
+	v4op_close(&op, 0, &osid);
+	v4_res_init(&s);
+	on_fh41(&ses, &fh, &op, &s);
+	v4_res_free(&s);
 }
 
 int main(int argc, char **argv)
@@ -733,6 +818,7 @@ int main(int argc, char **argv)
 	test_drops();
 	test_expiry();
 	test_emfile();
+	test_emfile41();
 
 	/* the descriptors of the lock stateids are all closed; others
 	 * (a callback probe's connection) may come and go for a moment */
