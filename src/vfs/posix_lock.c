@@ -43,11 +43,12 @@ static unsigned int holders;
 
 unsigned int vfs_lock_budget(unsigned int max)
 {
-	unsigned int b = max;
+	unsigned int b = max ? 0 : __atomic_load_n(&budget, __ATOMIC_RELAXED);
 	struct rlimit rl;
 
-	if (!b)
-		b = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+	if (b)
+		return b;
+	b = max;
 	if (!b) {
 		rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur / 4 : 0;
 
@@ -55,6 +56,7 @@ unsigned int vfs_lock_budget(unsigned int max)
 		if (b < BUDGET_MIN)
 			b = BUDGET_MIN;
 	}
+	/* two first callers decide the same value */
 	__atomic_store_n(&budget, b, __ATOMIC_RELAXED);
 	return b;
 }
