@@ -145,6 +145,8 @@ enum nfsstat4 nfs4_replay(struct nfs4_compound *c);
 
 /* lock_ops.c */
 nfs4_op_fn nfs4_lock, nfs4_lockt, nfs4_locku, nfs4_release_lockowner;
+/* The state table's hooks on the backends' byte-range locks (state.h). */
+extern const struct nfs4_fslocks nfs4_fslocks_vfs;
 
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;

@@ -86,7 +86,7 @@ void nfs4_state_free(struct nfs4_state *t)
 			struct stid *s = t->stids[i];
 
 			t->stids[i] = s->hnext;
-			state_ranges_free(s);
+			state_ranges_free(t, s);
 			free(s->deleg);
 			free(s);
 		}
@@ -222,7 +222,7 @@ void state_stid_drop(struct nfs4_state *t, struct stid *s)
 		if (s->f)
 			state_stid_unfile(t, s);
 	}
-	state_ranges_free(s);
+	state_ranges_free(t, s);
 	free(s->deleg);
 	if (--s->ow->cl->nstids == 0 && t->holds)
 		t->holds(s->ow->cl->id, false);

@@ -174,8 +174,11 @@ enum nfsstat4 nfs4_state_check_io(struct nfs4_state *t, const struct stateid4 *s
  * write lock conflicts with any other owner's lock on an overlapping
  * range, a read lock with another owner's write lock. An owner's own
  * ranges merge and split as POSIX locks do. Blocking lock types are
- * taken as their non-blocking ones (the client polls on DENIED). Locks
- * live only here: local processes on the server do not see them. */
+ * taken as their non-blocking ones (the client polls on DENIED). What
+ * the table grants is then held on the file system too, through the
+ * hooks of nfs4_state_set_fslocks (lock_ops.c: the backend's OFD
+ * locks), so that local processes on the server see it; without them
+ * (or for a file whose backend has no locks) locks live only here. */
 
 /* A conflicting lock, as LOCK4denied tells it. */
 struct nfs4_lock_denied {
@@ -185,6 +188,44 @@ struct nfs4_lock_denied {
 	uint32_t owner_len;
 	uint8_t owner[NFS4_OPAQUE_LIMIT];
 };
+
+/*
+ * Locks held on the file system (lock_ops.c, through the backend's lock
+ * operations, vfs/ops.h). A lock stateid that holds ranges has one
+ * holder (struct nfs4_fslock, the caller's: one open file description)
+ * holding exactly its ranges; the holder goes as soon as the stateid
+ * holds none, or goes itself, whichever path drops it (LOCKU, CLOSE,
+ * RELEASE_LOCKOWNER, FREE_STATEID, a purged or reaped client). The
+ * table calls the hooks with its lock held, after it has decided
+ * between its own clients, so that what it holds and what the file
+ * system holds never disagree; none of them may wait. @ctx is the
+ * call's (its file, its caller); NULL means the file's backend has no
+ * locks. @end inclusive, NFS4_UINT64_MAX: to the end. A conflict with
+ * a local process is NFS4ERR_DENIED with @d describing it (clientid 0,
+ * a synthetic owner); other failures are the status to answer.
+ */
+struct nfs4_fslock;
+
+struct nfs4_fslocks {
+	/* A new holder on @ctx's file, for read locks and (@write) write
+	 * locks too. */
+	enum nfsstat4 (*open)(void *ctx, bool write, struct nfs4_fslock **out);
+	/* May @h hold write locks? */
+	bool (*writable)(const struct nfs4_fslock *h);
+	/* Hold [@start, @end] as @type (READ_LT, WRITE_LT) in @h, or
+	 * release it (@type 0); @ctx gives the status of a failure (its
+	 * minor version), may be NULL for a release. */
+	enum nfsstat4 (*set)(void *ctx, struct nfs4_fslock *h, uint32_t type, uint64_t start,
+			     uint64_t end, struct nfs4_lock_denied *d);
+	/* Would holder @h (NULL: one without locks) get the range? */
+	enum nfsstat4 (*test)(void *ctx, const struct nfs4_fslock *h, uint32_t type,
+			      uint64_t start, uint64_t end, struct nfs4_lock_denied *d);
+	/* Release everything @h holds and free it. */
+	void (*drop)(struct nfs4_fslock *h);
+};
+
+/* Hold granted locks through @ops from now on (NULL: no longer). */
+void nfs4_state_set_fslocks(struct nfs4_state *t, const struct nfs4_fslocks *ops);
 
 struct nfs4_lock_args {
 	uint32_t type;              /* READ_LT, WRITE_LT, READW_LT, WRITEW_LT */
@@ -200,6 +241,7 @@ struct nfs4_lock_args {
 	 * with nothing locked: a grace period's GRACE, NO_GRACE or
 	 * RECLAIM_BAD, as knfsd decides them after the seqid. */
 	enum nfsstat4 refuse;
+	void *fs;                   /* the hooks' @ctx (nfs4_fslocks) */
 };
 
 /* Most ranges one lock stateid holds (each LOCK may split one in two). */
@@ -209,7 +251,8 @@ struct nfs4_lock_args {
  * nfs4_state_lock - LOCK on file @f: the seqid of the owner it names
  * checked (minor version 0; q->replay as for the others), the lock
  * stateid found or made, the range locked unless another owner's lock
- * conflicts (@denied says which). @q holds the owner whose seqid was
+ * conflicts (@denied says which), then held on the file system unless a
+ * local process holds a conflicting lock (DENIED too). @q holds the owner whose seqid was
  * checked, for nfs4_state_seq_end, whatever the status.
  * Return values: NFS4_OK (@out the lock stateid); NFS4ERR_DENIED;
  * NFS4ERR_INVAL (a length of 0, or a range past 2^64 - 1); the stateid and
@@ -223,22 +266,24 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 /*
  * nfs4_state_locku - LOCKU of the range on file @f with lock stateid
  * @sid and the lock-owner's @seqid; unlocking what is not locked is no
- * error. Return values: as nfs4_state_lock's, DENIED aside.
+ * error. @fs: the hooks' context. Return values: as nfs4_state_lock's,
+ * DENIED aside.
  */
 enum nfsstat4 nfs4_state_locku(struct nfs4_state *t, const struct nfs4_file_id *f,
 			       const struct stateid4 *sid, uint32_t seqid, uint64_t offset,
 			       uint64_t length, bool minor0, struct nfs4_seq *q,
-			       struct stateid4 *out);
+			       struct stateid4 *out, void *fs);
 
 /*
  * nfs4_state_lockt - LOCKT: would lock-owner (@clientid, @owner) get the
- * range on @f? Return values: NFS4_OK; NFS4ERR_DENIED (@denied);
- * NFS4ERR_INVAL.
+ * range on @f, from the table's clients, then (@fs, the hooks' context)
+ * from local processes? Return values: NFS4_OK; NFS4ERR_DENIED
+ * (@denied); NFS4ERR_INVAL; a hook's failure.
  */
 enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *f,
 			       clientid4 clientid, const uint8_t *owner, uint32_t len,
 			       uint32_t type, uint64_t offset, uint64_t length,
-			       struct nfs4_lock_denied *denied);
+			       struct nfs4_lock_denied *denied, void *fs);
 
 /*
  * nfs4_state_release_lockowner - RELEASE_LOCKOWNER: forget lock-owner

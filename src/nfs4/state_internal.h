@@ -78,6 +78,9 @@ struct stid {
 	struct file *f;
 	struct stid *open;          /* a lock stateid's open */
 	struct range *ranges;       /* a lock stateid's ranges */
+	/* their holder on the file system (nfs4_fslocks): there exactly
+	 * while ranges are, when the table has hooks */
+	struct nfs4_fslock *fsl;
 	struct deleg *deleg;        /* a delegation's (else NULL) */
 };
 
@@ -102,6 +105,7 @@ struct nfs4_state {
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
 	void (*holds)(clientid4 clientid, bool holds);   /* nfs4_state_set_holds */
 	void (*deleg_count)(int held, int revoked);   /* nfs4_state_set_deleg_count */
+	const struct nfs4_fslocks *fs;      /* nfs4_state_set_fslocks */
 	uint32_t ndelegs;                   /* held or being recalled */
 	/* files whose delegation was recalled lately, by hash: no new one
 	 * for NFS4_DELEG_RECALL_HOLD seconds (state_deleg.c) */
@@ -164,7 +168,8 @@ enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,
 				   bool write, bool minor0);
 /* A delegation stateid @s leaves the count of those held (state_deleg.c). */
 void state_deleg_gone(struct nfs4_state *t, struct stid *s);
-/* Free a lock stateid's ranges (state_lock.c). */
-void state_ranges_free(struct stid *s);
+/* Free a lock stateid's ranges, and let their holder on the file
+ * system go (state_lock.c). */
+void state_ranges_free(struct nfs4_state *t, struct stid *s);
 
 #endif

@@ -15,6 +15,18 @@
  *   lock-owner, the lock-owner's (lock_seqid) otherwise; that owner
  *   holds the result for a replay. A new lock-owner starts at the
  *   lock_seqid it is given.
+ * - On the file system (state.h, nfs4_fslocks): a range is granted
+ *   here first, between clients; then held by the stateid's holder,
+ *   whose failure (a local process's lock: DENIED) leaves the table as
+ *   it was; only then is it added to the ranges, with memory taken
+ *   before, so that the two never disagree. A holder is opened for the
+ *   first range and dropped with the last one (LOCKU of the whole) or
+ *   with the stateid (state_ranges_free): descriptors are held only by
+ *   stateids holding locks, within the stateid bounds. A holder opened
+ *   for reading that must take a write lock (the open was upgraded, or
+ *   it only had read locks so far) is replaced by one opened for
+ *   writing, which takes the old one's ranges before the old one lets
+ *   go, so that no local process can slip in between.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +60,14 @@ static uint32_t nranges(const struct stid *s)
 	return n;
 }
 
-void state_ranges_free(struct stid *s)
+static void fs_drop(struct nfs4_state *t, struct stid *s)
+{
+	if (s->fsl && t->fs)
+		t->fs->drop(s->fsl);
+	s->fsl = NULL;
+}
+
+void state_ranges_free(struct nfs4_state *t, struct stid *s)
 {
 	while (s->ranges) {
 		struct range *r = s->ranges;
@@ -56,6 +75,14 @@ void state_ranges_free(struct stid *s)
 		s->ranges = r->next;
 		free(r);
 	}
+	fs_drop(t, s);
+}
+
+void nfs4_state_set_fslocks(struct nfs4_state *t, const struct nfs4_fslocks *ops)
+{
+	pthread_mutex_lock(&t->lock);
+	t->fs = ops;
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* Take [@start, @end] out of @s's ranges; @spare is used for a split
@@ -103,17 +130,13 @@ static bool adjacent(const struct range *a, const struct range *b)
 	return a->end == NFS4_UINT64_MAX || a->end + 1 >= b->start;
 }
 
-/* Lock [@start, @end] as @type in @s. Return values: false when memory is short. */
-static bool range_set(struct stid *s, uint64_t start, uint64_t end, uint32_t type)
+/* Lock [@start, @end] as @type in @s, with @n and @spare, taken before
+ * (and freed here when not used). */
+static void range_set(struct stid *s, uint64_t start, uint64_t end, uint32_t type,
+		      struct range *n, struct range *spare)
 {
-	struct range *n = malloc(sizeof(*n)), *spare = malloc(sizeof(*spare));
 	struct range **pp, *prev = NULL;
 
-	if (!n || !spare) {
-		free(n);
-		free(spare);
-		return false;
-	}
 	range_cut(s, start, end, &spare);
 	free(spare);
 	n->start = start;
@@ -137,7 +160,69 @@ static bool range_set(struct stid *s, uint64_t start, uint64_t end, uint32_t typ
 		prev->next = n->next;
 		free(n);
 	}
-	return true;
+}
+
+/* @s's holder replaced by one opened for writing (see DESIGN). */
+static enum nfsstat4 fs_upgrade(struct nfs4_state *t, void *ctx, struct stid *s,
+				struct nfs4_lock_denied *d)
+{
+	const struct range *r;
+	struct nfs4_fslock *h = NULL;
+	enum nfsstat4 st;
+
+	st = t->fs->open(ctx, true, &h);
+	for (r = s->ranges; r && st == NFS4_OK; r = r->next)
+		st = t->fs->set(ctx, h, r->type, r->start, r->end, d);
+	if (st != NFS4_OK) {
+		if (h)
+			t->fs->drop(h);
+		return st;
+	}
+	t->fs->drop(s->fsl);
+	s->fsl = h;
+	return NFS4_OK;
+}
+
+/* [@start, @end] as @type held on the file system by @s's holder (@ctx:
+ * the call's, NULL when the backend has no locks). */
+static enum nfsstat4 fs_lock(struct nfs4_state *t, void *ctx, struct stid *s, uint32_t type,
+			     uint64_t start, uint64_t end, struct nfs4_lock_denied *d)
+{
+	enum nfsstat4 st = NFS4_OK;
+
+	if (!t->fs || !ctx)
+		return NFS4_OK;
+	if (!s->fsl) {
+		st = t->fs->open(ctx, type == WRITE_LT, &s->fsl);
+		if (st != NFS4_OK)
+			s->fsl = NULL;
+	} else if (type == WRITE_LT && !t->fs->writable(s->fsl)) {
+		st = fs_upgrade(t, ctx, s, d);
+	}
+	if (st == NFS4_OK)
+		st = t->fs->set(ctx, s->fsl, type, start, end, d);
+	/* a holder only while there are ranges */
+	if (st != NFS4_OK && !s->ranges)
+		fs_drop(t, s);
+	return st;
+}
+
+/* LOCKU of [@start, @end] on the file system: the holder goes when no
+ * range is left, else the range is released. */
+static enum nfsstat4 fs_unlock(struct nfs4_state *t, void *ctx, struct stid *s,
+			       uint64_t start, uint64_t end)
+{
+	const struct range *last;
+
+	if (!s->fsl || !t->fs)
+		return NFS4_OK;
+	for (last = s->ranges; last && last->next; last = last->next)
+		;
+	if (!last || (s->ranges->start >= start && last->end <= end)) {
+		fs_drop(t, s);
+		return NFS4_OK;
+	}
+	return t->fs->set(ctx, s->fsl, 0, start, end, NULL);
 }
 
 /* Does another owner than @lo (of client @cid) hold a lock on file @fid
@@ -215,9 +300,19 @@ static enum nfsstat4 from_open(struct nfs4_state *t, const struct nfs4_file_id *
 	return st;
 }
 
+/* What a new lock-owner's LOCK changed of its owner, undone when the
+ * LOCK ends in RESOURCE, which does not count the seqid (RFC 7530
+ * 9.1.7): the client sends the same lock_seqid again. */
+struct owner_undo {
+	struct nfs4_owner *lo;
+	bool made;
+	uint32_t seqid;
+};
+
 /* The lock stateid of lock-owner (@a's) on @open's file, found or made. */
 static enum nfsstat4 new_owner_stid(struct nfs4_state *t, const struct nfs4_lock_args *a,
-				    bool minor0, struct stid *open, struct stid **out)
+				    bool minor0, struct stid *open, struct stid **out,
+				    struct owner_undo *u)
 {
 	struct nfs4_owner *lo;
 	enum nfsstat4 st = NFS4_OK;
@@ -230,12 +325,14 @@ static enum nfsstat4 new_owner_stid(struct nfs4_state *t, const struct nfs4_lock
 		 * which counted that seqid): the next one (knfsd) */
 		if (minor0 && a->lock_seqid != lo->seqid + 1)
 			return NFS4ERR_BAD_SEQID;
+		*u = (struct owner_undo){ lo, false, lo->seqid };
 		lo->seqid = a->lock_seqid;
 	} else {
 		lo = state_owner_get(t, open->ow->cl->id, OWNER_LOCK, a->owner, a->owner_len,
 				     true, &st);
 		if (!lo)
 			return st;
+		*u = (struct owner_undo){ lo, true, 0 };
 		lo->seqid = a->lock_seqid;
 		lo->fresh = false;
 		lo->confirmed = true;
@@ -288,6 +385,8 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 {
 	uint32_t type = plain_type(a->type);
 	struct stid *open = NULL, *s = NULL;
+	struct owner_undo undo = { NULL, false, 0 };
+	struct range *n, *spare;
 	uint64_t start, end;
 	enum nfsstat4 st;
 
@@ -296,13 +395,22 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 		return NFS4ERR_INVAL;
 	if (!range_of(a->offset, a->length, &start, &end))
 		return NFS4ERR_INVAL;
+	/* taken before anything is held on the file system, which then
+	 * cannot be left holding what the table has not */
+	n = malloc(sizeof(*n));
+	spare = malloc(sizeof(*spare));
+	if (!n || !spare) {
+		free(n);
+		free(spare);
+		return NFS4ERR_SERVERFAULT;
+	}
 	pthread_mutex_lock(&t->lock);
 	if (a->new_owner) {
 		st = from_open(t, f, a, minor0, q, &open);
 		if (st == NFS4_OK && !q->replay && a->refuse != NFS4_OK)
 			st = a->refuse;
 		if (st == NFS4_OK && !q->replay)
-			st = new_owner_stid(t, a, minor0, open, &s);
+			st = new_owner_stid(t, a, minor0, open, &s, &undo);
 	} else {
 		st = from_lock(t, f, a->sid, a->seqid, minor0, q, &s);
 		if (st == NFS4_OK && !q->replay && a->refuse != NFS4_OK)
@@ -317,24 +425,32 @@ enum nfsstat4 nfs4_state_lock(struct nfs4_state *t, const struct nfs4_file_id *f
 		st = NFS4ERR_DENIED;
 	} else if (nranges(s) >= NFS4_LOCK_RANGES_MAX) {
 		st = NFS4ERR_RESOURCE;
-	} else if (!range_set(s, start, end, type)) {
-		st = NFS4ERR_SERVERFAULT;
-	} else {
+	} else if ((st = fs_lock(t, a->fs, s, type, start, end, denied)) == NFS4_OK) {
+		range_set(s, start, end, type, n, spare);
+		n = spare = NULL;
 		s->seqid++;
 		state_stid_out(t, s, out);
 	}
 	/* a lock stateid made for this LOCK and left without a lock goes */
 	if (st != NFS4_OK && s && !s->ranges && s->seqid == 0)
 		state_stid_drop(t, s);
+	if (st == NFS4ERR_RESOURCE && undo.lo) {
+		if (undo.made && !undo.lo->stids && !undo.lo->refs)
+			state_owner_free(t, undo.lo);
+		else
+			undo.lo->seqid = undo.seqid;
+	}
 out:
 	pthread_mutex_unlock(&t->lock);
+	free(n);
+	free(spare);
 	return st;
 }
 
 enum nfsstat4 nfs4_state_locku(struct nfs4_state *t, const struct nfs4_file_id *f,
 			       const struct stateid4 *sid, uint32_t seqid, uint64_t offset,
 			       uint64_t length, bool minor0, struct nfs4_seq *q,
-			       struct stateid4 *out)
+			       struct stateid4 *out, void *fs)
 {
 	struct range *spare = NULL;
 	struct stid *s = NULL;
@@ -349,6 +465,8 @@ enum nfsstat4 nfs4_state_locku(struct nfs4_state *t, const struct nfs4_file_id *
 		return NFS4ERR_SERVERFAULT;
 	pthread_mutex_lock(&t->lock);
 	st = from_lock(t, f, sid, seqid, minor0, q, &s);
+	if (st == NFS4_OK && !q->replay)
+		st = fs_unlock(t, fs, s, start, end);
 	if (st == NFS4_OK && !q->replay) {
 		range_cut(s, start, end, &spare);
 		s->seqid++;
@@ -362,10 +480,12 @@ enum nfsstat4 nfs4_state_locku(struct nfs4_state *t, const struct nfs4_file_id *
 enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *fid,
 			       clientid4 clientid, const uint8_t *owner, uint32_t len,
 			       uint32_t type, uint64_t offset, uint64_t length,
-			       struct nfs4_lock_denied *denied)
+			       struct nfs4_lock_denied *denied, void *fs)
 {
+	const struct nfs4_fslock *h = NULL;
 	enum nfsstat4 st = NFS4_OK;
 	struct nfs4_owner *lo;
+	const struct stid *s;
 	uint64_t start, end;
 
 	type = plain_type(type);
@@ -374,6 +494,13 @@ enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *
 	pthread_mutex_lock(&t->lock);
 	lo = state_owner_get(t, clientid, OWNER_LOCK, owner, len, false, &st);
 	st = conflict(t, fid, clientid, lo, start, end, type, denied) ? NFS4ERR_DENIED : NFS4_OK;
+	/* then local processes, skipping the owner's own locks on the file */
+	if (st == NFS4_OK && t->fs && fs) {
+		for (s = lo ? lo->stids : NULL; s; s = s->snext)
+			if (s->f && s->f->id.dev == fid->dev && s->f->id.ino == fid->ino)
+				h = s->fsl;
+		st = t->fs->test(fs, h, type, start, end, denied);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }

@@ -19,6 +19,16 @@
  * - Operations a backend cannot do are NULL: the protocol answers
  *   NOTSUPP (NFSv4.2) or falls back (a copy by reads and writes).
  *   vfs_ops_posix fills every one.
+ * - Byte-range locks (lock_open, lock, lock_test, lock_close) are how a
+ *   protocol's locks become visible to processes on the server: NFSv4
+ *   decides conflicts between its clients itself, then holds what it
+ *   granted here for the lock holder (one NFSv4 lock stateid). A
+ *   holder is the backend's own claim on the object, self-contained
+ *   (the export may be reloaded away while it is held). The POSIX
+ *   backend's is an open file description of its own, whose open file
+ *   description (OFD) locks local processes see and conflict with.
+ *   Nothing here ever waits for a lock. Without these operations a
+ *   protocol's locks live only in nfsxd.
  */
 #ifndef NFSX_VFS_OPS_H
 #define NFSX_VFS_OPS_H
@@ -81,6 +91,33 @@ struct vfs_statfs {
 
 /* seek whence */
 enum vfs_seek { VFS_SEEK_DATA, VFS_SEEK_HOLE };
+
+/* A byte range lock: [@start, @end], @end inclusive; VFS_LOCK_END: to
+ * the end of the file, whatever its size. */
+enum vfs_lock_type { VFS_LOCK_UNLOCK, VFS_LOCK_READ, VFS_LOCK_WRITE };
+#define VFS_LOCK_END UINT64_MAX
+
+struct vfs_lock {
+	enum vfs_lock_type type;
+	uint64_t start, end;
+	/* a conflict's holder: its process (a process-owned POSIX lock),
+	 * or -1 (an OFD lock, or not known) */
+	int32_t pid;
+};
+
+/* A lock holder (see DESIGN): the POSIX backend's open file description
+ * (@fd) and whether it was opened for writing. */
+struct vfs_lockh {
+	int fd;
+	bool write;
+};
+
+#define VFS_LOCKH_NONE ((struct vfs_lockh){ .fd = -1, .write = false })
+
+static inline bool vfs_lockh_ok(const struct vfs_lockh *h)
+{
+	return h->fd >= 0;
+}
 
 struct vfs_ops {
 	const char *name;
@@ -189,6 +226,42 @@ struct vfs_ops {
 			     size_t len);
 	int (*removexattr)(const struct vfs_export *e, const struct vfs_obj *o,
 			   const char *name);
+
+	/* ---- byte-range locks local processes see (optional: all four
+	 * or none) ---- */
+	/*
+	 * A new lock holder on regular file @o, able to hold read locks and
+	 * (@write) write locks, opened as the server (the protocol checked
+	 * the caller's access when the file was opened), the thread acting
+	 * as @c again after. Counted against the backend's budget of
+	 * holders (the POSIX one: vfs_lock_budget). Never waits (a local
+	 * lease to break is -EWOULDBLOCK). Return values: 0 with *@h;
+	 * -EMFILE (the budget or the process's descriptors), -ENFILE;
+	 * -EWOULDBLOCK; another -errno (-EROFS, -EACCES, -ETXTBSY).
+	 */
+	int (*lock_open)(const struct vfs_export *e, const struct vfs_obj *o, bool write,
+			 const struct vfs_cred *c, struct vfs_lockh *h);
+	/*
+	 * Take @l for holder @h, or release it (VFS_LOCK_UNLOCK), never
+	 * waiting, with POSIX semantics within the holder (its ranges
+	 * merge, split, and change type). A range past the file offsets the
+	 * backend has (2^63 - 1 for POSIX) is held only up to the last one:
+	 * local processes cannot name the rest. Return values: 0; -EAGAIN
+	 * with *@held (may be NULL) a conflicting lock of another holder or
+	 * process; -EBADF (a write lock on a holder opened without @write);
+	 * -ENOLCK.
+	 */
+	int (*lock)(struct vfs_lockh *h, const struct vfs_lock *l, struct vfs_lock *held);
+	/*
+	 * Would holder @h (or, when @h is none, a holder with no locks on
+	 * @o) get @l? Return values: 0; -EAGAIN with *@held the first
+	 * conflicting lock; another -errno (no holder could be opened).
+	 */
+	int (*lock_test)(const struct vfs_export *e, const struct vfs_obj *o,
+			 const struct vfs_lockh *h, const struct vfs_lock *l,
+			 const struct vfs_cred *c, struct vfs_lock *held);
+	/* Release every lock of @h and let it go (it becomes none). */
+	void (*lock_close)(struct vfs_lockh *h);
 };
 
 extern const struct vfs_ops vfs_ops_posix;

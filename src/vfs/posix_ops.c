@@ -611,4 +611,8 @@ const struct vfs_ops vfs_ops_posix = {
 	.setxattr = px_setxattr,
 	.listxattr = px_listxattr,
 	.removexattr = px_removexattr,
+	.lock_open = vfs_px_lock_open,
+	.lock = vfs_px_lock,
+	.lock_test = vfs_px_lock_test,
+	.lock_close = vfs_px_lock_close,
 };

@@ -137,4 +137,24 @@ int vfs_stat(int fd, struct stat *st);
 /* Reopen @fd for I/O with @flags, checking the caller's permission. */
 int vfs_reopen(int fd, int flags);
 
+/* The POSIX backend's byte-range locks (posix_lock.c; ops.h's lock_*). */
+int vfs_px_lock_open(const struct vfs_export *e, const struct vfs_obj *o, bool write,
+		     const struct vfs_cred *c, struct vfs_lockh *h);
+int vfs_px_lock(struct vfs_lockh *h, const struct vfs_lock *l, struct vfs_lock *held);
+int vfs_px_lock_test(const struct vfs_export *e, const struct vfs_obj *o,
+		     const struct vfs_lockh *h, const struct vfs_lock *l,
+		     const struct vfs_cred *c, struct vfs_lock *held);
+void vfs_px_lock_close(struct vfs_lockh *h);
+
+/*
+ * vfs_lock_budget - lock holders (one descriptor each) the POSIX backend
+ * keeps open at once: @max, or (@max 0) the budget in force, decided at
+ * the first call as a quarter of RLIMIT_NOFILE, at least 64 (nfsxd
+ * raises the limit to its hard limit first, vfs_nodes_init).
+ * Return values: the budget.
+ */
+unsigned int vfs_lock_budget(unsigned int max);
+/* Return values: lock holders open now. */
+unsigned int vfs_lock_holders(void);
+
 #endif

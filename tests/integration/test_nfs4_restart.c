@@ -7,8 +7,9 @@
  * client of the previous run; GRACE for other OPENs, LOCKs, LOCKT, I/O
  * with the anonymous stateid and REMOVE; RECLAIM_BAD for a client the
  * previous run did not know; NO_GRACE after it, and no grace at all when
- * no client was ever confirmed (src/nfs4/recovery.c). Where RFC 7530
- * leaves a choice the test expects what knfsd does.
+ * no client was ever confirmed (src/nfs4/recovery.c); a reclaimed lock
+ * held again as an OFD lock that local processes meet (lock_ops.c).
+ * Where RFC 7530 leaves a choice the test expects what knfsd does.
  *
  * The wrapper (run-nfs4-restart.sh) starts two servers, both with
  * --lease-time 10: server 1 (PORT1, state directory STATE1) and server 2
@@ -176,6 +177,22 @@ static bool exists(const char *rel)
 	return stat(path_of(rel), &st) == 0;
 }
 
+/* Does a local process's OFD write lock of [@start, @start + @len) of
+ * @rel meet a conflict? */
+static bool local_blocked(const char *rel, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start,
+			    .l_len = len };
+	int lfd = open(path_of(rel), O_RDWR | O_CLOEXEC);
+	bool blocked;
+
+	if (lfd < 0)
+		return false;
+	blocked = fcntl(lfd, F_OFD_SETLK, &fl) < 0;
+	close(lfd);
+	return blocked;
+}
+
 /* ---- the checks ------------------------------------------------------- */
 
 #define ID_A "nfsx-restart-client-a"
@@ -208,6 +225,7 @@ static void test_restart(void)
 	ok(n == NFS4_OK, "A writes to it (%ld)", n);
 	n = lock_new(&oa, &a, "restart-lock-a", false, 0, 10, NULL);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,10) (%ld)", n);
+	ok(local_blocked("rw/data", 0, 10), "a local process cannot lock [0,10)");
 	ok(recorded(state1, ID_A), "STATE1/nfs4-clients lists A: the hex of its id string");
 	old_sid = a.sid;
 	old_cid = cid;
@@ -215,6 +233,7 @@ static void test_restart(void)
 	/* kill -9, start again on the same port and state directory */
 	ok(ask("restart 1") && connect_to(port1),
 	   "server 1 killed with SIGKILL and started again; connected");
+	ok(!local_blocked("rw/data", 0, 10), "the killed server's lock went with it: free locally");
 	t0 = mono();
 	n = v4_renew(fd, old_cid);
 	ok(n == NFS4ERR_STALE_CLIENTID, "A's clientid of the previous run: RENEW is "
@@ -249,6 +268,8 @@ static void test_restart(void)
 	   "READ with the reclaimed open's stateid: OK, the data (%ld)", n);
 	n = lock_new(&oa, &r, "restart-lock-a", true, 0, 10, &lsid);
 	ok(n == NFS4_OK, "in grace: A's LOCK with reclaim set: OK (%ld)", n);
+	ok(local_blocked("rw/data", 0, 10) && !local_blocked("rw/data", 10, 10),
+	   "the reclaimed lock is held again: a local process cannot lock [0,10)");
 	n = lock_new(&oa, &r, "restart-lock-a2", false, 20, 10, NULL);
 	ok(n == NFS4ERR_GRACE, "in grace: a LOCK without reclaim is GRACE (%ld)", n);
 	/* GRACE is no exempt status, and knfsd decides it after the

@@ -5,7 +5,12 @@
  * reservations and deny modes (9.9), upgrades and OPEN_DOWNGRADE's rule
  * (16.19.4), CLOSE, the stateid checks of READ and WRITE (special,
  * stale, old, bad, open mode), minor version 1's seqid 0, unconfirmed
- * owners replaced, purging a client, the per-client bound; read
+ * owners replaced, purging a client, the per-client bound; byte-range
+ * locks and their holders on the file system (nfs4_fslocks, here fake
+ * ones over a map of 64 bytes): opened with the first range, dropped
+ * with the last or with the stateid by every path, a local conflict's
+ * DENIED leaving the table as it was, the upgrade to a writable holder,
+ * RESOURCE undoing a new lock-owner's seqid; read
  * delegations (state_deleg.c): grants, conflicts and recalls, returns,
  * revocation (4.0 dropped, 4.1 kept revoked), the recall hold.
  */
@@ -120,7 +125,7 @@ static enum nfsstat4 locku_(const struct stateid4 *sid, uint64_t off, uint64_t l
 			    struct stateid4 *out)
 {
 	static struct nfs4_seq q;
-	enum nfsstat4 st = nfs4_state_locku(t, &F1, sid, 0, off, len, false, &q, out);
+	enum nfsstat4 st = nfs4_state_locku(t, &F1, sid, 0, off, len, false, &q, out, NULL);
 
 	nfs4_state_seq_end(t, &q, st, NULL, 0);
 	return st;
@@ -130,7 +135,7 @@ static enum nfsstat4 lockt_(clientid4 cid, const char *lo, uint32_t type, uint64
 			    uint64_t len, struct nfs4_lock_denied *d)
 {
 	return nfs4_state_lockt(t, &F1, cid, (const uint8_t *)lo, (uint32_t)strlen(lo), type,
-				off, len, d);
+				off, len, d, NULL);
 }
 
 static void locks(void)
@@ -227,7 +232,255 @@ static void locks40(void)
 	nfs4_state_purge_client(t, 20);
 }
 
+/* ---- fake holders on the file system ---- */
+
+#define FSB 64u                 /* bytes of the fake file */
+
+struct nfs4_fslock {
+	bool write;
+	uint8_t map[FSB];       /* 0, READ_LT or WRITE_LT per byte */
+};
+
+static int fs_open_n, fs_live;
+static uint8_t fs_local[FSB];   /* a local process's locks, per byte */
+static enum nfsstat4 fs_open_fails; /* NFS4_OK: opens succeed */
+static const struct nfs4_fslock *fs_tested;  /* test's holder, last call */
+
+static enum nfsstat4 fk_open(void *ctx, bool write, struct nfs4_fslock **out)
+{
+	if (fs_open_fails != NFS4_OK)
+		return fs_open_fails;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return NFS4ERR_SERVERFAULT;
+	(*out)->write = write;
+	fs_open_n++;
+	fs_live++;
+	return NFS4_OK;
+}
+
+static bool fk_writable(const struct nfs4_fslock *h)
+{
+	return h->write;
+}
+
+/* Does a local lock meet [@start, @end] as @type? The first such byte in @d. */
+static bool fk_local(uint32_t type, uint64_t start, uint64_t end, struct nfs4_lock_denied *d)
+{
+	uint64_t i;
+
+	for (i = start; i <= end && i < FSB; i++)
+		if (fs_local[i] && (type == WRITE_LT || fs_local[i] == WRITE_LT)) {
+			d->offset = i;
+			d->length = 1;
+			d->type = fs_local[i];
+			d->clientid = 0;
+			d->owner_len = 5;
+			memcpy(d->owner, "local", 5);
+			return true;
+		}
+	return false;
+}
+
+static enum nfsstat4 fk_set(void *ctx, struct nfs4_fslock *h, uint32_t type, uint64_t start,
+			    uint64_t end, struct nfs4_lock_denied *d)
+{
+	uint64_t i;
+
+	if (type == WRITE_LT && !h->write)
+		return NFS4ERR_SERVERFAULT;
+	if (type && fk_local(type, start, end, d))
+		return NFS4ERR_DENIED;
+	for (i = start; i <= end && i < FSB; i++)
+		h->map[i] = (uint8_t)type;
+	return NFS4_OK;
+}
+
+static enum nfsstat4 fk_test(void *ctx, const struct nfs4_fslock *h, uint32_t type,
+			     uint64_t start, uint64_t end, struct nfs4_lock_denied *d)
+{
+	fs_tested = h;
+	return fk_local(type, start, end, d) ? NFS4ERR_DENIED : NFS4_OK;
+}
+
+static void fk_drop(struct nfs4_fslock *h)
+{
+	fs_live--;
+	free(h);
+}
+
+static const struct nfs4_fslocks fake_fs = {
+	.open = fk_open, .writable = fk_writable, .set = fk_set, .test = fk_test,
+	.drop = fk_drop,
+};
+
+static int fs_ctx;              /* a non-NULL context: "this backend has locks" */
+
+/* LOCK of file @f with the hooks' context: a new lock-owner @lo (its
+ * first seqid @lseq) from open stateid @sid, or (@lo NULL) lock
+ * stateid @sid; minor version 0 with @m0. */
+static enum nfsstat4 fslock_(const struct nfs4_file_id *f, clientid4 cid, const char *lo,
+			     uint32_t lseq, const struct stateid4 *sid, uint32_t seqid, bool m0,
+			     uint32_t type, uint64_t off, uint64_t len, struct stateid4 *out,
+			     struct nfs4_lock_denied *d)
+{
+	static struct nfs4_seq q;
+	struct nfs4_lock_args a = {
+		.type = type, .offset = off, .length = len, .new_owner = lo != NULL,
+		.sid = sid, .seqid = seqid, .lock_seqid = lseq, .clientid = cid,
+		.owner = (const uint8_t *)lo, .owner_len = lo ? (uint32_t)strlen(lo) : 0,
+		.fs = &fs_ctx,
+	};
+	enum nfsstat4 st = nfs4_state_lock(t, f, &a, m0, &q, out, d);
+
+	nfs4_state_seq_end(t, &q, st, NULL, 0);
+	return st;
+}
+
+static enum nfsstat4 fslocku_(const struct nfs4_file_id *f, const struct stateid4 *sid,
+			      uint64_t off, uint64_t len, struct stateid4 *out)
+{
+	static struct nfs4_seq q;
+	enum nfsstat4 st = nfs4_state_locku(t, f, sid, 0, off, len, false, &q, out, &fs_ctx);
+
+	nfs4_state_seq_end(t, &q, st, NULL, 0);
+	return st;
+}
+
+static enum nfsstat4 fslockt_(const struct nfs4_file_id *f, clientid4 cid, const char *lo,
+			      uint32_t type, uint64_t off, uint64_t len, struct nfs4_lock_denied *d)
+{
+	return nfs4_state_lockt(t, f, cid, (const uint8_t *)lo, (uint32_t)strlen(lo), type, off,
+				len, d, &fs_ctx);
+}
+
+static bool all(const struct nfs4_fslock *h, uint64_t from, uint64_t to, uint8_t v)
+{
+	uint64_t i;
+
+	for (i = from; i <= to; i++)
+		if (h->map[i] != v)
+			return false;
+	return true;
+}
+
 static clientid4 dead_client;
+
+static bool live(clientid4 cid);
+
+/* Locks held on the file system through the hooks. */
+static void fslocks(void)
+{
+	static const struct nfs4_file_id G = { 2, 1 }, H = { 2, 2 };
+	struct stateid4 o1, o2, o3, l1, l2, l3, x;
+	struct nfs4_lock_denied d;
+	bool confirm, rep;
+	enum nfsstat4 st;
+
+	nfs4_state_set_fslocks(t, &fake_fs);
+	ok(open_(60, "o60", 0, true, &G, OPEN4_SHARE_ACCESS_BOTH, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && open_(61, "o61", 0, true, &G, OPEN4_SHARE_ACCESS_BOTH, 0, &o2, &confirm,
+			   &rep) == NFS4_OK, "fs: two clients open a file");
+	st = fslock_(&G, 60, "fl60", 0, &o1, 0, false, WRITE_LT, 0, 10, &l1, &d);
+	ok(st == NFS4_OK && fs_open_n == 1 && fs_live == 1,
+	   "fs: a LOCK opens one holder for its stateid (%d)", (int)st);
+	st = fslock_(&G, 60, NULL, 0, &l1, 0, false, WRITE_LT, 20, 10, &l1, &d);
+	ok(st == NFS4_OK && fs_open_n == 1, "fs: its next LOCK uses the same holder");
+	st = fslocku_(&G, &l1, 0, 10, &l1);
+	ok(st == NFS4_OK && fs_live == 1, "fs: a LOCKU of one of two ranges keeps the holder");
+	st = fslocku_(&G, &l1, 0, NFS4_UINT64_MAX, &l1);
+	ok(st == NFS4_OK && fs_live == 0, "fs: a LOCKU of the rest drops it");
+
+	/* a local process's lock */
+	fs_local[40] = READ_LT;
+	st = fslock_(&G, 60, NULL, 0, &l1, 0, false, WRITE_LT, 30, 20, &l1, &d);
+	ok(st == NFS4ERR_DENIED && d.clientid == 0 && d.offset == 40 && fs_live == 0,
+	   "fs: a local conflict: DENIED as the hook said, the holder opened for it dropped");
+	ok(fslockt_(&G, 61, "fl61", READ_LT, 30, 20, &d) == NFS4_OK,
+	   "fs: the table holds nothing of the denied range (another client's LOCKT: OK)");
+	st = fslock_(&G, 61, "fl61", 0, &o2, 0, false, READ_LT, 30, 20, &l2, &d);
+	ok(st == NFS4_OK && fs_live == 1 && fs_open_n == 3,
+	   "fs: another client's READ lock there shares the local one");
+	ok(fslockt_(&G, 61, "fl61", WRITE_LT, 40, 1, &d) == NFS4ERR_DENIED && d.clientid == 0 &&
+	   fs_tested != NULL, "fs: its LOCKT of a write lock: the local lock, asked with "
+	   "its own holder");
+	ok(fslockt_(&G, 60, "nobody", READ_LT, 0, 5, &d) == NFS4_OK && fs_tested == NULL,
+	   "fs: a LOCKT by an owner without a stateid there: asked with none");
+	fs_local[40] = 0;
+
+	/* the upgrade of a holder opened for reading */
+	st = fslock_(&G, 61, NULL, 0, &l2, 0, false, WRITE_LT, 0, 5, &l2, &d);
+	ok(st == NFS4_OK && fs_open_n == 4 && fs_live == 1,
+	   "fs: a WRITE lock on a read holder: a writable one replaces it (%d opened)",
+	   fs_open_n);
+	ok(fslockt_(&G, 60, "fl60", READ_LT, 0, 5, &d) == NFS4ERR_DENIED &&
+	   fslockt_(&G, 60, "fl60", WRITE_LT, 30, 1, &d) == NFS4ERR_DENIED,
+	   "fs: the table holds both ranges");
+	fs_local[45] = WRITE_LT;
+	ok(fslockt_(&G, 61, "fl61", READ_LT, 45, 1, &d) == NFS4ERR_DENIED && fs_tested &&
+	   fs_tested->write && all(fs_tested, 0, 4, WRITE_LT) && all(fs_tested, 30, 39, READ_LT) &&
+	   all(fs_tested, 5, 29, 0), "fs: the new holder took the old one's read range over");
+	fs_local[45] = 0;
+
+	/* CLOSE, purge, a courtesy client's reap, forget_file */
+	{
+		static struct nfs4_seq q;
+
+		ok(nfs4_state_seqid_begin(t, &o2, &G, 0, false, false, &q) == NFS4_OK &&
+		   nfs4_state_close(t, &o2, false, &x) == NFS4_OK && fs_live == 0,
+		   "fs: CLOSE of the open drops its lock stateid's holder");
+		nfs4_state_seq_end(t, &q, NFS4_OK, NULL, 0);
+	}
+	st = fslock_(&G, 60, NULL, 0, &l1, 0, false, WRITE_LT, 0, 1, &l1, &d);
+	ok(st == NFS4_OK && fs_live == 1, "fs: a client holds a lock again");
+	nfs4_state_purge_client(t, 60);
+	ok(fs_live == 0, "fs: purging the client drops its holder");
+	ok(open_(62, "o62", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 0, &o3, &confirm, &rep) ==
+	   NFS4_OK && fslock_(&H, 62, "fl62", 0, &o3, 0, false, WRITE_LT, 0, 10, &l3, &d) ==
+	   NFS4_OK && fs_live == 1, "fs: client 62 locks file H");
+	nfs4_state_set_live(t, live, 0);
+	dead_client = 62;
+	ok(open_(63, "o63", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 0, &x, &confirm, &rep) ==
+	   NFS4_OK && fslockt_(&H, 63, "fl63", WRITE_LT, 0, 1, &d) == NFS4_OK && fs_live == 0,
+	   "fs: its lease runs out, another client's LOCKT meets its lock: the holder goes");
+	dead_client = 0;
+	nfs4_state_set_live(t, NULL, 0);
+	ok(fslock_(&H, 63, "fl63", 0, &x, 0, false, WRITE_LT, 0, 10, &l3, &d) == NFS4_OK &&
+	   fs_live == 1, "fs: client 63 locks H");
+	nfs4_state_forget_file(t, &H);
+	ok(fs_live == 0, "fs: the file forgotten (its inode number reused): the holder goes");
+
+	/* 4.0: a holder that cannot be opened; the owner's seqid undone */
+	{
+		static struct nfs4_seq q;
+
+		st = open_(64, "o64", 1, false, &H, OPEN4_SHARE_ACCESS_BOTH, 0, &o3, &confirm,
+			   &rep);
+		st = st == NFS4_OK ? nfs4_state_seqid_begin(t, &o3, &H, 2, true, true, &q) : st;
+		st = st == NFS4_OK ? nfs4_state_confirm(t, &o3, &o3) : st;
+		nfs4_state_seq_end(t, &q, st, NULL, 0);
+		ok(st == NFS4_OK, "fs: 4.0 open and confirm");
+	}
+	fs_open_fails = NFS4ERR_RESOURCE;
+	st = fslock_(&H, 64, "fl64", 7, &o3, 3, true, WRITE_LT, 0, 10, &l3, &d);
+	ok(st == NFS4ERR_RESOURCE && fs_live == 0, "fs: no holder to open: RESOURCE");
+	fs_open_fails = NFS4_OK;
+	st = fslock_(&H, 64, "fl64", 7, &o3, 3, true, WRITE_LT, 0, 10, &l3, &d);
+	ok(st == NFS4_OK && fs_live == 1,
+	   "fs: the same LOCK again (open and lock seqids not counted): OK (%d)", (int)st);
+	st = fslock_(&H, 64, NULL, 0, &l3, 8, true, READ_LT, 20, 1, &x, &d);
+	ok(st == NFS4_OK, "fs: the lock-owner's next seqid is the one after (%d)", (int)st);
+	ok(nfs4_state_release_lockowner(t, 64, (const uint8_t *)"fl64", 4) ==
+	   NFS4ERR_LOCKS_HELD && fs_live == 1, "fs: RELEASE_LOCKOWNER with locks: nothing dropped");
+	nfs4_state_purge_client(t, 64);
+	nfs4_state_purge_client(t, 61);
+	nfs4_state_purge_client(t, 63);
+	ok(fs_live == 0, "fs: every holder dropped");
+	/* one left for nfs4_state_free */
+	ok(open_(65, "o65", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 0, &o3, &confirm, &rep) ==
+	   NFS4_OK && fslock_(&H, 65, "fl65", 0, &o3, 0, false, READ_LT, 0, 10, &l3, &d) ==
+	   NFS4_OK && fs_live == 1, "fs: a holder left for the table's end");
+}
 
 static bool live(clientid4 cid)
 {
@@ -626,6 +879,8 @@ int main(void)
 	   "a client's opens stop at its bound (%u) with RESOURCE", n);
 	nfs4_state_purge_client(t, 4);
 	ok(nfs4_state_client_count(t, 4) == 0, "and are all freed with it");
+	fslocks();
 	nfs4_state_free(t);
+	ok(fs_live == 0, "fs: the table's end drops the holder left");
 	return tap_done();
 }

@@ -237,6 +237,127 @@ static void test_xattrs(const struct vfs_export *e, const struct vfs_obj *root)
 	ops->release(&a);
 }
 
+/* A local process's view: an OFD lock of ours on a descriptor of its own
+ * (-EAGAIN: a conflict). */
+static int local_ofd(const char *name, short type, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+	int lfd = io_open(name, O_RDWR), r;
+
+	if (lfd < 0)
+		return -errno;
+	r = fcntl(lfd, F_OFD_SETLK, &fl) < 0 ? -(errno == EACCES ? EAGAIN : errno) : 0;
+	close(lfd);
+	return r;
+}
+
+static struct vfs_lock rng(enum vfs_lock_type type, uint64_t start, uint64_t end)
+{
+	return (struct vfs_lock){ .type = type, .start = start, .end = end, .pid = -1 };
+}
+
+/* The byte-range locks (lock_open, lock, lock_test, lock_close): OFD locks. */
+static void test_locks(const struct vfs_export *e, const struct vfs_obj *root)
+{
+	const struct vfs_ops *ops = e->ops;
+	struct vfs_lockh h1 = VFS_LOCKH_NONE, h2 = VFS_LOCKH_NONE, none = VFS_LOCKH_NONE;
+	struct vfs_lock l, held;
+	struct flock fl;
+	struct vfs_obj o;
+	unsigned int base = vfs_lock_holders();
+	int r, pfd;
+
+	ok(ops->create(e, root, "lk", 0644, &o) == 0, "locks: a file");
+	r = ops->lock_open(e, &o, false, NULL, &h1);
+	ok(r == 0 && vfs_lockh_ok(&h1) && !h1.write && vfs_lock_holders() == base + 1,
+	   "lock_open for reading: a holder, counted (%d)", r);
+	ok((fcntl(h1.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) == (O_RDONLY | O_NONBLOCK),
+	   "... its own description, O_RDONLY | O_NONBLOCK");
+	l = rng(VFS_LOCK_READ, 0, 99);
+	ok(ops->lock(&h1, &l, &held) == 0, "a read lock of [0,99]");
+	l = rng(VFS_LOCK_WRITE, 200, 299);
+	ok(ops->lock(&h1, &l, &held) == -EBADF, "a write lock on a holder opened for reading: "
+	   "-EBADF");
+	ok(local_ofd("lk", F_RDLCK, 0, 100) == 0 && local_ofd("lk", F_WRLCK, 50, 1) == -EAGAIN,
+	   "a local process shares the read lock, cannot write-lock under it");
+
+	r = ops->lock_open(e, &o, true, NULL, &h2);
+	ok(r == 0 && h2.write && h2.fd != h1.fd, "lock_open for writing: another holder (%d)", r);
+	ok((fcntl(h2.fd, F_GETFL) & O_ACCMODE) == O_RDWR, "... O_RDWR (never write-only)");
+	l = rng(VFS_LOCK_WRITE, 50, 59);
+	memset(&held, 0, sizeof(held));
+	r = ops->lock(&h2, &l, &held);
+	ok(r == -EAGAIN && held.type == VFS_LOCK_READ && held.start == 0 && held.end == 99 &&
+	   held.pid == -1, "a write lock over the other holder's read lock: -EAGAIN, naming it "
+	   "(%d: %d [%llu,%llu] pid %d)", r, held.type, (unsigned long long)held.start,
+	   (unsigned long long)held.end, (int)held.pid);
+	l = rng(VFS_LOCK_WRITE, 100, VFS_LOCK_END);
+	ok(ops->lock(&h2, &l, NULL) == 0, "a write lock of [100,end]");
+	ok(local_ofd("lk", F_RDLCK, 1ll << 50, 1) == -EAGAIN, "held locally up to any offset");
+	l = rng(VFS_LOCK_UNLOCK, 150, 199);
+	ok(ops->lock(&h2, &l, NULL) == 0 && local_ofd("lk", F_WRLCK, 150, 50) == 0 &&
+	   local_ofd("lk", F_WRLCK, 149, 1) == -EAGAIN && local_ofd("lk", F_WRLCK, 200, 1) ==
+	   -EAGAIN, "an unlock of [150,199] splits it");
+	l = rng(VFS_LOCK_READ, 120, 129);
+	ok(ops->lock(&h2, &l, NULL) == 0 && local_ofd("lk", F_RDLCK, 120, 10) == 0 &&
+	   local_ofd("lk", F_WRLCK, 120, 1) == -EAGAIN, "a write holder takes a read lock too "
+	   "(a type change within the holder)");
+
+	l = rng(VFS_LOCK_WRITE, 10, 10);
+	r = ops->lock_test(e, &o, &h1, &l, NULL, &held);
+	ok(r == 0, "lock_test by the holder of [0,99] of its own range: no conflict (%d)", r);
+	r = ops->lock_test(e, &o, &none, &l, NULL, &held);
+	ok(r == -EAGAIN && held.type == VFS_LOCK_READ && held.start == 0 && held.end == 99,
+	   "lock_test with no holder: -EAGAIN, the read lock (%d)", r);
+	ok(vfs_lock_holders() == base + 2, "... and its temporary holder is gone");
+
+	/* a process-owned POSIX lock: the pid is told */
+	pfd = io_open("lk", O_RDWR);
+	fl = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1000,
+			     .l_len = 10 };
+	ok(pfd >= 0 && fcntl(pfd, F_SETLK, &fl) == -1, "(our own POSIX lock there conflicts "
+	   "with the holder's write lock)");
+	fl.l_start = 5000;
+	l = rng(VFS_LOCK_UNLOCK, 100, VFS_LOCK_END);
+	ops->lock(&h2, &l, NULL);
+	ok(pfd >= 0 && fcntl(pfd, F_SETLK, &fl) == 0, "a POSIX lock of [5000,5009] by this process");
+	l = rng(VFS_LOCK_READ, 5005, 5005);
+	memset(&held, 0, sizeof(held));
+	r = ops->lock(&h1, &l, &held);
+	ok(r == -EAGAIN && held.type == VFS_LOCK_WRITE && held.start == 5000 &&
+	   held.end == 5009 && held.pid == getpid(),
+	   "a read lock over it: -EAGAIN, with the process's pid (%d, pid %d)", r, (int)held.pid);
+	if (pfd >= 0)
+		close(pfd);
+
+	/* past 2^63 - 1 */
+	l = rng(VFS_LOCK_WRITE, (1ull << 63) + 5, (1ull << 63) + 9);
+	ok(ops->lock(&h2, &l, NULL) == 0, "a range past 2^63 - 1: nothing to hold, 0");
+	l = rng(VFS_LOCK_WRITE, (1ull << 63) - 10, (1ull << 63) + 9);
+	ok(ops->lock(&h2, &l, NULL) == 0 && local_ofd("lk", F_WRLCK, INT64_MAX - 1, 0) == -EAGAIN,
+	   "one across it: held up to the last offset");
+
+	ops->lock_close(&h2);
+	ok(!vfs_lockh_ok(&h2) && vfs_lock_holders() == base + 1 &&
+	   local_ofd("lk", F_WRLCK, INT64_MAX - 1, 0) == 0,
+	   "lock_close: its locks go with it, uncounted");
+	ops->lock_close(&h1);
+	ok(local_ofd("lk", F_WRLCK, 0, 0) == 0 && vfs_lock_holders() == base,
+	   "both closed: the whole file free");
+
+	/* the budget */
+	vfs_lock_budget(base + 1);
+	ok(ops->lock_open(e, &o, false, NULL, &h1) == 0 &&
+	   ops->lock_open(e, &o, false, NULL, &h2) == -EMFILE && !vfs_lockh_ok(&h2),
+	   "past vfs_lock_budget: -EMFILE, no holder");
+	l = rng(VFS_LOCK_WRITE, 0, 0);
+	ok(ops->lock_test(e, &o, &none, &l, NULL, &held) == -EMFILE,
+	   "lock_test that needs a holder past it: -EMFILE");
+	ops->lock_close(&h1);
+	vfs_lock_budget(1u << 20);
+	ops->release(&o);
+}
+
 int main(void)
 {
 	struct vfs_export e;
@@ -265,6 +386,7 @@ int main(void)
 		test_attrs(&e, &root);
 		test_data(&e, &root);
 		test_xattrs(&e, &root);
+		test_locks(&e, &root);
 	}
 	e.ops->release(&root);
 	vfs_nodes_fini();
