@@ -5,7 +5,7 @@
 # checks that nfsxd refuses to start on an exports file asking for
 # Kerberos (naming the line) and that a reload asking for it keeps the
 # exports in use, starts two nfsxd with --nfs-vers 3,4 on free 127.0.0.1
-# ports and runs test_nfs_sec PORT PORT2 BASE REFUSED RELOAD_KEPT (its
+# ports and runs test_nfs_sec PORT PORT2 BASE REFUSED RELOAD_KEPT CHILD (its
 # TAP output is this test's output), then stops them.
 #
 # Tree (BASE = $WORK/tree), exported rw,insecure to 127.0.0.1 by the
@@ -15,6 +15,8 @@
 #   both/  sec=sys:none     f, d/
 #   nsys/  sec=none:sys     f, d/
 #   dflt/  (no sec=)        f, d/
+#   sys/child/  a tmpfs exported nohide with sec=none (as root, where
+#               mounting works; else the test skips what needs it)
 # The second server exports only/ with sec=sys and nothing else.
 #
 # Usage: run-nfs-sec.sh NFSXD TEST_NFS_SEC
@@ -39,6 +41,15 @@ $BASE/both 127.0.0.1(rw,insecure,sec=sys:none)
 $BASE/nsys 127.0.0.1(rw,insecure,sec=none:sys)
 $BASE/dflt 127.0.0.1(rw,insecure)
 EOT
+# sys/child: a tmpfs exported nohide with sec=none, when this may mount
+CHILD=0
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$BASE/sys/child" &&
+	mount -t tmpfs -o size=1m,mode=755 tmpfs "$BASE/sys/child" 2>/dev/null; then
+	at_cleanup "umount -l '$BASE/sys/child'"
+	echo c >"$BASE/sys/child/c"
+	echo "$BASE/sys/child 127.0.0.1(rw,insecure,nohide,sec=none)" >>"$WORK/exports1"
+	CHILD=1
+fi
 cat >"$WORK/exports2" <<EOT
 $BASE/only 127.0.0.1(rw,insecure,sec=sys)
 EOT
@@ -105,5 +116,5 @@ for ((i = 0; i < 50; i++)); do
 done
 cp "$WORK/exports1.good" "$WORK/exports1"
 
-"$TEST" "$P" "$P2" "$BASE" "$REFUSED" "$KEPT"
+"$TEST" "$P" "$P2" "$BASE" "$REFUSED" "$KEPT" "$CHILD"
 finish $? "v4:$PID" "v4only:$PID2"

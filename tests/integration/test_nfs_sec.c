@@ -7,12 +7,13 @@
  * 4.1. Run by run-nfs-sec.sh, which builds the tree and starts the
  * servers:
  *
- *   test_nfs_sec PORT PORT2 BASE REFUSED RELOAD_KEPT
+ *   test_nfs_sec PORT PORT2 BASE REFUSED RELOAD_KEPT CHILD
  *
  * PORT serves BASE/sys (sec=sys), BASE/none (sec=none), BASE/both
  * (sec=sys:none), BASE/nsys (sec=none:sys) and BASE/dflt (no sec=);
  * PORT2 serves BASE/only (sec=sys) alone. REFUSED and RELOAD_KEPT are
- * 1 when the script saw nfsxd refuse sec=krb5p at start and at reload.
+ * 1 when the script saw nfsxd refuse sec=krb5p at start and at reload;
+ * CHILD 1 when BASE/sys/child is a tmpfs exported nohide with sec=none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,6 +381,37 @@ static void test_v41(void)
 	v4_res_free(&r);
 }
 
+/* Crossing a mount point into a nested export whose sec= differs. */
+static void test_child(bool mounted)
+{
+	struct nfs_argop4 ops[3];
+	struct raw_fh f3, x;
+	struct v4_res s;
+	struct v4_fh fh;
+	uint32_t fl[8], n;
+
+	if (!mounted) {
+		printf("ok %d - nested export # SKIP not root or cannot mount a tmpfs\n",
+		       ++tap__n);
+		return;
+	}
+	ok(raw_mnt_flavors(fd, path_of("sys"), &f3, fl, 8, &n) == MNT3_OK &&
+	   raw_lookup(fd, &f3, "child", &x) == NFS3ERR_ACCES,
+	   "NFSv3 LOOKUP from sec=sys into a nested sec=none export as AUTH_SYS: ACCES");
+	ok(raw_mnt_flavors(fd, path_of("sys/child"), &x, fl, 8, &n) == MNT3_OK && n == 1 &&
+	   fl[0] == AUTH_NONE, "MNT of the nested export lists its own flavour");
+	ok(walk_as(AUTH_SYS, "sys/child", &fh) == NFS4ERR_WRONGSEC,
+	   "NFSv4 LOOKUP from sec=sys into the nested sec=none export as AUTH_SYS: WRONGSEC");
+	v4_res_init(&s);
+	v4op_putfh(&ops[0], &fh_sys);
+	v4op_lookup(&ops[1], "child");
+	v4op_simple(&ops[2], OP_GETFH);
+	ok(call_as(AUTH_NONE, ops, 3, &s, &n) == NFS4_OK && n == 3,
+	   "PUTFH (sec=sys) + LOOKUP into the nested sec=none export as AUTH_NONE: OK "
+	   "(the LOOKUP checks what it reaches)");
+	v4_res_free(&s);
+}
+
 /* The second server: sec=sys exports only, so the pseudo file system
  * takes AUTH_SYS alone. */
 static void test_sys_only(int port2)
@@ -413,8 +445,8 @@ int main(int argc, char **argv)
 {
 	int port, port2;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s PORT PORT2 BASE REFUSED RELOAD_KEPT\n", argv[0]);
+	if (argc != 7) {
+		fprintf(stderr, "usage: %s PORT PORT2 BASE REFUSED RELOAD_KEPT CHILD\n", argv[0]);
 		return 2;
 	}
 	port = atoi(argv[1]);
@@ -435,6 +467,7 @@ int main(int argc, char **argv)
 	test_secinfo40();
 	test_open();
 	test_v41();
+	test_child(strcmp(argv[6], "1") == 0);
 	test_sys_only(port2);
 	close(fd);
 	return tap_done();
