@@ -303,6 +303,24 @@ int export_lookup_in(struct rpc_req *req, const struct export_obj *at, const uin
  * cross? (READDIRPLUS then leaves its handle to LOOKUP, as nfsd does.) */
 bool export_crossing_point(const struct export_obj *at, const struct stat *st);
 
+/*
+ * The security flavour of @req's call, as sec= numbers them
+ * (EXPORTS_SEC_*): its RPC flavour now; RPCSEC_GSS's calls will give
+ * the pseudo-flavour of their mechanism and service.
+ */
+uint32_t export_req_flavor(const struct rpc_req *req);
+
+/*
+ * export_sec_ok - may @req's caller, whom rule @c admits, use its flavour
+ * there (exports_sec_allows)? Handle resolution does not ask: each
+ * protocol does, where its rules say (NFSv3 on every handle, NFSv4 as
+ * RFC 8881 2.6.3.1.1 says). Return values: true when allowed.
+ */
+bool export_sec_ok(const struct rpc_req *req, const struct nfsx_export_client *c);
+
+/* May @req's flavour be used in the pseudo file system of @x? */
+bool export_pseudo_sec_ok(const struct export_snap *x, const struct rpc_req *req);
+
 /* snapshot.c, for resolve.c: a hold given back (see export_snap_put). */
 void export_snap_release(struct export_snap *x);
 

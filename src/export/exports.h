@@ -33,6 +33,17 @@
 /* The anonymous user and group of Linux (nobody, nogroup). */
 #define EXPORTS_ANON_ID 65534u
 
+/*
+ * Security flavours (sec=), as RPC numbers them (RFC 5531): AUTH_NONE
+ * and AUTH_SYS are served; RPCSEC_GSS will be its pseudo-flavours
+ * (RFC 2623: 390003 krb5, 390004 krb5i, 390005 krb5p), one number per
+ * mechanism and service, so that a list of numbers says it all.
+ */
+#define EXPORTS_SEC_NONE 0u
+#define EXPORTS_SEC_SYS 1u
+/* Flavours in one sec= list (knfsd: MAX_SECINFO_LIST). */
+#define EXPORTS_MAX_SEC 8
+
 enum nfsx_client_kind {
 	NFSX_CLIENT_ANY,	/* "*": every peer */
 	NFSX_CLIENT_HOST,	/* a host name, compared case-insensitively */
@@ -55,6 +66,13 @@ struct nfsx_export_opts {
 	bool insecure_locks;	/* accepted and ignored (a warning says so) */
 	uint32_t anonuid;	/* default EXPORTS_ANON_ID */
 	uint32_t anongid;	/* default EXPORTS_ANON_ID */
+	/*
+	 * sec=: the flavours a client may use, in the order of preference
+	 * written. nsec 0: no sec= option, where knfsd takes both AUTH_SYS
+	 * and AUTH_NONE (see exports_sec_allows()).
+	 */
+	uint32_t sec[EXPORTS_MAX_SEC];
+	unsigned int nsec;
 };
 
 struct nfsx_export_client {
@@ -320,5 +338,55 @@ void exports_squash(const struct nfsx_export_client *c, uint32_t *uid,
  */
 bool exports_port_ok(const struct nfsx_export_client *c,
 		     const struct sockaddr_storage *peer);
+
+/**
+ * exports_sec_allows() - may a caller of rule @c use flavour @flavor?
+ * @c: the rule that matched.
+ * @flavor: the call's flavour (EXPORTS_SEC_*).
+ *
+ * As knfsd's check_nfsd_access(): a flavour of the sec= list; without
+ * sec=, AUTH_SYS and AUTH_NONE (a caller with AUTH_NONE acts as the
+ * anonymous user). With sec=sys, AUTH_NONE is refused.
+ *
+ * Return values:
+ * true when allowed.
+ */
+bool exports_sec_allows(const struct nfsx_export_client *c, uint32_t flavor);
+
+/**
+ * exports_sec_list() - the flavours of rule @c, as NFSv4's SECINFO lists
+ * them: the sec= list in its order, or without one knfsd's AUTH_SYS,
+ * AUTH_NONE.
+ * @c: the rule.
+ * @out: receives the flavours.
+ *
+ * Return values:
+ * How many, 1 to EXPORTS_MAX_SEC.
+ */
+unsigned int exports_sec_list(const struct nfsx_export_client *c,
+			      uint32_t out[EXPORTS_MAX_SEC]);
+
+/**
+ * exports_sec_union() - every flavour some rule of @ex allows, strongest
+ * first (knfsd's order: RPCSEC_GSS, AUTH_SYS, AUTH_NONE): what the NFSv4
+ * pseudo file system, which leads to all of them, allows.
+ * @ex: the set.
+ * @out: receives the flavours.
+ *
+ * Return values:
+ * How many, 0 (no export) to EXPORTS_MAX_SEC.
+ */
+unsigned int exports_sec_union(const struct nfsx_exports *ex,
+			       uint32_t out[EXPORTS_MAX_SEC]);
+
+/**
+ * exports_sec_name() - the sec= name of @flavor ("sys", "none"), for
+ * messages.
+ * @flavor: an RPC flavour number.
+ *
+ * Return values:
+ * The name, or "unknown".
+ */
+const char *exports_sec_name(uint32_t flavor);
 
 #endif

@@ -69,4 +69,12 @@ void exports_export_free(struct nfsx_export *e);
  */
 int exports_insert(const struct exports_ctx *ctx, struct nfsx_export *e);
 
+/*
+ * exports_parse_sec - the option @opt (@n bytes, "sec=..."), a
+ * colon-separated list of flavours, into @o (exports_sec.c).
+ * Return values: 0, or -1 with ctx->err set.
+ */
+int exports_parse_sec(const struct exports_ctx *ctx, unsigned int line, const char *opt,
+		      size_t n, struct nfsx_export_opts *o);
+
 #endif

@@ -265,27 +265,6 @@ static int parse_fsid(const struct exports_ctx *ctx, unsigned int line,
 	return 0;
 }
 
-/* sec=FLAVOUR[:FLAVOUR...]: only AUTH_SYS is served, so only "sys". */
-static int parse_sec(const struct exports_ctx *ctx, unsigned int line,
-		     const char *opt, size_t n)
-{
-	const char *p = opt + 4, *end = opt + n;
-
-	while (p <= end) {
-		const char *c = memchr(p, ':', (size_t)(end - p));
-		size_t len = c ? (size_t)(c - p) : (size_t)(end - p);
-
-		if (!word_is(p, len, "sys")) {
-			exports_error(ctx, line,
-				      "\"%.*s\": only sec=sys is supported",
-				      (int)n, opt);
-			return -1;
-		}
-		p += len + 1;
-	}
-	return 0;
-}
-
 /*
  * Apply the comma-separated @list (@n bytes, not NUL-terminated) to @o;
  * fsid= goes to @e. Later options override earlier ones, as in Linux.
@@ -328,7 +307,7 @@ static int parse_options(const struct exports_ctx *ctx, unsigned int line,
 			if (parse_fsid(ctx, line, p, len, e))
 				return -1;
 		} else if (len >= 4 && memcmp(p, "sec=", 4) == 0) {
-			if (parse_sec(ctx, line, p, len))
+			if (exports_parse_sec(ctx, line, p, len, o))
 				return -1;
 		} else {
 			exports_error(ctx, line, "unknown option \"%.*s\"",

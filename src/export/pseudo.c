@@ -91,6 +91,7 @@ int export_pseudo_build(const struct nfsx_exports *set, struct export_pseudo *p)
 	uint32_t cap = 0;
 
 	memset(p, 0, sizeof(*p));
+	p->nsec = exports_sec_union(set, p->sec);
 	while ((e = exports_next(set, e)))
 		if (e->fsid_kind == NFSX_FSID_NUM && e->fsid == 0)
 			p->root_exp = e;

@@ -20,6 +20,12 @@
  *   and a 64-bit id hashed from its path, so the handle is the same
  *   after a restart or a reload that keeps the directory, and stale
  *   (ENOENT) after one that does not.
+ * - A pseudo directory allows every flavour that some export allows
+ *   (exports_sec_union), so the client of any export can walk to it
+ *   with the flavour it mounts with. mountd's pseudo root for knfsd
+ *   allows every flavour the server knows; this is that, narrowed to
+ *   the flavours some export serves (with only sec=sys exports,
+ *   AUTH_NONE reaches nothing). SECINFO lists them in that order.
  * - Built once per exports snapshot, read-only after: no lock.
  */
 #ifndef NFSX_EXPORT_PSEUDO_H
@@ -52,6 +58,9 @@ struct export_pseudo {
 	uint32_t n;
 	/* Exports no NFSv4 path reaches (outside the fsid=0 export). */
 	uint32_t unreachable;
+	/* The flavours pseudo directories allow (exports_sec_union). */
+	uint32_t sec[EXPORTS_MAX_SEC];
+	unsigned int nsec;
 };
 
 /*

@@ -238,3 +238,24 @@ int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32
 	*node = export_pseudo_by_id(&x->pseudo, id);
 	return *node == PSEUDO_NONE ? -ESTALE : 1;
 }
+
+uint32_t export_req_flavor(const struct rpc_req *req)
+{
+	return req->call.cred.flavor;
+}
+
+bool export_sec_ok(const struct rpc_req *req, const struct nfsx_export_client *c)
+{
+	return c && exports_sec_allows(c, export_req_flavor(req));
+}
+
+bool export_pseudo_sec_ok(const struct export_snap *x, const struct rpc_req *req)
+{
+	uint32_t f = export_req_flavor(req);
+	unsigned int i;
+
+	for (i = 0; i < x->pseudo.nsec; i++)
+		if (x->pseudo.sec[i] == f)
+			return true;
+	return false;
+}

@@ -68,16 +68,30 @@ static enum nfsstat3 resolved(int r)
 	}
 }
 
+/*
+ * Resolved with result @r: a flavour the rule's sec= does not allow is
+ * ACCES, as knfsd answers NFSv3 (fh_verify's nfserr_wrongsec, which
+ * nfsd3_map_status() makes nfserr_acces), not an RPC AUTH_TOOWEAK.
+ */
+static enum nfsstat3 sec_checked(struct rpc_req *req, int r, struct export_obj *o)
+{
+	if (r == 0 && !export_sec_ok(req, o->client)) {
+		export_release(o);
+		return NFS3ERR_ACCES;
+	}
+	return resolved(r);
+}
+
 enum nfsstat3 nfs3_resolve(struct rpc_req *req, const struct nfs_fh3 *fh,
 			   struct export_obj *o)
 {
-	return resolved(export_resolve(req, fh->data.data, fh->data.len, false, o));
+	return sec_checked(req, export_resolve(req, fh->data.data, fh->data.len, false, o), o);
 }
 
 enum nfsstat3 nfs3_resolve_mem(struct rpc_req *req, const struct nfs_fh3 *fh,
 			       struct export_obj *o)
 {
-	return resolved(export_resolve(req, fh->data.data, fh->data.len, true, o));
+	return sec_checked(req, export_resolve(req, fh->data.data, fh->data.len, true, o), o);
 }
 
 /*

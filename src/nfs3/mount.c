@@ -184,9 +184,37 @@ static int walk(struct rpc_req *req, struct export_obj *at, const char *rest,
 	return 0;
 }
 
+/*
+ * The flavours MNT lists for rule @c into @out, as mountd's
+ * set_authflavors(): the sec= list in its order without AUTH_NONE
+ * (older Linux clients read the list from its end and would pick it),
+ * AUTH_SYS without sec=. For sec=none alone mountd's fallback says
+ * AUTH_SYS, which the export then refuses on every call; nfsxd says
+ * AUTH_NONE, which a client can mount with.
+ * Return values: how many.
+ */
+static uint32_t mnt_flavors(const struct nfsx_export_client *c, int32_t out[EXPORTS_MAX_SEC])
+{
+	uint32_t l[EXPORTS_MAX_SEC];
+	unsigned int n, i;
+	uint32_t k = 0;
+
+	if (c->opts.nsec == 0) {
+		out[0] = (int32_t)EXPORTS_SEC_SYS;
+		return 1;
+	}
+	n = exports_sec_list(c, l);
+	for (i = 0; i < n; i++)
+		if (l[i] != EXPORTS_SEC_NONE)
+			out[k++] = (int32_t)l[i];
+	if (k == 0)
+		out[k++] = (int32_t)EXPORTS_SEC_NONE;
+	return k;
+}
+
 enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 {
-	static int32_t flavors[] = { 1 }; /* AUTH_UNIX */
+	int32_t flavors[EXPORTS_MAX_SEC];
 	struct mountres3 r = { 0 };
 	const struct export_snap *x = NULL;
 	const struct nfsx_export *exp;
@@ -240,7 +268,9 @@ enum rpc_accept_stat mount3_mnt(struct rpc_req *req)
 	r.fhs_status = MNT3_OK;
 	r.u.mountinfo.fhandle.data = fh.data;
 	r.u.mountinfo.fhandle.len = fh.len;
-	r.u.mountinfo.auth_flavors.len = 1;
+	/* the rule of the directory mounted (a walk may cross into
+	 * another export) */
+	r.u.mountinfo.auth_flavors.len = mnt_flavors(at.client, flavors);
 	r.u.mountinfo.auth_flavors.val = flavors;
 	peer_name(req, host, sizeof(host));
 	mounts_add(host, dir);

@@ -62,7 +62,7 @@ int nfs3_exports_replace(struct nfsx_exports *ex, struct export_reload_stats *st
  * it, open the object, and become the caller (squashed).
  * Return values: NFS3_OK, NFS3ERR_BADHANDLE (forged, altered, malformed),
  * NFS3ERR_STALE (unknown export or object gone), NFS3ERR_ACCES (client
- * not allowed), NFS3ERR_PERM (insecure port on a secure export). After
+ * not allowed, or its flavour not in the rule's sec=), NFS3ERR_PERM (insecure port on a secure export). After
  * NFS3_OK the caller must export_release(@o); after an error @o->obj is none
  * and nothing is held.
  */

@@ -63,7 +63,12 @@ enum rpc_accept_stat nfs3_lookup(struct rpc_req *req)
 		nfs3_post_op(&o, &o.obj, &r.u.resfail.dir_attributes);
 		goto out;
 	}
-	r.status = nfs3_handle(&to, &c, &fh, &r.u.resok.object);
+	/* crossed into another export: its sec= too (knfsd's nfsd_lookup
+	 * checks the export it reaches) */
+	if (!export_sec_ok(req, to.client))
+		r.status = NFS3ERR_ACCES;
+	else
+		r.status = nfs3_handle(&to, &c, &fh, &r.u.resok.object);
 	if (r.status == NFS3_OK) {
 		nfs3_post_op(&to, &c, &r.u.resok.obj_attributes);
 		nfs3_post_op(&o, &o.obj, &r.u.resok.dir_attributes);

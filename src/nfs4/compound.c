@@ -345,6 +345,9 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			c.encoded = false;
 			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
+			/* the flavour's check after a filehandle is set (sec.c) */
+			if (rh.status == NFS4_OK)
+				rh.status = r.u.opillegal.status = nfs4_sec_after(&c, a.argop);
 		}
 		rh.nops++;
 		if (c.slot.s && c.slot.replay == NFS4_SEQ_CACHED) {

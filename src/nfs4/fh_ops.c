@@ -312,15 +312,13 @@ enum nfsstat4 nfs4_lookupp(struct nfs4_compound *c, const struct nfs_argop4 *a,
 }
 
 /*
- * SECINFO (RFC 7530 16.31, minor version 0): the flavors with which
- * @name in the current directory may be reached; the current filehandle
- * stays. Exports offer AUTH_SYS only (there is no sec= option yet), as
- * knfsd answers for sec=sys.
+ * SECINFO (RFC 7530 16.31, RFC 8881 18.29): the flavours with which
+ * @name in the current directory may be reached (sec.c), never
+ * WRONGSEC; in 4.0 the current filehandle stays.
  */
 enum nfsstat4 nfs4_secinfo(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			   struct nfs_resop4 *r)
 {
-	static const struct secinfo4 sys = { .flavor = 1 };
 	const component4 *n = &a->u.opsecinfo.name;
 	struct SECINFO4res *res = &r->u.opsecinfo;
 	struct nfs4_fh keep = { .kind = NFS4_FH_NONE };
@@ -332,12 +330,12 @@ enum nfsstat4 nfs4_secinfo(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->status = st;
 	fh_copy(&keep, &c->cur);
 	st = lookup_in(c, n->data, n->len);
+	if (st == NFS4_OK)
+		st = nfs4_sec_list(c, &c->cur, &res->u.resok4);
 	fh_copy(&c->cur, &keep);
 	nfs4_fh_clear(&keep);
 	if (st != NFS4_OK)
 		return res->status = st;
-	res->u.resok4.len = 1;
-	res->u.resok4.val = (struct secinfo4 *)&sys;
 	/* RFC 8881 2.6.3.1.1.8: in 4.1 SECINFO consumes the current
 	 * filehandle (what follows needs a PUTFH) */
 	if (c->minorversion > 0)

@@ -171,8 +171,7 @@ uint64_t nfs4_now_sec(void);
 /* session_ops.c */
 nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,
 	nfs4_bind_conn_to_session, nfs4_backchannel_ctl, nfs4_destroy_clientid,
-	nfs4_reclaim_complete,
-	nfs4_secinfo_no_name;
+	nfs4_reclaim_complete;
 /* Make and free the table of sessions over @clients (nfs4_init, nfs4_fini).
  * Return values: 0, or -1 when memory is short. */
 int nfs4_sessions_init(struct nfs4_clients *clients);
@@ -207,6 +206,19 @@ void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clien
 /* CREATE_SESSION or BIND_CONN_TO_SESSION gave session @id the back
  * channel of @c's connection: its handle goes to the session. */
 void nfs4_deleg_bind(struct nfs4_compound *c, const sessionid4 *id);
+
+/* sec.c: security flavours (WRONGSEC, SECINFO's lists) */
+nfs4_op_fn nfs4_secinfo_no_name;
+/* Does the call's flavour fit filehandle @f? Return values: NFS4_OK
+ * (also for no filehandle), NFS4ERR_WRONGSEC. */
+enum nfsstat4 nfs4_sec_check(const struct nfs4_compound *c, const struct nfs4_fh *f);
+/* The flavours of filehandle @f, as SECINFO lists them, into @out (from
+ * the request's arena). Return values: NFS4_OK, NFS4ERR_RESOURCE. */
+enum nfsstat4 nfs4_sec_list(struct nfs4_compound *c, const struct nfs4_fh *f,
+			    SECINFO4resok *out);
+/* After operation @op ran with NFS4_OK (the COMPOUND's loop): the
+ * status it answers instead, NFS4ERR_WRONGSEC, or NFS4_OK. */
+enum nfsstat4 nfs4_sec_after(struct nfs4_compound *c, enum nfs_opnum4 op);
 
 /* readdir.c */
 nfs4_op_fn nfs4_readdir;

@@ -451,6 +451,10 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (oa->claim.claim != CLAIM_PREVIOUS &&
 	    (nfs4_in_grace() || (c->minorversion > 0 && !nfs4_client_reclaim_done(cid))))
 		return res->status = NFS4ERR_GRACE;
+	/* the flavour, which OPEN checks itself (sec.c) */
+	st = nfs4_sec_check(c, &c->cur);
+	if (st != NFS4_OK)
+		return res->status = st;
 	if (c->cur.kind == NFS4_FH_OBJ && oa->claim.claim == CLAIM_NULL)
 		before = nfs4_change_of(&c->cur.o);
 	st = open_target(c, &j);

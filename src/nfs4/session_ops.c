@@ -2,8 +2,8 @@
 /*
  * The session operations of NFSv4.1 (RFC 8881): EXCHANGE_ID (18.35),
  * CREATE_SESSION (18.36), DESTROY_SESSION (18.37), SEQUENCE (18.46),
- * BIND_CONN_TO_SESSION (18.34), DESTROY_CLIENTID (18.50),
- * RECLAIM_COMPLETE (18.51) and SECINFO_NO_NAME (18.45), on the server's
+ * BIND_CONN_TO_SESSION (18.34), DESTROY_CLIENTID (18.50)
+ * and RECLAIM_COMPLETE (18.51), on the server's
  * one table of sessions (sessions.h) over its client records.
  *
  * DESIGN
@@ -20,8 +20,6 @@
  *   detects trunking.
  * - No grace period exists yet: RECLAIM_COMPLETE only records that it
  *   was done, once per client.
- * - SECINFO_NO_NAME answers what SECINFO answers (AUTH_SYS), and
- *   consumes the current filehandle (RFC 8881 2.6.3.1.1.8).
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -258,34 +256,4 @@ enum nfsstat4 nfs4_reclaim_complete(struct nfs4_compound *c, const struct nfs_ar
 	if (res->rcr_status == NFS4_OK)
 		nfs4_client_reclaimed(c->clientid);
 	return res->rcr_status;
-}
-
-enum nfsstat4 nfs4_secinfo_no_name(struct nfs4_compound *c, const struct nfs_argop4 *a,
-				   struct nfs_resop4 *r)
-{
-	static const struct secinfo4 sys = { .flavor = 1 /* AUTH_SYS */ };
-	SECINFO_NO_NAME4res *res = &r->u.opsecinfo_no_name;
-	struct nfs_resop4 up;
-	enum nfsstat4 st;
-
-	switch (a->u.opsecinfo_no_name) {
-	case SECINFO_STYLE4_CURRENT_FH:
-		st = c->cur.kind == NFS4_FH_NONE ? NFS4ERR_NOFILEHANDLE : NFS4_OK;
-		break;
-	case SECINFO_STYLE4_PARENT:
-		/* LOOKUPP's answer: NOENT at the root, NOTDIR on a file */
-		memset(&up, 0, sizeof(up));
-		st = nfs4_lookupp(c, a, &up);
-		break;
-	default:
-		st = NFS4ERR_INVAL;
-		break;
-	}
-	if (st != NFS4_OK)
-		return res->status = st;
-	/* the current filehandle is consumed (RFC 8881 18.45.3) */
-	nfs4_fh_clear(&c->cur);
-	res->u.resok4.len = 1;
-	res->u.resok4.val = (struct secinfo4 *)&sys;
-	return res->status = NFS4_OK;
 }

@@ -70,6 +70,32 @@ static void make_peers(void)
 	peers_ready = 1;
 }
 
+/* sec=: at most EXPORTS_MAX_SEC flavours, each served (sys or none) and
+ * named once; the lists asked of it agree with it. */
+static void check_sec(const struct nfsx_export_client *c)
+{
+	uint32_t l[EXPORTS_MAX_SEC];
+	unsigned int i, k, n;
+
+	if (c->opts.nsec > EXPORTS_MAX_SEC)
+		abort();
+	for (i = 0; i < c->opts.nsec; i++) {
+		if (c->opts.sec[i] != EXPORTS_SEC_SYS && c->opts.sec[i] != EXPORTS_SEC_NONE)
+			abort();
+		for (k = 0; k < i; k++)
+			if (c->opts.sec[k] == c->opts.sec[i])
+				abort();
+	}
+	n = exports_sec_list(c, l);
+	if (n < 1 || n > EXPORTS_MAX_SEC)
+		abort();
+	for (i = 0; i < n; i++)
+		if (!exports_sec_allows(c, l[i]))
+			abort();
+	if (exports_sec_allows(c, 390005u))
+		abort();
+}
+
 static void check_client(const struct nfsx_export_client *c)
 {
 	unsigned int i;
@@ -98,6 +124,7 @@ static void check_client(const struct nfsx_export_client *c)
 	default:
 		abort();
 	}
+	check_sec(c);
 }
 
 static void check_export(const struct nfsx_exports *ex,
@@ -195,6 +222,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (count != exports_count(ex))
 		abort();
+	{
+		/* the pseudo file system's flavours: each some rule's */
+		uint32_t u[EXPORTS_MAX_SEC];
+		unsigned int n = exports_sec_union(ex, u), i;
+
+		if (n > EXPORTS_MAX_SEC || (count && n == 0))
+			abort();
+		for (i = 0; i < n; i++)
+			if (u[i] != EXPORTS_SEC_SYS && u[i] != EXPORTS_SEC_NONE)
+				abort();
+	}
 	exports_free(ex);
 	free(text);
 	return 0;

@@ -11,6 +11,7 @@
 #define NFS3_OK 0
 
 int raw_timeout_ms = 5000;
+uint32_t raw_flavor = AUTH_SYS;
 
 void raw_call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
 	      struct raw_res *out)
@@ -19,11 +20,13 @@ void raw_call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
 	struct rpc_call c;
 
 	rpc_buf_init(&cred);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
 	rpc_call_init(&c, rpc_next_xid(), prog, 3, proc);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
+	if (raw_flavor == AUTH_SYS) {
+		rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
+		c.cred_flavor = AUTH_SYS;
+		c.cred_body = cred.data;
+		c.cred_len = cred.len;
+	}
 	c.args = args ? args->data : NULL;
 	c.args_len = args ? args->len : 0;
 	rpc_buf_reset(&out->store);
@@ -91,6 +94,47 @@ long raw_mnt(int fd, const char *path, struct raw_fh *fh)
 	rpc_buf_put_string(&a, path);
 	raw_call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
 	st = status_fh(&s, MNT3_OK, fh);
+	rpc_buf_free(&a);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
+long raw_mnt_flavors(int fd, const char *path, struct raw_fh *fh, uint32_t *fl,
+		     uint32_t max, uint32_t *n)
+{
+	struct rpc_buf a;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st;
+
+	*n = 0;
+	rpc_buf_init(&a);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_string(&a, path);
+	raw_call(fd, PROG_MOUNT, MNTPROC_MNT, &a, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (!c.bad && st == MNT3_OK) {
+		uint32_t l, i, k;
+		const uint8_t *p = rpc_cur_opaque(&c, &l, 64);
+
+		if (p && fh) {
+			fh->len = l;
+			memcpy(fh->d, p, l);
+		}
+		k = rpc_cur_u32(&c);
+		for (i = 0; i < k && !c.bad; i++) {
+			uint32_t f = rpc_cur_u32(&c);
+
+			if (i < max)
+				fl[i] = f;
+		}
+		*n = k;
+	}
+	if (c.bad || (st == MNT3_OK && c.n != 0)) {
+		raw_diag(&s);
+		st = -1;
+	}
 	rpc_buf_free(&a);
 	rpc_buf_free(&s.store);
 	return st;

@@ -27,7 +27,11 @@ struct raw_res {
 /* Reply timeout of raw_call, milliseconds (default 5000). */
 extern int raw_timeout_ms;
 
-/* Call version 3 of @prog as AUTH_SYS uid 0 gid 0, like a root client. */
+/* The credential of raw_call: AUTH_SYS (default) or AUTH_NONE. */
+extern uint32_t raw_flavor;
+
+/* Call version 3 of @prog as AUTH_SYS uid 0 gid 0, like a root client
+ * (or AUTH_NONE: raw_flavor). */
 void raw_call(int fd, uint32_t prog, uint32_t proc, const struct rpc_buf *args,
 	      struct raw_res *out);
 /* A reply, MSG_ACCEPTED and SUCCESS? */
@@ -38,6 +42,10 @@ void raw_diag(const struct raw_res *s);
 struct rpc_cur raw_cur(const struct raw_res *s);
 /* MNT @path: the mountstat3 (or -1 on no or odd reply); fills @fh if OK. */
 long raw_mnt(int fd, const char *path, struct raw_fh *fh);
+/* MNT @path: the mountstat3 (or -1 on no or odd reply); on MNT3_OK fills
+ * @fh and the auth_flavors list (*@n of them, the first @max into @fl). */
+long raw_mnt_flavors(int fd, const char *path, struct raw_fh *fh, uint32_t *fl,
+		     uint32_t max, uint32_t *n);
 /* LOOKUP @name in @dir: the nfsstat3 (or -1 on no or odd reply); fills @out if OK. */
 long raw_lookup(int fd, const struct raw_fh *dir, const char *name, struct raw_fh *out);
 

@@ -12,6 +12,7 @@
 #define NFSPROC4_COMPOUND_NUM 1
 
 int v4_timeout_ms = 10000;
+uint32_t v4_flavor = AUTH_SYS;
 
 void v4_res_init(struct v4_res *s)
 {
@@ -71,11 +72,13 @@ static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *
 
 	v4_res_free(out);
 	rpc_buf_init(&cred);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", uid, gid, &gid, 1);
 	rpc_call_init(&c, rpc_next_xid(), PROG_NFS, 4, NFSPROC4_COMPOUND_NUM);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
+	if (v4_flavor == AUTH_SYS) {
+		rpc_authsys_encode(&cred, 0, "nfsx-test", uid, gid, &gid, 1);
+		c.cred_flavor = AUTH_SYS;
+		c.cred_body = cred.data;
+		c.cred_len = cred.len;
+	}
 	c.args = args->data;
 	c.args_len = args->len;
 	out->rc = rpc_call_simple(fd, &c, &out->r, &out->store, v4_timeout_ms);

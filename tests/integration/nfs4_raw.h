@@ -3,7 +3,7 @@
  * Raw NFSv4 COMPOUND calls for the wire-level tests, on top of
  * rpc_client.h. A COMPOUND is built from struct nfs_argop4 values with
  * the generated encoders (xdr/gen/nfs4.h, xdr/nfs4_compound.h) and sent
- * as AUTH_SYS with the caller's uid and gid; the reply head and every
+ * as AUTH_SYS with the caller's uid and gid (or AUTH_NONE: v4_flavor); the reply head and every
  * nfs_resop4 are decoded with the generated decoders, and the decode
  * must use the whole reply, so that a test checks the reply's XDR as
  * well as its statuses. Sharing the generated codec with the server is
@@ -40,6 +40,9 @@ struct v4_res {
 
 /* Reply timeout, milliseconds (default 10000). */
 extern int v4_timeout_ms;
+/* The credential of the calls: AUTH_SYS (the default, with the uid and
+ * gid given), or AUTH_NONE (for the tests of sec=). */
+extern uint32_t v4_flavor;
 
 void v4_res_init(struct v4_res *s);
 void v4_res_free(struct v4_res *s);

@@ -904,15 +904,17 @@ static void test_secinfo(void)
 	secinfo_op(&ops[1], "exp1");
 	v4op_simple(&ops[2], OP_GETFH);
 	ok(expect(&s, ops, 3, NFS4_OK, 3) && s.ops[1].resop == OP_SECINFO &&
-	   (k = &s.ops[1].u.opsecinfo.u.resok4, k->len == 1 && k->val[0].flavor == 1) &&
+	   (k = &s.ops[1].u.opsecinfo.u.resok4, k->len == 2 && k->val[0].flavor == 1 &&
+	    k->val[1].flavor == 0) &&
 	   v4_fh_of_res(&s, 2, &y) && fh_eq(&y, &fh_a),
-	   "SECINFO of an export in a pseudo directory: AUTH_SYS, the current filehandle kept");
+	   "SECINFO of an export in a pseudo directory (no sec=): AUTH_SYS, AUTH_NONE as knfsd, the current filehandle kept");
 	v4_res_free(&s);
 	v4_res_init(&s);
 	v4op_putfh(&ops[0], &fh_e1);
 	secinfo_op(&ops[1], "f");
-	ok(expect(&s, ops, 2, NFS4_OK, 2) && s.ops[1].u.opsecinfo.u.resok4.len == 1,
-	   "SECINFO of a file in an export");
+	ok(expect(&s, ops, 2, NFS4_OK, 2) && s.ops[1].u.opsecinfo.u.resok4.len == 2 &&
+	   s.ops[1].u.opsecinfo.u.resok4.val[0].flavor == 1,
+	   "SECINFO of a file in an export: its export's flavours");
 	v4_res_free(&s);
 	secinfo_op(&ops[1], "nope");
 	ok(on_fh(&fh_a, &ops[1]) == NFS4ERR_NOENT, "SECINFO of a missing name: NOENT");

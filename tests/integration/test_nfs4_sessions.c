@@ -181,10 +181,11 @@ static void test_misc_ops(struct v4_session *s)
 	v4op_simple(&ops[3], OP_GETFH);
 	ok(v4_call41(fd, ops, 4, &r) && r.nops == 4 &&
 	   r.ops[2].u.opsecinfo_no_name.status == NFS4_OK &&
-	   r.ops[2].u.opsecinfo_no_name.u.resok4.len == 1 &&
+	   r.ops[2].u.opsecinfo_no_name.u.resok4.len == 2 &&
 	   r.ops[2].u.opsecinfo_no_name.u.resok4.val[0].flavor == 1 &&
+	   r.ops[2].u.opsecinfo_no_name.u.resok4.val[1].flavor == 0 &&
 	   r.status == NFS4ERR_NOFILEHANDLE,
-	   "SECINFO_NO_NAME: AUTH_SYS, and the current filehandle is consumed");
+	   "SECINFO_NO_NAME (no sec=): AUTH_SYS, AUTH_NONE as knfsd, and the current filehandle is consumed");
 	v4op_seq_next(&ops[0], s, 0, false);
 	v4op_simple(&ops[1], OP_PUTROOTFH);
 	v4op_secinfo_no_name(&ops[2], SECINFO_STYLE4_PARENT);

@@ -3,7 +3,8 @@
  * Unit tests of the exports configuration (src/export/exports*.c): the
  * exports(5) syntax, options and defaults, one error of each class with
  * its line number, peer matching, squashing, the secure-port check,
- * fsid and id rules, the --export form, and the size limits.
+ * fsid and id rules, sec= flavours, the --export form, and the size
+ * limits.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -385,8 +386,6 @@ static void test_errors(void)
 	fails("/a -fsid=1 h(fsid=2)\n",
 	      F ":1: conflicting \"fsid=2\": this export has another fsid already",
 	      "two fsids for one export");
-	fails("/a *(sec=krb5p)\n", F ":1: \"sec=krb5p\": only sec=sys is supported",
-	      "sec other than sys");
 	fails("/a *(rw,,sync)\n",
 	      F ":1: empty option in \"rw,,sync\" (a stray comma?)", "empty option");
 	fails("/a *(rw,)\n", F ":1: empty option in \"rw,\" (a stray comma?)",
@@ -748,6 +747,99 @@ static void test_ids(void)
 	exports_free(ex);
 }
 
+/* sec=: the flavour list of each rule, what it allows and lists. */
+static void test_sec(void)
+{
+	struct nfsx_exports *ex;
+	const struct nfsx_export *e;
+	const struct nfsx_export_client *c;
+	uint32_t l[EXPORTS_MAX_SEC];
+	unsigned int n;
+
+	ex = parse("/a h\n");
+	e = first(ex);
+	c = e ? &e->clients[0] : NULL;
+	n = c ? exports_sec_list(c, l) : 0;
+	ok(c && c->opts.nsec == 0 && exports_sec_allows(c, EXPORTS_SEC_SYS) &&
+	   exports_sec_allows(c, EXPORTS_SEC_NONE) && !exports_sec_allows(c, 390003u) &&
+	   n == 2 && l[0] == EXPORTS_SEC_SYS && l[1] == EXPORTS_SEC_NONE,
+	   "no sec=: AUTH_SYS and AUTH_NONE allowed, listed sys, none (knfsd)");
+	exports_free(ex);
+
+	ex = parse("/a h(sec=sys) i(sec=none) j(sec=none:sys) k(sec=unix:null:sys)\n");
+	e = first(ex);
+	ok(e && e->nclients == 4, "sec= lists parse: %s", err);
+	if (e && e->nclients == 4) {
+		c = &e->clients[0];
+		ok(c->opts.nsec == 1 && c->opts.sec[0] == EXPORTS_SEC_SYS &&
+		   exports_sec_allows(c, EXPORTS_SEC_SYS) &&
+		   !exports_sec_allows(c, EXPORTS_SEC_NONE),
+		   "sec=sys: AUTH_NONE refused");
+		c = &e->clients[1];
+		ok(c->opts.nsec == 1 && exports_sec_allows(c, EXPORTS_SEC_NONE) &&
+		   !exports_sec_allows(c, EXPORTS_SEC_SYS), "sec=none: AUTH_SYS refused");
+		c = &e->clients[2];
+		n = exports_sec_list(c, l);
+		ok(n == 2 && l[0] == EXPORTS_SEC_NONE && l[1] == EXPORTS_SEC_SYS,
+		   "sec=none:sys listed in the order written");
+		c = &e->clients[3];
+		n = exports_sec_list(c, l);
+		ok(n == 2 && l[0] == EXPORTS_SEC_SYS && l[1] == EXPORTS_SEC_NONE,
+		   "unix and null are sys and none; a flavour named twice counts once");
+	}
+	exports_free(ex);
+
+	ex = parse("/a -sec=none h i(rw)\n");
+	e = first(ex);
+	ok(e && e->nclients == 2 && e->clients[1].opts.nsec == 1 &&
+	   e->clients[1].opts.sec[0] == EXPORTS_SEC_NONE && e->clients[1].opts.rw,
+	   "sec= in the default options applies to every client");
+	exports_free(ex);
+
+	ex = parse("/a h(sec=sys)\n/b i(sec=none)\n");
+	n = ex ? exports_sec_union(ex, l) : 0;
+	ok(n == 2 && l[0] == EXPORTS_SEC_SYS && l[1] == EXPORTS_SEC_NONE,
+	   "union of the exports' flavours, sys before none");
+	exports_free(ex);
+	ex = parse("/a h(sec=sys)\n/b i(sec=sys)\n");
+	n = ex ? exports_sec_union(ex, l) : 0;
+	ok(n == 1 && l[0] == EXPORTS_SEC_SYS, "union of sec=sys exports: sys alone");
+	exports_free(ex);
+
+	fails("/a *(sec=krb5p)\n",
+	      F ":1: \"sec=krb5p\": krb5p needs RPCSEC_GSS (Kerberos), which nfsxd does not serve yet: give sys or none",
+	      "krb5p refused at load, naming the line");
+	fails("\n/a *(rw) h(sec=sys:krb5)\n",
+	      F ":2: \"sec=sys:krb5\": krb5 needs RPCSEC_GSS (Kerberos), which nfsxd does not serve yet: give sys or none",
+	      "krb5 in a list refused too");
+	fails("/a *(sec=krb5i:sys)\n",
+	      F ":1: \"sec=krb5i:sys\": krb5i needs RPCSEC_GSS (Kerberos), which nfsxd does not serve yet: give sys or none",
+	      "krb5i refused");
+	fails("/a *(sec=dh)\n",
+	      F ":1: unknown flavour \"dh\" in \"sec=dh\": give sys or none", "unknown flavour");
+	fails("/a *(sec=)\n", F ":1: empty flavour in \"sec=\"", "empty sec=");
+	fails("/a *(sec=sys::none)\n", F ":1: empty flavour in \"sec=sys::none\"",
+	      "empty flavour in a list");
+	fails("/a *(sec=sys,ro,sec=none)\n",
+	      F ":1: \"sec=none\": a second sec= for this client (default options included): write one list, e.g. sec=sys:none (options per flavour are not supported)",
+	      "a second sec= (options per flavour) refused");
+	fails("/a -sec=sys h(sec=none)\n",
+	      F ":1: \"sec=none\": a second sec= for this client (default options included): write one list, e.g. sec=sys:none (options per flavour are not supported)",
+	      "a client's sec= after the default options' refused");
+
+	ex = exports_new();
+	ok(ex && exports_add_quick(ex, "/srv/x:rw,sec=none:sys", err, sizeof(err)) == 0 &&
+	   exports_find_path(ex, "/srv/x")->clients[0].opts.nsec == 2 &&
+	   exports_find_path(ex, "/srv/x")->clients[0].opts.sec[0] == EXPORTS_SEC_NONE,
+	   "--export DIR:sec=none:sys (the first ':' ends DIR): %s", err);
+	ok(ex && exports_add_quick(ex, "/srv/y:sec=krb5", err, sizeof(err)) < 0 &&
+	   strstr(err, "--export \"/srv/y:sec=krb5\": \"sec=krb5\": krb5 needs RPCSEC_GSS") == err,
+	   "--export with krb5 refused: '%s'", err);
+	exports_free(ex);
+	ok(strcmp(exports_sec_name(EXPORTS_SEC_SYS), "sys") == 0 &&
+	   strcmp(exports_sec_name(EXPORTS_SEC_NONE), "none") == 0, "flavour names");
+}
+
 static void test_quick(void)
 {
 	struct nfsx_exports *ex;
@@ -943,6 +1035,7 @@ int main(void)
 	test_squash();
 	test_port();
 	test_ids();
+	test_sec();
 	test_quick();
 	test_file_and_size();
 	return tap_done();
