@@ -627,7 +627,7 @@ static void test_dispatch(void)
 	struct rpc_call c;
 	uint8_t junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	char what[128];
-	static const uint32_t nfs_bad_vers[] = { 2, 4, 0, 1000 };
+	static const uint32_t nfs_bad_vers[] = { 2, 5, 0, 1000 };
 	static const uint32_t mnt_bad_vers[] = { 1, 2, 4 };
 	static const uint32_t progs[] = { PROG_NFS, PROG_MOUNT };
 
@@ -644,8 +644,9 @@ static void test_dispatch(void)
 	for (size_t i = 0; i < sizeof(nfs_bad_vers) / sizeof(nfs_bad_vers[0]); i++) {
 		rpc_call_init(&c, rpc_next_xid(), PROG_NFS, nfs_bad_vers[i], 0);
 		snprintf(what, sizeof(what),
-			 "NFS version %u -> PROG_MISMATCH 3..3", nfs_bad_vers[i]);
-		expect_call(what, &c, RPC_PROG_MISMATCH, 3, 3);
+			 "NFS version %u -> PROG_MISMATCH 3..4 (NFSv4 served by default)",
+			 nfs_bad_vers[i]);
+		expect_call(what, &c, RPC_PROG_MISMATCH, 3, 4);
 	}
 	for (size_t i = 0; i < sizeof(mnt_bad_vers) / sizeof(mnt_bad_vers[0]); i++) {
 		rpc_call_init(&c, rpc_next_xid(), PROG_MOUNT, mnt_bad_vers[i], 0);
