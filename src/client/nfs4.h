@@ -50,6 +50,15 @@
 #define NC4_MINOR 1
 #define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
+/*
+ * What a READ or WRITE COMPOUND of ours holds besides the data, at most:
+ * RPC header with a full AUTH_SYS credential (about 400 bytes), SEQUENCE,
+ * PUTFH of a 128-byte handle, OPEN and CLOSE around the sync API's I/O.
+ * The I/O sizes are the session's sizes less this, so that a server that
+ * grants 1 MiB + 4 KiB (nfsxd's record bound) still gets 1 MiB READs and
+ * WRITEs.
+ */
+#define NC4_IO_SLACK (2u << 10)
 
 struct nc4_slot {
 	uint32_t seq;                /* last sequence id the server accepted */

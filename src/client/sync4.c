@@ -302,8 +302,8 @@ int nc4_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 	if (r != 0)
 		return r;
 	/* The session's sizes bound the I/O as much as the file system's. */
-	rmax = c->v4->maxresp > NC4_HEADROOM ? c->v4->maxresp - NC4_HEADROOM : 4096;
-	wmax = c->v4->maxreq > NC4_HEADROOM ? c->v4->maxreq - NC4_HEADROOM : 4096;
+	rmax = c->v4->maxresp > NC4_IO_SLACK + 4096 ? c->v4->maxresp - NC4_IO_SLACK : 4096;
+	wmax = c->v4->maxreq > NC4_IO_SLACK + 4096 ? c->v4->maxreq - NC4_IO_SLACK : 4096;
 	if (all.maxread && all.maxread < rmax)
 		rmax = all.maxread;
 	if (all.maxwrite && all.maxwrite < wmax)
