@@ -359,7 +359,9 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 /* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */
 
-#define NFSX_FH_MAX 64
+/* NFSv4's largest handle (NFS4_FHSIZE; NFSv3's is 64): NFS-Ganesha's
+ * NFSv4 handles are all 128 bytes. */
+#define NFSX_FH_MAX 128
 
 struct nfsx_fh {
 	uint32_t len;

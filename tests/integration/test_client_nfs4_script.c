@@ -18,6 +18,7 @@
  *   the GETATTR4res, or NFS4ERR_DELAY in it after timeo;
  * - the server's target highest slot id: 0 makes the client use slot 0
  *   only, however many COMPOUNDs it has queued;
+ * - a 128-byte handle (NFSv4's largest, NFS-Ganesha's size) is taken;
  * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
  */
 #include <arpa/inet.h>
@@ -61,6 +62,7 @@ static struct {
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1 };
 
 static const uint8_t SID[16] = "nfsx-test-sessn";
+static uint8_t fh128[128];
 
 static bool read_full(int fd, void *buf, size_t n)
 {
@@ -153,6 +155,12 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			if (ops[0].argop == OP_PUTROOTFH) /* the lease: none given */
 				r->u.opgetattr.u.resok4.obj_attributes.attrmask.len = 0,
 				r->u.opgetattr.u.resok4.obj_attributes.attr_vals.len = 0;
+			break;
+		case OP_GETFH:
+			/* NFSv4's largest handle, as NFS-Ganesha's all are */
+			memset(fh128, 0xab, sizeof(fh128));
+			r->u.opgetfh.u.resok4.object.data = fh128;
+			r->u.opgetfh.u.resok4.object.len = sizeof(fh128);
 			break;
 		case OP_DESTROY_SESSION:
 			srv.destroy_session++;
@@ -430,6 +438,17 @@ int main(void)
 		   dt >= 1500000000ull && dt < 6000000000ull && log_len() - n0 >= 4,
 		   "DELAY without end: the GETATTR4res says NFS4ERR_DELAY after timeo (%llu ms, %u tries)",
 		   (unsigned long long)(dt / 1000000), log_len() - n0);
+	}
+
+	/* NFSv4's largest handle */
+	script(S_OK, 0);
+	{
+		struct nfsx_fh got;
+
+		memset(&got, 0, sizeof(got));
+		r = nfsx_lookup(c, &fh, "f", &got, NULL);
+		ok(r == 0 && got.len == 128 && got.data[0] == 0xab,
+		   "a 128-byte handle from GETFH is taken (len %u): %s", got.len, nfsx_strerror(r));
 	}
 
 	/* The server's target: slot 0 only */
