@@ -340,7 +340,7 @@ void nc_timer_arm(struct nfsx_ctx *ctx)
 				when = d;
 		}
 	if (ctx->v4) {
-		uint64_t d = nc4_renew_deadline(ctx);
+		uint64_t d = nc4_deadline(ctx);
 
 		if (d && (!when || d < when))
 			when = d;

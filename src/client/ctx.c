@@ -344,7 +344,7 @@ int nfsx_service(struct nfsx_ctx *ctx)
 	}
 	nc_timers_run(ctx, nc_now());
 	if (ctx->v4)
-		nc4_renew(ctx, nc_now());
+		nc4_tick(ctx, nc_now());
 	/* Callbacks run by the pump (failed connects) may queue more calls. */
 	for (i = 0; i < 4; i++) {
 		ctx->dirty = false;

@@ -25,6 +25,16 @@
  *   client id is gone (STALE_CLIENTID, or anything but success); the
  *   call is then sent again, once. Open state is not reclaimed: the sync
  *   API holds none between calls.
+ * - The typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
+ *   COMMIT, GETATTR by handle) send SEQUENCE + PUTFH + the operation
+ *   under the operation's descriptor (statistics), and the library does
+ *   what the sync layer does for them without blocking: NFS4ERR_DELAY
+ *   puts the COMPOUND on a timed list (10 ms doubling to 1 s, for up to
+ *   timeo), resent from nfsx_service when due; a lost session starts an
+ *   asynchronous recovery (CREATE_SESSION with the client id, EXCHANGE_ID
+ *   first when it is gone, RECLAIM_COMPLETE for a new one) while the
+ *   COMPOUNDs wait in the slot queue, sent again once; a failed recovery
+ *   fails them with -ENOTCONN and leaves the next sync call to try.
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
@@ -40,6 +50,15 @@
 #define NC4_MINOR 1
 #define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
+/*
+ * What a READ or WRITE COMPOUND of ours holds besides the data, at most:
+ * RPC header with a full AUTH_SYS credential (about 400 bytes), SEQUENCE,
+ * PUTFH of a 128-byte handle, OPEN and CLOSE around the sync API's I/O.
+ * The I/O sizes are the session's sizes less this, so that a server that
+ * grants 1 MiB + 4 KiB (nfsxd's record bound) still gets 1 MiB READs and
+ * WRITEs.
+ */
+#define NC4_IO_SLACK (2u << 10)
 
 struct nc4_slot {
 	uint32_t seq;                /* last sequence id the server accepted */
@@ -61,6 +80,13 @@ struct nc4_session {
 	uint32_t maxreq, maxresp;    /* bytes granted */
 	struct nc4_slot *slots;
 	struct nc_list waitq;        /* nc4_req waiting for a slot */
+	struct nc_list delayq;       /* nc4_req waiting to be resent after DELAY */
+	struct nc_list freeq;        /* nc4_req to reuse: none allocated per call */
+	bool recovering;             /* an asynchronous recovery is under way */
+	bool rec_fresh;              /* it asked for a new client id */
+	int rec_step;                /* its step waiting for rec_due (DELAY) */
+	uint64_t rec_due, rec_give_up;
+	unsigned rec_backoff;
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
 	verifier4 verf;
@@ -70,25 +96,45 @@ struct nc4_session {
 };
 
 /*
- * Lease renewal while idle: when nothing succeeded on the session for a
- * third of the lease, a COMPOUND of SEQUENCE alone renews it (RFC 8881
- * 8.3), sent from nfsx_service; the context's timer wakes the
- * application's poll for it.
- * nc4_renew_deadline - when the next renewal is due.
+ * The session's timed work, done from nfsx_service; the context's timer
+ * wakes the application's poll for it: lease renewal while idle (when
+ * nothing succeeded on the session for a third of the lease, a COMPOUND
+ * of SEQUENCE alone renews it, RFC 8881 8.3), COMPOUNDs due to be resent
+ * after NFS4ERR_DELAY, a recovery step retried after DELAY.
+ * nc4_deadline - when the next of these is due.
  * Return values: a CLOCK_MONOTONIC time in ns, or 0 for none.
- * nc4_renew - send it if it is due at @now.
+ * nc4_tick - do what is due at @now.
  */
-uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx);
-void nc4_renew(struct nfsx_ctx *ctx, uint64_t now);
+uint64_t nc4_deadline(const struct nfsx_ctx *ctx);
+void nc4_tick(struct nfsx_ctx *ctx, uint64_t now);
+
+/* How nc4_call_as treats a COMPOUND. */
+enum {
+	NC4_RETRY = 1,  /* DELAY back-off and session recovery in the library */
+	NC4_LAST = 2,   /* the callback gets the last operation's result (a
+			 * stand-in holding the COMPOUND's status when the
+			 * server stopped before it), not the struct nfsx4_res */
+};
+
+/*
+ * nc4_call_as - nfsx4_call with @flags, submitted under @as (a
+ * descriptor of nfsx_nfs4_ops, whose entry then counts the COMPOUND's
+ * transmissions, bytes and times). While a recovery is under way the
+ * COMPOUND waits for it.
+ * Return values: as nfsx4_call.
+ */
+int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
+		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv);
 
 /*
  * nc4_check_reply - results answer @ops in order, no more of them than
  * were sent, and a short list ends with an error; counts each result in
- * its operation's statistics.
+ * its operation's statistics, but for @as (the descriptor the COMPOUND
+ * was submitted under, which the core counted; NULL for COMPOUND).
  * Return values: 0, or -EPROTO.
  */
 int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
-		    const struct nfsx4_res *r);
+		    const struct nfsx4_res *r, const struct nfsx_proc *as);
 
 /* Destroy the session and the client id (nfsx_ctx_free, synchronous);
  * pending COMPOUNDs waiting for a slot complete with -ECANCELED. */

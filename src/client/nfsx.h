@@ -11,7 +11,8 @@
  *   2. per-version operation modules built on it: MOUNT v3 and NFSv3
  *      (nfsx_mnt3_*, nfsx3_*), and NFSv4.1 (nfsx4_*): one COMPOUND
  *      procedure, a session with its slot table on top of it, nothing
- *      in the core changing;
+ *      in the core changing, and typed wrappers for I/O by handle
+ *      (nfsx4_read ...) shaped as NFSv3's;
  *   3. a synchronous, path-oriented API on top (nfsx_mount, nfsx_stat,
  *      nfsx_read, ...), which runs the context's own loop until its
  *      call completes.
@@ -248,10 +249,14 @@ struct nfsx4_res {
 /* The COMPOUND procedure; statistics per COMPOUND are kept under it. */
 extern const struct nfsx_proc nfsx_nfs4_compound;
 /*
- * One descriptor per operation number, used only as the key of the
- * per-operation statistics: nfsx_stats_get(c, &nfsx_nfs4_ops[OP_READ])
- * counts READ results received inside COMPOUNDs (ops only: times and
- * bytes are the COMPOUND's).
+ * One descriptor per operation number, the key of the per-operation
+ * statistics: nfsx_stats_get(c, &nfsx_nfs4_ops[OP_READ]) counts READ
+ * results received inside COMPOUNDs. A COMPOUND sent by a typed wrapper
+ * (nfsx4_read ...) is submitted under its operation's descriptor (each
+ * is the COMPOUND procedure), so that entry also holds its
+ * transmissions, bytes and queue/RTT/execute times, as mountstats
+ * counts NFSv4 calls; other results add to ops only (their times and
+ * bytes are their COMPOUND's).
  */
 extern const struct nfsx_proc nfsx_nfs4_ops[OP_REMOVEXATTR + 1];
 
@@ -291,6 +296,61 @@ int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
 	       nfsx_cb cb, void *priv);
 
 /*
+ * Typed wrappers over the session, the NFSv4.1 counterparts of nfsx3_*
+ * for I/O by handle: each is one COMPOUND of SEQUENCE, PUTFH @fh and the
+ * operation, and @res in @cb is that operation's result (OPEN4res *,
+ * CLOSE4res *, READ4res *, WRITE4res *, COMMIT4res *, GETATTR4res *),
+ * with the COMPOUND's status in it when the server stopped before the
+ * operation (PUTFH failed). As many are in flight as the session has
+ * slots; the rest wait in the context for a slot (never blocking).
+ * NFS4ERR_DELAY is retried with back-off (10 ms doubling to 1 s, for up
+ * to timeo) and a lost session (BADSESSION, DEADSESSION,
+ * SEQ_MISORDERED) is made again, without blocking, and the COMPOUND sent
+ * again once: @cb sees the outcome after that, or -ENOTCONN if no new
+ * session could be made. Statistics: each is counted, transmissions,
+ * bytes and times included, under &nfsx_nfs4_ops[OP_READ] etc.
+ * @a and what it points to (handle, WRITE data, attribute bitmap) must
+ * stay valid until @cb; WRITE data are sent from the caller's buffer.
+ * The session must exist (nfsx4_session_open, or any synchronous call).
+ * Return values: 0 queued, -ENOTCONN without a session, -ENOMEM, or as
+ * nfsx_call().
+ */
+struct nfsx4_open_args {
+	nfs_fh4 fh;
+	uint32_t share_access;     /* OPEN4_SHARE_ACCESS_READ/WRITE/BOTH */
+	uint32_t share_deny;       /* OPEN4_SHARE_DENY_NONE ... */
+};
+struct nfsx4_close_args {
+	nfs_fh4 fh;
+	struct stateid4 stateid;
+};
+struct nfsx4_read_args {
+	nfs_fh4 fh;
+	struct READ4args args;
+};
+struct nfsx4_write_args {
+	nfs_fh4 fh;
+	struct WRITE4args args;
+};
+struct nfsx4_commit_args {
+	nfs_fh4 fh;
+	struct COMMIT4args args;
+};
+struct nfsx4_getattr_args {
+	nfs_fh4 fh;
+	struct GETATTR4args args;
+};
+/* OPEN of an existing file by handle (CLAIM_FH), with the context's
+ * open-owner, no delegation wanted; close it with nfsx4_close. */
+int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, void *priv);
+int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb, void *priv);
+int nfsx4_read(struct nfsx_ctx *c, const struct nfsx4_read_args *a, nfsx_cb cb, void *priv);
+int nfsx4_write(struct nfsx_ctx *c, const struct nfsx4_write_args *a, nfsx_cb cb, void *priv);
+int nfsx4_commit(struct nfsx_ctx *c, const struct nfsx4_commit_args *a, nfsx_cb cb, void *priv);
+int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_cb cb,
+		  void *priv);
+
+/*
  * nfsx4_clientid - the session's client id, for diagnostics.
  * Return values: the client id, or 0 without a session.
  */
@@ -299,8 +359,8 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 /* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */
 
-/* The largest file handle of any version: NFSv4's NFS4_FHSIZE (NFSv3's
- * is 64; NFS-Ganesha's NFSv4 handles are longer than that). */
+/* NFSv4's largest handle (NFS4_FHSIZE; NFSv3's is 64): NFS-Ganesha's
+ * NFSv4 handles are all 128 bytes. */
 #define NFSX_FH_MAX 128
 
 struct nfsx_fh {

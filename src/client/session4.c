@@ -32,14 +32,49 @@
 static atomic_uint owner_counter;
 
 struct nc4_req {
-	struct nc_list link;
+	struct nc_list link;         /* waitq, delayq or freeq */
 	struct nfsx4_args args;
 	struct nfs_argop4 ops[NFSX4_MAX_OPS];
+	const struct nfsx_proc *as;  /* submitted under (statistics) */
+	unsigned flags;              /* NC4_RETRY, NC4_LAST */
 	uint32_t slot, gen;
 	uint64_t t_sent;
+	uint64_t due, give_up;       /* NC4_RETRY: resend at, stop retrying at */
+	unsigned backoff;            /* NC4_RETRY: the next wait after DELAY, ms */
+	bool recovered;              /* NC4_RETRY: sent again after a lost session */
+	struct nfs_resop4 stand_in;  /* NC4_LAST: when the server stopped before */
 	nfsx_cb cb;
 	void *priv;
 };
+
+/* Requests are reused: nothing is allocated per COMPOUND once warm. */
+static struct nc4_req *req_get(struct nc4_session *s)
+{
+	struct nc4_req *q;
+
+	if (!nc_list_empty(&s->freeq)) {
+		q = nc_container_of(s->freeq.next, struct nc4_req, link);
+		nc_list_del(&q->link);
+	} else {
+		q = malloc(sizeof(*q));
+		if (!q)
+			return NULL;
+	}
+	/* Everything but the operations, which the caller fills. */
+	memset(q, 0, offsetof(struct nc4_req, ops));
+	memset((char *)q + offsetof(struct nc4_req, as), 0,
+	       offsetof(struct nc4_req, stand_in) - offsetof(struct nc4_req, as));
+	nc_list_init(&q->link);
+	return q;
+}
+
+static void req_put(struct nfsx_ctx *ctx, struct nc4_req *q)
+{
+	if (ctx->v4)
+		nc_list_add_tail(&ctx->v4->freeq, &q->link);
+	else
+		free(q);
+}
 
 /* ---- synchronous waits ------------------------------------------------ */
 
@@ -239,6 +274,23 @@ static int x_status(const struct nfsx4_res *r, void *out)
 
 static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s);
 static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s);
+
+/* A session CREATE_SESSION granted: its slot table, from scratch. */
+static int session_install(struct nc4_session *s)
+{
+	s->cs_seq++;
+	s->gen++;
+	if (s->nslots > NC_SLOTS_MAX)
+		s->nslots = NC_SLOTS_MAX;
+	free(s->slots);
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
+	if (!s->slots)
+		return -ENOMEM;
+	s->target = s->nslots;
+	s->renewed = nc_now();
+	s->renewing = false;
+	return 0;
+}
 static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s);
 static void dispatch(struct nfsx_ctx *ctx);
 static int free_slot(const struct nc4_session *s);
@@ -251,6 +303,9 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 
 	if (nc_sync_forbidden(ctx))
 		return -EDEADLK;
+	/* An asynchronous recovery under way: its outcome first. */
+	while (s && s->recovering && ctx->v4 == s)
+		nfsx_run_once(ctx, -1);
 	if (s && s->up)
 		return 0;
 	if (!s) {
@@ -258,6 +313,8 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		if (!s)
 			return -ENOMEM;
 		nc_list_init(&s->waitq);
+		nc_list_init(&s->delayq);
+		nc_list_init(&s->freeq);
 		s->lease_s = 90;
 		make_owner(ctx, s);
 		ctx->v4 = s;
@@ -274,17 +331,9 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 	}
 	if (r != 0)
 		return r;
-	s->cs_seq++;
-	s->gen++;
-	if (s->nslots > NC_SLOTS_MAX)
-		s->nslots = NC_SLOTS_MAX;
-	free(s->slots);
-	s->slots = calloc(s->nslots, sizeof(*s->slots));
-	if (!s->slots)
-		return -ENOMEM;
-	s->target = s->nslots;
-	s->renewed = nc_now();
-	s->renewing = false;
+	r = session_install(s);
+	if (r != 0)
+		return r;
 	s->up = true;
 
 	/* Nothing to reclaim: a new client (RFC 8881 18.51). */
@@ -328,15 +377,34 @@ static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s)
 	nc4_sync(ctx, ops, 2, x_lease, s);
 }
 
-uint64_t nc4_renew_deadline(const struct nfsx_ctx *ctx)
+static uint64_t renew_deadline(const struct nc4_session *s)
 {
-	const struct nc4_session *s = ctx->v4;
-
 	/* With every slot busy, the replies on the way renew the lease: no
 	 * deadline then (one in the past would spin the loop). */
 	if (!s || !s->up || s->renewing || free_slot(s) < 0)
 		return 0;
 	return s->renewed + (uint64_t)s->lease_s * 1000000000u / 3;
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+uint64_t nc4_deadline(const struct nfsx_ctx *ctx)
+{
+	const struct nc4_session *s = ctx->v4;
+	const struct nc_list *l;
+	uint64_t d;
+
+	if (!s)
+		return 0;
+	d = renew_deadline(s);
+	for (l = s->delayq.next; l != &s->delayq; l = l->next)
+		d = earliest(d, nc_container_of(l, struct nc4_req, link)->due);
+	if (s->recovering)
+		d = earliest(d, s->rec_due);
+	return d;
 }
 
 static void renew_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
@@ -353,10 +421,10 @@ static void renew_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		ctx->v4->renewed = nc_now();
 }
 
-void nc4_renew(struct nfsx_ctx *ctx, uint64_t now)
+static void renew(struct nfsx_ctx *ctx, uint64_t now)
 {
 	struct nc4_session *s = ctx->v4;
-	uint64_t due = nc4_renew_deadline(ctx);
+	uint64_t due = renew_deadline(s);
 
 	if (!due || now < due)
 		return;
@@ -367,18 +435,44 @@ void nc4_renew(struct nfsx_ctx *ctx, uint64_t now)
 		s->renewed = now;
 }
 
+/* EXCHANGE_ID and CREATE_SESSION as the sync open and the asynchronous
+ * recovery send them. */
+static void eid_op(const struct nc4_session *s, struct nfs_argop4 *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->argop = OP_EXCHANGE_ID;
+	op->u.opexchange_id.eia_clientowner.co_verifier = s->verf;
+	op->u.opexchange_id.eia_clientowner.co_ownerid.data = (const uint8_t *)s->owner;
+	op->u.opexchange_id.eia_clientowner.co_ownerid.len = (uint32_t)strlen(s->owner);
+	op->u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
+	op->u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
+}
+
+static void cs_op(const struct nfsx_ctx *ctx, const struct nc4_session *s, struct nfs_argop4 *op)
+{
+	uint32_t resp;
+
+	memset(op, 0, sizeof(*op));
+	op->argop = OP_CREATE_SESSION;
+	op->u.opcreate_session.csa_clientid = s->clientid;
+	op->u.opcreate_session.csa_sequence = s->cs_seq;
+	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
+	op->u.opcreate_session.csa_flags = 0;
+	resp = NC4_IO_MAX + NC4_HEADROOM;
+	if (resp > ctx->o.max_reply)
+		resp = ctx->o.max_reply;
+	chan_attrs(&op->u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
+		   ctx->o.slots);
+	chan_attrs(&op->u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
+	op->u.opcreate_session.csa_cb_program = 0x40000000;
+}
+
 static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
 {
 	struct nfs_argop4 op;
 	int r;
 
-	memset(&op, 0, sizeof(op));
-	op.argop = OP_EXCHANGE_ID;
-	op.u.opexchange_id.eia_clientowner.co_verifier = s->verf;
-	op.u.opexchange_id.eia_clientowner.co_ownerid.data = (const uint8_t *)s->owner;
-	op.u.opexchange_id.eia_clientowner.co_ownerid.len = (uint32_t)strlen(s->owner);
-	op.u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
-	op.u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
+	eid_op(s, &op);
 	r = sync_raw(ctx, &op, 1, x_exchange_id, s);
 	if (r == 0)
 		s->have_clientid = true;
@@ -388,27 +482,29 @@ static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
 static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s)
 {
 	struct nfs_argop4 op;
-	uint32_t resp;
 
-	memset(&op, 0, sizeof(op));
-	op.argop = OP_CREATE_SESSION;
-	op.u.opcreate_session.csa_clientid = s->clientid;
-	op.u.opcreate_session.csa_sequence = s->cs_seq;
-	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
-	op.u.opcreate_session.csa_flags = 0;
-	resp = NC4_IO_MAX + NC4_HEADROOM;
-	if (resp > ctx->o.max_reply)
-		resp = ctx->o.max_reply;
-	chan_attrs(&op.u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
-		   ctx->o.slots);
-	chan_attrs(&op.u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
-	op.u.opcreate_session.csa_cb_program = 0x40000000;
+	cs_op(ctx, s, &op);
 	return sync_raw(ctx, &op, 1, x_create_session, s);
 }
 
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
 {
 	return c->v4 && c->v4->up ? c->v4->clientid : 0;
+}
+
+/* Complete every request of @list with @err (callbacks may queue more:
+ * they go on other lists, or on this one only while the session is up). */
+static void fail_waiting(struct nfsx_ctx *ctx, struct nc_list *list, int err)
+{
+	while (!nc_list_empty(list)) {
+		struct nc4_req *q = nc_container_of(list->next, struct nc4_req, link);
+
+		nc_list_del(&q->link);
+		ctx->in_cb++;
+		q->cb(ctx, err, NULL, q->priv);
+		ctx->in_cb--;
+		req_put(ctx, q);
+	}
 }
 
 void nc4_session_close(struct nfsx_ctx *ctx)
@@ -430,11 +526,13 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 		sync_raw(ctx, &op, 1, x_status, NULL);
 	}
 	s->up = false;
-	while (!nc_list_empty(&s->waitq)) {
-		struct nc4_req *q = nc_container_of(s->waitq.next, struct nc4_req, link);
+	s->recovering = false;
+	fail_waiting(ctx, &s->waitq, -ECANCELED);
+	fail_waiting(ctx, &s->delayq, -ECANCELED);
+	while (!nc_list_empty(&s->freeq)) {
+		struct nc4_req *q = nc_container_of(s->freeq.next, struct nc4_req, link);
 
 		nc_list_del(&q->link);
-		q->cb(ctx, -ECANCELED, NULL, q->priv);
 		free(q);
 	}
 	free(s->slots);
@@ -483,19 +581,21 @@ static int req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	sa->sa_slotid = slot;
 	sa->sa_highest_slotid = highest_busy(s);
 	sa->sa_cachethis = false;
-	r = nfsx_call(ctx, &nfsx_nfs4_compound, &q->args, req_done, q);
+	r = nfsx_call(ctx, q->as ? q->as : &nfsx_nfs4_compound, &q->args, req_done, q);
 	if (r < 0)
 		s->slots[slot].busy = false;
 	return r;
 }
 
-/* Slots freed: send what waits, as long as slots last. */
+/* Slots freed: send what waits, as long as slots last (not while a
+ * recovery holds the queue until its RECLAIM_COMPLETE is done). */
 static void dispatch(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
 	int slot;
 
-	while (s->up && !nc_list_empty(&s->waitq) && (slot = free_slot(s)) >= 0) {
+	while (s->up && !s->recovering && !nc_list_empty(&s->waitq) &&
+	       (slot = free_slot(s)) >= 0) {
 		struct nc4_req *q = nc_container_of(s->waitq.next, struct nc4_req, link);
 		int r;
 
@@ -503,7 +603,7 @@ static void dispatch(struct nfsx_ctx *ctx)
 		r = req_send(ctx, q, (uint32_t)slot);
 		if (r < 0) {
 			q->cb(ctx, r, NULL, q->priv);
-			free(q);
+			req_put(ctx, q);
 		}
 	}
 }
@@ -542,55 +642,314 @@ static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfs
 	return 0;
 }
 
+static void recover_start(struct nfsx_ctx *ctx);
+
+/*
+ * NC4_RETRY: what the sync layer's loop does, without waiting. A DELAY
+ * (or a retried sequence id the server had done) puts @q on the timed
+ * list; a lost session puts it back in the slot queue behind a recovery.
+ * Return values: true when @q was kept for sending again.
+ */
+static bool retry(struct nfsx_ctx *ctx, struct nc4_session *s, struct nc4_req *q, int err,
+		  const struct nfsx4_res *r)
+{
+	uint64_t now = nc_now();
+
+	if (err || ctx->dying)
+		return false;
+	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    r->status == NFS4ERR_SEQ_FALSE_RETRY) {
+		if (now >= q->give_up)
+			return false;
+		q->due = now + (uint64_t)q->backoff * 1000000u;
+		q->backoff = q->backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : q->backoff * 2;
+		nc_list_add_tail(&s->delayq, &q->link);
+		return true;
+	}
+	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE && !q->recovered &&
+	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
+	     r->status == NFS4ERR_SEQ_MISORDERED)) {
+		/* A reply of an older session: the current one may be fine. */
+		if (q->gen == s->gen && s->up && !s->recovering)
+			recover_start(ctx);
+		if (!s->up && !s->recovering)
+			return false;
+		q->recovered = true;
+		nc_list_add_head(&s->waitq, &q->link);
+		return true;
+	}
+	return false;
+}
+
+/* The callback, with the last operation's result under NC4_LAST. */
+static void deliver(struct nfsx_ctx *ctx, struct nc4_req *q, int err, struct nfsx4_res *r)
+{
+	void *res = r;
+
+	if (!err && (q->flags & NC4_LAST)) {
+		uint32_t last = q->args.nops - 1;
+
+		if (r->nops == q->args.nops) {
+			res = &r->ops[last].u;
+		} else {
+			/* nc4_check_reply: a short list ends with an error */
+			memset(&q->stand_in, 0, sizeof(q->stand_in));
+			q->stand_in.resop = q->ops[last].argop;
+			q->stand_in.u.opillegal.status = r->status;
+			res = &q->stand_in.u;
+		}
+	}
+	q->cb(ctx, err, err ? NULL : res, q->priv);
+}
+
 static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct nc4_req *q = priv;
-	struct nc4_session *s = ctx->v4;
+	struct nc4_session *s = ctx->v4, *cur = s;
 
 	/* A reply from a session replaced since frees no slot of this one. */
-	if (s && q->gen != s->gen)
-		s = NULL;
-	if (s)
-		s->slots[q->slot].busy = false;
+	if (cur && q->gen != cur->gen)
+		cur = NULL;
+	if (cur)
+		cur->slots[q->slot].busy = false;
 	if (!err)
-		err = nc4_check_reply(ctx, q->ops, q->args.nops, res);
-	if (!err && s)
-		err = seq_result(s, q, res);
-	q->cb(ctx, err, err ? NULL : res, q->priv);
-	free(q);
+		err = nc4_check_reply(ctx, q->ops, q->args.nops, res, q->as);
+	if (!err && cur)
+		err = seq_result(cur, q, res);
+	if (s && (q->flags & NC4_RETRY) && retry(ctx, s, q, err, res)) {
+		dispatch(ctx);
+		return;
+	}
+	deliver(ctx, q, err, res);
+	req_put(ctx, q);
 	if (ctx->v4)
 		dispatch(ctx);
 }
 
-int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
-	       nfsx_cb cb, void *priv)
+int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
+		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv)
 {
 	struct nc4_session *s = c->v4;
 	struct nc4_req *q;
 	int slot, r;
 
-	if (!s || !s->up)
+	if (!s || (!s->up && !s->recovering))
 		return -ENOTCONN;
 	if (nops + 1 > NFSX4_MAX_OPS || nops + 1 > s->maxops)
 		return -E2BIG;
-	q = calloc(1, sizeof(*q));
+	q = req_get(s);
 	if (!q)
 		return -ENOMEM;
-	nc_list_init(&q->link);
 	if (nops)
 		memcpy(&q->ops[1], ops, nops * sizeof(*ops));
 	q->args.minorversion = NC4_MINOR;
 	q->args.nops = nops + 1;
 	q->args.ops = q->ops;
+	q->as = as;
+	q->flags = flags;
+	q->backoff = DELAY_MIN_MS;
+	q->give_up = nc_now() + (uint64_t)c->o.timeo_ms * 1000000u;
 	q->cb = cb;
 	q->priv = priv;
-	slot = free_slot(s);
+	slot = s->up && !s->recovering && nc_list_empty(&s->waitq) ? free_slot(s) : -1;
 	if (slot < 0) {
 		nc_list_add_tail(&s->waitq, &q->link);
 		return 0;
 	}
 	r = req_send(c, q, (uint32_t)slot);
 	if (r < 0)
-		free(q);
+		req_put(c, q);
 	return r;
+}
+
+int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
+	       nfsx_cb cb, void *priv)
+{
+	return nc4_call_as(c, NULL, 0, ops, nops, cb, priv);
+}
+
+/* ---- asynchronous recovery --------------------------------------------- */
+
+enum { REC_CREATE_SESSION = 1, REC_EXCHANGE_ID };
+
+static void rec_step(struct nfsx_ctx *ctx, int step);
+
+/* Recovery failed: what waits fails, the next sync call tries again. */
+static void recover_fail(struct nfsx_ctx *ctx, int err)
+{
+	struct nc4_session *s = ctx->v4;
+
+	nc_set_error(ctx, "NFSv4.1 session recovery failed: %s", nfsx_strerror(err));
+	s->recovering = false;
+	s->up = false;
+	fail_waiting(ctx, &s->waitq, -ENOTCONN);
+	fail_waiting(ctx, &s->delayq, -ENOTCONN);
+}
+
+/* A step answered: true when it is to be retried after a DELAY. */
+static bool rec_delay(struct nfsx_ctx *ctx, int step, int r)
+{
+	struct nc4_session *s = ctx->v4;
+	uint64_t now = nc_now();
+
+	if (r != NFS4ERR_DELAY || now >= s->rec_give_up)
+		return false;
+	s->rec_step = step;
+	s->rec_due = now + (uint64_t)s->rec_backoff * 1000000u;
+	s->rec_backoff = s->rec_backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : s->rec_backoff * 2;
+	return true;
+}
+
+static void rec_reclaim_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct nc4_session *s = ctx->v4;
+	const struct nfsx4_res *r = res;
+
+	(void)priv;
+	if (!s || !s->recovering)
+		return;
+	if (!err && r->status != NFS4_OK && r->status != NFS4ERR_COMPLETE_ALREADY)
+		err = (int)r->status;
+	if (err) {
+		recover_fail(ctx, err);
+		return;
+	}
+	s->recovering = false;
+	/* dispatch() runs when req_done returns */
+}
+
+static void rec_cs_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nc4_req *q;
+	int r;
+
+	(void)priv;
+	if (!s || !s->recovering)
+		return;
+	r = err ? err : x_create_session(res, s);
+	if (rec_delay(ctx, REC_CREATE_SESSION, r))
+		return;
+	if (r > 0 && !s->rec_fresh) {
+		/* The client id went with the session: a new one. */
+		s->rec_fresh = true;
+		s->have_clientid = false;
+		rec_step(ctx, REC_EXCHANGE_ID);
+		return;
+	}
+	if (r == 0)
+		r = session_install(s);
+	if (r != 0) {
+		recover_fail(ctx, r);
+		return;
+	}
+	s->up = true;
+	if (!s->rec_fresh) {
+		s->recovering = false;
+		dispatch(ctx);
+		return;
+	}
+	/* A new client reclaims nothing (RFC 8881 18.51), before anything
+	 * else is sent on the session. */
+	q = req_get(s);
+	if (!q) {
+		recover_fail(ctx, -ENOMEM);
+		return;
+	}
+	q->ops[1].argop = OP_RECLAIM_COMPLETE;
+	q->ops[1].u.opreclaim_complete.rca_one_fs = false;
+	q->args.minorversion = NC4_MINOR;
+	q->args.nops = 2;
+	q->args.ops = q->ops;
+	q->cb = rec_reclaim_done;
+	q->priv = NULL;
+	r = req_send(ctx, q, 0);
+	if (r < 0) {
+		req_put(ctx, q);
+		recover_fail(ctx, r);
+	}
+}
+
+static void rec_eid_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct nc4_session *s = ctx->v4;
+	int r;
+
+	(void)priv;
+	if (!s || !s->recovering)
+		return;
+	r = err ? err : x_exchange_id(res, s);
+	if (rec_delay(ctx, REC_EXCHANGE_ID, r))
+		return;
+	if (r != 0) {
+		recover_fail(ctx, r);
+		return;
+	}
+	s->have_clientid = true;
+	rec_step(ctx, REC_CREATE_SESSION);
+}
+
+static void rec_step(struct nfsx_ctx *ctx, int step)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nfs_argop4 op;
+	int r;
+
+	if (step == REC_EXCHANGE_ID) {
+		eid_op(s, &op);
+		r = nfsx4_compound(ctx, NC4_MINOR, &op, 1, rec_eid_done, NULL);
+	} else {
+		cs_op(ctx, s, &op);
+		r = nfsx4_compound(ctx, NC4_MINOR, &op, 1, rec_cs_done, NULL);
+	}
+	if (r < 0)
+		recover_fail(ctx, r);
+}
+
+/* The session is gone (BADSESSION, DEADSESSION) or out of step
+ * (SEQ_MISORDERED): a new one, with the client id while it lives. */
+static void recover_start(struct nfsx_ctx *ctx)
+{
+	struct nc4_session *s = ctx->v4;
+
+	s->up = false;
+	s->recovering = true;
+	s->rec_fresh = false;
+	s->rec_due = 0;
+	s->rec_backoff = DELAY_MIN_MS;
+	s->rec_give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
+	rec_step(ctx, REC_CREATE_SESSION);
+}
+
+void nc4_tick(struct nfsx_ctx *ctx, uint64_t now)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nc_list *l, *next;
+
+	if (!s)
+		return;
+	if (s->recovering && s->rec_due && now >= s->rec_due) {
+		s->rec_due = 0;
+		rec_step(ctx, s->rec_step);
+	}
+	for (l = s->delayq.next; ctx->v4 && l != &s->delayq; l = next) {
+		struct nc4_req *q = nc_container_of(l, struct nc4_req, link);
+
+		next = l->next;
+		if (q->due > now)
+			continue;
+		nc_list_del(&q->link);
+		if (!s->up && !s->recovering) {
+			ctx->in_cb++;
+			q->cb(ctx, -ENOTCONN, NULL, q->priv);
+			ctx->in_cb--;
+			req_put(ctx, q);
+		} else {
+			nc_list_add_tail(&s->waitq, &q->link);
+		}
+	}
+	if (ctx->v4 && s->up)
+		dispatch(ctx);
+	if (ctx->v4)
+		renew(ctx, now);
 }

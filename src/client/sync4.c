@@ -15,7 +15,8 @@
  * - READ and WRITE take a handle only, so each is one COMPOUND of PUTFH,
  *   OPEN by handle (CLAIM_FH, no delegation wanted), the I/O with the
  *   current stateid and CLOSE of it: no open state outlives the call.
- *   When the I/O fails after the OPEN, the CLOSE goes out alone.
+ *   When the I/O fails after the OPEN, the CLOSE goes out alone, as it
+ *   does after a WRITE over 512 KiB (sent last, from the caller's buffer).
  * - A create is OPEN4_CREATE (UNCHECKED4, or GUARDED4 for @exclusive)
  *   by name, GETFH, CLOSE.
  * - A listing starts with "." and ".." (GETATTR, LOOKUPP), which NFSv4's
@@ -301,15 +302,14 @@ int nc4_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 	if (r != 0)
 		return r;
 	/* The session's sizes bound the I/O as much as the file system's. */
-	rmax = c->v4->maxresp > NC4_HEADROOM ? c->v4->maxresp - NC4_HEADROOM : 4096;
-	wmax = c->v4->maxreq > NC4_HEADROOM ? c->v4->maxreq - NC4_HEADROOM : 4096;
+	rmax = c->v4->maxresp > NC4_IO_SLACK + 4096 ? c->v4->maxresp - NC4_IO_SLACK : 4096;
+	wmax = c->v4->maxreq > NC4_IO_SLACK + 4096 ? c->v4->maxreq - NC4_IO_SLACK : 4096;
 	if (all.maxread && all.maxread < rmax)
 		rmax = all.maxread;
 	if (all.maxwrite && all.maxwrite < wmax)
 		wmax = all.maxwrite;
-	/* WRITE data are encoded into the call, which the core bounds. */
-	if (wmax > NC_CALL_MAX / 2)
-		wmax = NC_CALL_MAX / 2;
+	/* A WRITE that is the last operation sends its data from the
+	 * caller's buffer, so only the session bounds it (nc4_write). */
 	if (rtmax)
 		*rtmax = (uint32_t)rmax;
 	if (wtmax)
@@ -612,7 +612,10 @@ int nc4_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const 
 	ops[2].u.opwrite.data.data = buf;
 	ops[2].u.opwrite.data.len = len;
 	op_close(&ops[3], &cur);
-	r = nc4_sync(c, ops, 4, x_io, &o);
+	/* Data behind which CLOSE follows are encoded into the call, which
+	 * the core bounds; a large WRITE goes last (zero copy) and its CLOSE
+	 * on its own (close_left). */
+	r = nc4_sync(c, ops, len > NC_CALL_MAX / 2 ? 3 : 4, x_io, &o);
 	close_left(c, fh, &o);
 	if (written)
 		*written = r == 0 ? o.written : 0;

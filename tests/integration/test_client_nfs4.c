@@ -10,7 +10,11 @@
  * destroyed behind a context's back is made again; the lease renewed
  * while a context is idle in its loop), the slot table (many
  * COMPOUNDs queued on a session of few slots), statistics per COMPOUND
- * and per operation.
+ * and per operation; the typed asynchronous wrappers (OPEN, READs and
+ * WRITEs queued beyond the slots and checked against the disk, a 1 MiB
+ * WRITE, COMMIT, CLOSE, GETATTR, a refused handle's stand-in result,
+ * statistics of whole COMPOUNDs per operation, a lost session and client
+ * id made again without blocking while calls are queued).
  *
  * Usage: test_client_nfs4 PORT BASE
  */
@@ -20,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "client/attr4.h"
 #include "client/internal.h"
 #include "client/nfs4.h"
 #include "tap.h"
@@ -407,6 +413,369 @@ static void test_sessions(void)
 	nfsx_ctx_free(b);
 }
 
+/* ---- typed asynchronous wrappers ---------------------------------------- */
+
+#define AIO_MAX 48
+
+/* One wrapper call's outcome, copied out in its callback. */
+struct aio {
+	int done, err;
+	enum nfsstat4 st;
+	uint32_t len;               /* READ data, WRITE count */
+	bool eof;
+	uint8_t verf[8];
+	struct stateid4 sid;        /* OPEN */
+	uint64_t size;              /* GETATTR */
+	unsigned char *dst;         /* READ: copy the data here */
+};
+
+static void read_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+	const struct READ4res *r = res;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (err)
+		return;
+	a->st = r->status;
+	if (r->status != NFS4_OK)
+		return;
+	a->len = r->u.resok4.data.len;
+	a->eof = r->u.resok4.eof;
+	if (a->dst)
+		memcpy(a->dst, r->u.resok4.data.data, a->len);
+}
+
+static void write_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+	const struct WRITE4res *r = res;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (err)
+		return;
+	a->st = r->status;
+	if (r->status != NFS4_OK)
+		return;
+	a->len = r->u.resok4.count;
+	memcpy(a->verf, r->u.resok4.writeverf.val, 8);
+}
+
+static void commit_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+	const struct COMMIT4res *r = res;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (!err && (a->st = r->status) == NFS4_OK)
+		memcpy(a->verf, r->u.resok4.writeverf.val, 8);
+}
+
+static void open_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+	const struct OPEN4res *r = res;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (!err && (a->st = r->status) == NFS4_OK)
+		a->sid = r->u.resok4.stateid;
+}
+
+static void close_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (!err)
+		a->st = ((const struct CLOSE4res *)res)->status;
+}
+
+static void getattr4_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aio *a = priv;
+	const struct GETATTR4res *r = res;
+	struct nc4_attrs at;
+
+	(void)ctx;
+	a->done++;
+	a->err = err;
+	if (err || (a->st = r->status) != NFS4_OK)
+		return;
+	if (nc4_attr_decode(&r->u.resok4.obj_attributes, &at) == 0)
+		a->size = at.a.size;
+	else
+		a->err = -EPROTO;
+}
+
+/* Run @c's loop until @n calls of @a are done (or 30 s passed). */
+static bool aio_wait(struct nfsx_ctx *c, struct aio *a, int n)
+{
+	time_t end = time(NULL) + 30;
+	int i, d;
+
+	for (;;) {
+		for (i = 0, d = 0; i < n; i++)
+			d += a[i].done;
+		if (d >= n)
+			return true;
+		if (time(NULL) > end)
+			return false;
+		nfsx_run_once(c, 100);
+	}
+}
+
+static nfs_fh4 fh4(const struct nfsx_fh *fh)
+{
+	nfs_fh4 f = { .data = fh->data, .len = fh->len };
+
+	return f;
+}
+
+static void test_async(void)
+{
+	struct nfsx_ctx *c = mk(4), *none = mk(0);
+	static struct aio a[AIO_MAX];
+	static struct nfsx4_read_args ra[AIO_MAX];
+	static struct nfsx4_write_args wa[AIO_MAX];
+	char path[8192];
+	unsigned char *want = NULL, *got = NULL, *data = NULL;
+	struct nfsx_fh big, dir, nf;
+	struct nfsx4_open_args oa;
+	struct nfsx4_close_args ca;
+	struct nfsx4_commit_args cma;
+	struct nfsx4_getattr_args ga;
+	struct stateid4 sid;
+	uint32_t w[3] = { 1u << FATTR4_SIZE, 0, 0 };
+	size_t len = 0;
+	const unsigned chunk = 64 << 10, nread = 40, nwrite = 8, wchunk = 128 << 10;
+	const size_t wlen = nwrite * wchunk + (1u << 20);
+	unsigned i, queued_ok = 0, max_pending = 0, bad = 0;
+	int r;
+
+	ok(c && none, "two contexts for the asynchronous wrappers");
+	if (!c || !none)
+		return;
+	memset(&ra[0], 0, sizeof(ra[0]));
+	r = nfsx4_read(none, &ra[0], read_cb, &a[0]);
+	ok(r == -ENOTCONN, "a wrapper without a session: -ENOTCONN (%d)", r);
+	nfsx_ctx_free(none);
+
+	r = nfsx_mount(c, rw, NULL);
+	ok(r == 0 && c->v4 && c->v4->nslots <= 4, "mount over a session of %u slots: %s",
+	   c->v4 ? c->v4->nslots : 0, nfsx_strerror(r));
+	snprintf(path, sizeof(path), "%s/big", rw);
+	want = slurp(path, &len);
+	r = nfsx_resolve(c, "big", &big, NULL);
+	ok(r == 0 && want && len >= nread * chunk, "big resolved: %s", nfsx_strerror(r));
+	if (r != 0 || !want)
+		goto out;
+
+	/* OPEN by handle, then READs with its stateid, all queued at once */
+	memset(a, 0, sizeof(a));
+	oa.fh = fh4(&big);
+	oa.share_access = OPEN4_SHARE_ACCESS_READ;
+	oa.share_deny = OPEN4_SHARE_DENY_NONE;
+	r = nfsx4_open(c, &oa, open_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].err == 0 && a[0].st == NFS4_OK,
+	   "nfsx4_open (CLAIM_FH): OPEN4res ok: %s", nfsx_strerror(a[0].err ? a[0].err : (int)a[0].st));
+	sid = a[0].sid;
+	got = calloc(1, len);
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < nread; i++) {
+		ra[i].fh = fh4(&big);
+		ra[i].args.stateid = sid;
+		ra[i].args.offset = (uint64_t)i * chunk;
+		ra[i].args.count = chunk;
+		a[i].dst = got + (size_t)i * chunk;
+		queued_ok += nfsx4_read(c, &ra[i], read_cb, &a[i]) == 0;
+		if (nfsx_pending(c) > max_pending)
+			max_pending = nfsx_pending(c);
+	}
+	/* nothing ran yet: the calls beyond the slots wait in the session */
+	ok(queued_ok == nread && max_pending <= c->v4->nslots && a[0].done == 0,
+	   "%u READs queued without blocking, %u at most in the RPC layer (slots %u)", queued_ok,
+	   max_pending, c->v4->nslots);
+	ok(aio_wait(c, a, (int)nread), "all READs completed");
+	for (i = 0; i < nread; i++)
+		bad += a[i].done != 1 || a[i].err || a[i].st != NFS4_OK || a[i].len != chunk;
+	ok(bad == 0 && !memcmp(got, want, (size_t)nread * chunk),
+	   "each READ4res has its 64 KiB, byte for byte as on disk (%u bad)", bad);
+	{
+		const struct nfsx_op_stats *st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_READ]);
+		const struct nfsx_op_stats *sq = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_SEQUENCE]);
+
+		ok(st && st->ops == nread && st->trans >= nread && st->errors == 0 && st->rtt_ns > 0 &&
+		   st->exec_ns >= st->rtt_ns && st->bytes_recv >= (uint64_t)nread * chunk &&
+		   st->bytes_sent > 0 && sq && sq->ops >= nread,
+		   "statistics: READ counts its COMPOUNDs whole (%llu ops, %llu trans, %llu bytes in)",
+		   st ? (unsigned long long)st->ops : 0ull, st ? (unsigned long long)st->trans : 0ull,
+		   st ? (unsigned long long)st->bytes_recv : 0ull);
+	}
+
+	/* GETATTR and a handle the server refuses: the stand-in result */
+	memset(a, 0, sizeof(a));
+	ga.fh = fh4(&big);
+	ga.args.attr_request.len = 3;
+	ga.args.attr_request.val = w;
+	r = nfsx4_getattr(c, &ga, getattr4_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].err == 0 && a[0].st == NFS4_OK && a[0].size == len,
+	   "nfsx4_getattr: size %llu", (unsigned long long)a[0].size);
+	{
+		struct nfsx_fh junk = big;
+
+		junk.data[junk.len - 1] ^= 0x5a;
+		junk.data[0] ^= 0xa5;
+		ra[0].fh = fh4(&junk);
+		ra[0].args.stateid = sid;
+		ra[0].args.offset = 0;
+		ra[0].args.count = 4096;
+		memset(a, 0, sizeof(a));
+		r = nfsx4_read(c, &ra[0], read_cb, &a[0]);
+		r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+		ok(r == 0 && a[0].done == 1 && a[0].err == 0 &&
+		   a[0].st != NFS4_OK,
+		   "PUTFH of a bad handle: the READ4res carries its status (%d)", (int)a[0].st);
+	}
+	ca.fh = fh4(&big);
+	ca.stateid = sid;
+	memset(a, 0, sizeof(a));
+	r = nfsx4_close(c, &ca, close_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].err == 0 && a[0].st == NFS4_OK, "nfsx4_close");
+	ra[0].fh = fh4(&big);
+	memset(a, 0, sizeof(a));
+	r = nfsx4_read(c, &ra[0], read_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].err == 0 && a[0].st != NFS4_OK,
+	   "a READ with the closed stateid is refused (%d): the wrappers send the stateid given",
+	   (int)a[0].st);
+
+	/* WRITEs in flight, one of 1 MiB from the caller's buffer, COMMIT */
+	r = nfsx_resolve(c, "dir", &dir, NULL);
+	if (r == 0)
+		r = nfsx_create(c, &dir, "async.bin", 0644, false, &nf);
+	ok(r == 0, "create dir/async.bin: %s", nfsx_strerror(r));
+	data = malloc(wlen);
+	for (i = 0; data && i < wlen; i++)
+		data[i] = (unsigned char)(i * 13 + i / 4093);
+	memset(a, 0, sizeof(a));
+	oa.fh = fh4(&nf);
+	oa.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	r = nfsx4_open(c, &oa, open_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].st == NFS4_OK && data, "open it for writing");
+	sid = a[0].sid;
+	memset(a, 0, sizeof(a));
+	for (i = 0; i <= nwrite; i++) {
+		wa[i].fh = fh4(&nf);
+		wa[i].args.stateid = sid;
+		wa[i].args.offset = (uint64_t)i * wchunk;
+		wa[i].args.stable = UNSTABLE4;
+		wa[i].args.data.data = data + (size_t)i * wchunk;
+		wa[i].args.data.len = i < nwrite ? wchunk : 1u << 20;
+		r = nfsx4_write(c, &wa[i], write_cb, &a[i]);
+		if (r)
+			break;
+	}
+	ok(i == nwrite + 1 && aio_wait(c, a, (int)nwrite + 1), "%u WRITEs queued and done", i);
+	for (i = 0, bad = 0; i <= nwrite; i++)
+		bad += a[i].err || a[i].st != NFS4_OK || a[i].len != wa[i].args.data.len ||
+		       memcmp(a[i].verf, a[0].verf, 8);
+	ok(bad == 0, "each WRITE4res counts its bytes (the last 1 MiB), one verifier (%u bad)", bad);
+	cma.fh = fh4(&nf);
+	cma.args.offset = 0;
+	cma.args.count = 0;
+	memset(&a[AIO_MAX - 1], 0, sizeof(a[0]));
+	r = nfsx4_commit(c, &cma, commit_cb, &a[AIO_MAX - 1]);
+	r = r == 0 && aio_wait(c, &a[AIO_MAX - 1], 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[AIO_MAX - 1].st == NFS4_OK &&
+	   !memcmp(a[AIO_MAX - 1].verf, a[0].verf, 8), "nfsx4_commit: the write verifier holds");
+	ca.fh = fh4(&nf);
+	ca.stateid = sid;
+	memset(a, 0, sizeof(a));
+	r = nfsx4_close(c, &ca, close_cb, &a[0]);
+	r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+	ok(r == 0 && a[0].st == NFS4_OK, "and closed");
+	{
+		unsigned char *back;
+		size_t blen = 0;
+
+		snprintf(path, sizeof(path), "%s/dir/async.bin", rw);
+		back = slurp(path, &blen);
+		ok(back && data && blen == wlen && !memcmp(back, data, wlen),
+		   "dir/async.bin on disk is what was written (%zu bytes)", blen);
+		free(back);
+	}
+	nfsx_remove(c, &dir, "async.bin");
+
+	/* Recovery without blocking: the session destroyed behind the
+	 * context's back, then its client id too; GETATTRs in flight. */
+	{
+		struct nfs_argop4 op;
+		clientid4 cid = nfsx4_clientid(c);
+		uint32_t gen = c->v4->gen;
+		int step;
+
+		for (step = 0; step < 2; step++) {
+			memset(&op, 0, sizeof(op));
+			op.argop = OP_DESTROY_SESSION;
+			op.u.opdestroy_session.dsa_sessionid = c->v4->sid;
+			r = (int)raw(c, &op, 1, false);
+			if (step == 1 && r == NFS4_OK) {
+				memset(&op, 0, sizeof(op));
+				op.argop = OP_DESTROY_CLIENTID;
+				op.u.opdestroy_clientid.dca_clientid = cid;
+				r = (int)raw(c, &op, 1, false);
+			}
+			ok(r == NFS4_OK, "%s destroyed behind the context's back",
+			   step ? "session and client id" : "session");
+			memset(a, 0, sizeof(a));
+			for (i = 0, queued_ok = 0; i < 12; i++)
+				queued_ok += nfsx4_getattr(c, &ga, getattr4_cb, &a[i]) == 0;
+			ok(queued_ok == 12 && aio_wait(c, a, 12), "12 GETATTRs queued and done");
+			for (i = 0, bad = 0; i < 12; i++)
+				bad += a[i].done != 1 || a[i].err || a[i].st != NFS4_OK || a[i].size != len;
+			ok(bad == 0 && c->v4->up && !c->v4->recovering && c->v4->gen == gen + 1 + step,
+			   "all succeed on a new session made without blocking (%u bad, gen %u)", bad,
+			   c->v4->gen);
+			if (step == 0)
+				ok(nfsx4_clientid(c) == cid, "of the same client id");
+			else
+				ok(nfsx4_clientid(c) && nfsx4_clientid(c) != cid,
+				   "of a new client id (RECLAIM_COMPLETE done: an OPEN works)");
+		}
+		memset(a, 0, sizeof(a));
+		oa.fh = fh4(&big);
+		oa.share_access = OPEN4_SHARE_ACCESS_READ;
+		r = nfsx4_open(c, &oa, open_cb, &a[0]);
+		r = r == 0 && aio_wait(c, a, 1) ? 0 : -ETIMEDOUT;
+		ok(r == 0 && a[0].st == NFS4_OK, "an OPEN on the new client: %d",
+		   (int)a[0].st);
+		ca.fh = fh4(&big);
+		ca.stateid = a[0].sid;
+		memset(a, 0, sizeof(a));
+		nfsx4_close(c, &ca, close_cb, &a[0]);
+		aio_wait(c, a, 1);
+	}
+out:
+	free(want);
+	free(got);
+	free(data);
+	nfsx_ctx_free(c);
+}
+
 /*
  * Lease renewal while idle: nfsxd runs with a 10 s lease and expires a
  * client without state after it. Context C runs its loop and nothing
@@ -504,6 +873,7 @@ int main(int argc, char **argv)
 	   "umount: nothing mounted any more: %s", nfsx_strerror(r));
 	nfsx_ctx_free(c);
 	test_sessions();
+	test_async();
 	test_lease();
 	return tap_done();
 }

@@ -11,8 +11,14 @@
  * - NFS4ERR_DELAY from SEQUENCE itself: sent again with the same one;
  * - DELAY without end: the call gives up after the context's timeo;
  * - DELAY to EXCHANGE_ID (outside the session): sent again;
+ * - the same for the typed asynchronous wrappers (nfsx4_getattr): the
+ *   call returns at once, waits out its back-off on the session's timed
+ *   list (nothing in the RPC layer meanwhile), is sent again with the
+ *   sequence ids above, and its callback runs once with the outcome:
+ *   the GETATTR4res, or NFS4ERR_DELAY in it after timeo;
  * - the server's target highest slot id: 0 makes the client use slot 0
  *   only, however many COMPOUNDs it has queued;
+ * - a 128-byte handle (NFSv4's largest, NFS-Ganesha's size) is taken;
  * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
  */
 #include <arpa/inet.h>
@@ -56,6 +62,7 @@ static struct {
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1 };
 
 static const uint8_t SID[16] = "nfsx-test-sessn";
+static uint8_t fh128[128];
 
 static bool read_full(int fd, void *buf, size_t n)
 {
@@ -148,6 +155,12 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			if (ops[0].argop == OP_PUTROOTFH) /* the lease: none given */
 				r->u.opgetattr.u.resok4.obj_attributes.attrmask.len = 0,
 				r->u.opgetattr.u.resok4.obj_attributes.attr_vals.len = 0;
+			break;
+		case OP_GETFH:
+			/* NFSv4's largest handle, as NFS-Ganesha's all are */
+			memset(fh128, 0xab, sizeof(fh128));
+			r->u.opgetfh.u.resok4.object.data = fh128;
+			r->u.opgetfh.u.resok4.object.len = sizeof(fh128);
 			break;
 		case OP_DESTROY_SESSION:
 			srv.destroy_session++;
@@ -267,6 +280,54 @@ static unsigned log_len(void)
 	return n;
 }
 
+struct aget {
+	int calls, err;
+	enum nfsstat4 st;
+	uint64_t size;
+};
+
+static void aget_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aget *g = priv;
+	const struct GETATTR4res *r = res;
+
+	(void)ctx;
+	g->calls++;
+	g->err = err;
+	if (err)
+		return;
+	g->st = r->status;
+	if (r->status == NFS4_OK && r->u.resok4.obj_attributes.attr_vals.len == 12)
+		g->size = xdr__get32(r->u.resok4.obj_attributes.attr_vals.data + 8);
+}
+
+/* nfsx4_getattr of @fh under the current script, run to its callback. */
+static int aget(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct aget *g,
+		unsigned *pending_while_waiting)
+{
+	static uint32_t w[2] = { 1u << FATTR4_TYPE | 1u << FATTR4_SIZE, 0 };
+	struct nfsx4_getattr_args a;
+	uint64_t end = nc_now() + 20000000000ull;
+	int r;
+
+	memset(g, 0, sizeof(*g));
+	a.fh.data = fh->data;
+	a.fh.len = fh->len;
+	a.args.attr_request.len = 2;
+	a.args.attr_request.val = w;
+	r = nfsx4_getattr(c, &a, aget_cb, g);
+	if (r < 0 || g->calls)
+		return r < 0 ? r : -EINPROGRESS; /* a callback from inside the call */
+	*pending_while_waiting = 0;
+	while (!g->calls && nc_now() < end) {
+		nfsx_run_once(c, 5);
+		/* between sends: nothing of ours in the RPC layer */
+		if (!g->calls && nfsx_pending(c) == 0)
+			(*pending_while_waiting)++;
+	}
+	return 0;
+}
+
 static void cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	int *done = priv;
@@ -343,6 +404,52 @@ int main(void)
 	ok(r == NFS4ERR_DELAY && dt >= 1500000000ull && dt < 6000000000ull && log_len() - n0 >= 4,
 	   "DELAY without end: NFS4ERR_DELAY after timeo (%llu ms, %u tries)",
 	   (unsigned long long)(dt / 1000000), log_len() - n0);
+
+	/* The same through the asynchronous wrapper */
+	{
+		struct aget g;
+		unsigned idle = 0;
+
+		script(S_OP_DELAY, 2);
+		n0 = log_len();
+		t0 = nc_now();
+		r = aget(c, &fh, &g, &idle);
+		dt = nc_now() - t0;
+		ok(r == 0 && g.calls == 1 && g.err == 0 && g.st == NFS4_OK && g.size == 4242,
+		   "nfsx4_getattr after two DELAYs: one callback, GETATTR4res ok, size %llu",
+		   (unsigned long long)g.size);
+		ok(log_len() - n0 == 3 && srv.log[n0 + 1].seq == srv.log[n0].seq + 1 &&
+		   srv.log[n0 + 2].seq == srv.log[n0].seq + 2 && dt >= 30000000ull && idle > 0,
+		   "sent 3 times with the slot's next sequence ids, after 10 + 20 ms (%llu ms) "
+		   "waited outside the RPC layer", (unsigned long long)(dt / 1000000));
+		script(S_SEQ_DELAY, 2);
+		n0 = log_len();
+		r = aget(c, &fh, &g, &idle);
+		ok(r == 0 && g.calls == 1 && g.st == NFS4_OK && log_len() - n0 == 3 &&
+		   srv.log[n0].seq == srv.log[n0 + 1].seq && srv.log[n0 + 1].seq == srv.log[n0 + 2].seq,
+		   "after two DELAYs of SEQUENCE: the same sequence id each time (%u, %u, %u)",
+		   srv.log[n0].seq, srv.log[n0 + 1].seq, srv.log[n0 + 2].seq);
+		script(S_OP_DELAY, 1 << 30);
+		n0 = log_len();
+		t0 = nc_now();
+		r = aget(c, &fh, &g, &idle);
+		dt = nc_now() - t0;
+		ok(r == 0 && g.calls == 1 && g.err == 0 && g.st == NFS4ERR_DELAY &&
+		   dt >= 1500000000ull && dt < 6000000000ull && log_len() - n0 >= 4,
+		   "DELAY without end: the GETATTR4res says NFS4ERR_DELAY after timeo (%llu ms, %u tries)",
+		   (unsigned long long)(dt / 1000000), log_len() - n0);
+	}
+
+	/* NFSv4's largest handle */
+	script(S_OK, 0);
+	{
+		struct nfsx_fh got;
+
+		memset(&got, 0, sizeof(got));
+		r = nfsx_lookup(c, &fh, "f", &got, NULL);
+		ok(r == 0 && got.len == 128 && got.data[0] == 0xab,
+		   "a 128-byte handle from GETFH is taken (len %u): %s", got.len, nfsx_strerror(r));
+	}
 
 	/* The server's target: slot 0 only */
 	script(S_OK, 0);

@@ -10,6 +10,12 @@
 #   - writes with fsync=N, end_fsync, sync=1 (FILE_SYNC): COMMITs counted
 #   - verify_only finds a byte corrupted on the server, at its offset
 #   - the latency mode (iozone -N like), text and JSON
+#   - NFSv4.1 (nfsxd serves 3 and 4): randrw with verify over 2 jobs
+#     (JSON nfs_version 4.1, the per-operation table of whole COMPOUNDs),
+#     a sequential read by ?version=4.1, writes with verify read back
+#     over NFSv3 (verify_only, and byte for byte against the disk), the
+#     latency mode (one COMPOUND per WRITE on a file opened once), 4.2
+#     refused as not supported yet
 #   - bad options: exit 2 with a message
 # Needs root (nfsxd handles; the "secure" export wants a privileged port).
 #
@@ -32,7 +38,7 @@ chmod 777 "$EXP"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 start_nfsxd bench --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
-	--export "$EXP:rw,no_root_squash"
+	--nfs-vers 3,4 --export "$EXP:rw,no_root_squash"
 PID=$SERVER_PID
 if ! wait_port "$P" 10 "$PID"; then
 	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
@@ -189,6 +195,77 @@ check(ops["WRITE"]["ops"] == 16 and ops["COMMIT"]["ops"] == 2, "16 WRITEs and 2 
 '
 [ ! -e "$EXP/bench/nfsx.latency" ]
 tap_ok $? "the latency file is removed afterwards"
+
+# --- NFSv4.1 ---
+bench v4rw nfs_version=4.1 --rw=randrw --rwmixread=60 --bs=4k --iodepth=8 --numjobs=2 \
+	--size=4m --runtime=2s --time_based --ramp_time=300ms --verify=crc32c \
+	--output-format=json "$U/bench4"
+tap_ok "$RC" "NFSv4.1 randrw verify=crc32c, 2 jobs x 8 in flight: exit 0" || show_err v4rw
+pycheck v4rw '
+g = d["group"]
+check(d["options"]["nfs_version"] == 4.1, "JSON nfs_version is 4.1 (%r)" % d["options"]["nfs_version"])
+check(g["errors"] == 0 and all(j["error"] == 0 for j in d["jobs"]), "no job errors")
+v = g["verify"]
+check(v["enabled"] and v["bad_blocks"] == 0 and v["blocks_checked"] >= g["read"]["total_ios"] > 0,
+      "verify: %d blocks checked, none bad" % v["blocks_checked"])
+check(g["read"]["iops"] > 0 and g["write"]["iops"] > 0, "IOPS > 0 both ways")
+ops = {o["op"]: o for o in d["nfs_ops"]}
+check(ops.get("READ", {}).get("ops") == g["read"]["total_ios"] and
+      ops.get("WRITE", {}).get("ops") == g["write"]["total_ios"],
+      "table: one READ/WRITE COMPOUND per measured call (%s)" % sorted(ops))
+check(not any(k in ops for k in ("SEQUENCE", "PUTFH", "OPEN", "CLOSE")),
+      "no SEQUENCE/PUTFH rows (inside the COMPOUNDs), no OPEN/CLOSE in the measured period")
+check(all(o["errors"] == 0 and o["timeouts"] == 0 for o in ops.values()), "no RPC errors or timeouts")
+check(ops["WRITE"]["bytes_sent"] > 4096 * ops["WRITE"]["ops"], "WRITE bytes sent include the data")
+check(ops["READ"]["bytes_recv"] > 4096 * ops["READ"]["ops"], "READ bytes received include the data")
+check(ops["READ"]["rtt_ms_avg"] > 0 and ops["READ"]["exec_ms_avg"] >= ops["READ"]["rtt_ms_avg"]
+      and ops["READ"]["queue_ms_avg"] >= 0, "READ queue, RTT and exec times (exec >= RTT > 0)")
+'
+for j in 0 1; do
+	[ "$(stat -c %s "$EXP/bench4/nfsx.$j.0" 2>/dev/null)" = $((4 * 1024 * 1024)) ]
+	tap_ok $? "NFSv4.1 job $j laid out its 4 MiB file"
+done
+
+bench v4read rw=read bs=64k iodepth=4 size=8m runtime=2 "$U/bench4?version=4.1"
+tap_ok "$RC" "NFSv4.1 by the URL (?version=4.1): sequential 64 KiB reads: exit 0" || show_err v4read
+for s in "read: IOPS=" "NFS operations (NFSv4.1" "READ "; do
+	grep -qF -- "$s" "$WORK/v4read.out"
+	tap_ok $? "text report has '$s'" || tap_diag <"$WORK/v4read.out"
+done
+
+bench v4w nfs_version=4 rw=write bs=128k iodepth=4 size=4m verify=crc32c end_fsync=1 name=w41 \
+	--output-format=json "$U/bench4"
+tap_ok "$RC" "nfs_version=4: sequential 128 KiB writes with verify: exit 0" || show_err v4w
+pycheck v4w '
+g = d["group"]
+check(d["options"]["nfs_version"] == 4.1, "version 4 is NFSv4.1 (%r)" % d["options"]["nfs_version"])
+check(g["errors"] == 0 and g["write"]["total_ios"] == 32, "32 writes (%d)" % g["write"]["total_ios"])
+check(g["verify"]["bad_blocks"] == 0 and g["verify"]["blocks_checked"] >= 32, "read back over NFSv4.1, none bad")
+ops = {o["op"]: o for o in d["nfs_ops"]}
+check(ops.get("COMMIT", {}).get("ops", 0) >= 1, "end_fsync COMMITted")
+'
+bench v4to3 verify_only nfs_version=3 bs=128k size=4m name=w41 "$U/bench4"
+tap_ok "$RC" "the files written over NFSv4.1 verified over NFSv3: exit 0" || show_err v4to3
+grep -q "verify (crc32c): 32 blocks checked, 0 bad" "$WORK/v4to3.out"
+tap_ok $? "all 32 blocks intact over NFSv3" || tap_diag <"$WORK/v4to3.out"
+timeout 60 "$NFSX" cat "$U/bench4/w41.0.0" >"$WORK/w41.v3" 2>"$WORK/w41-err.log" &&
+	cmp -s "$WORK/w41.v3" "$EXP/bench4/w41.0.0" && [ -s "$WORK/w41.v3" ]
+tap_ok $? "read by NFSv3 (nfsx cat), the file is byte for byte the one on disk" || show_err w41
+
+bench v4lat latency nfs_version=4.1 runs=2 size=2m bs=256k --output-format=json "$U/bench4"
+tap_ok "$RC" "NFSv4.1 latency mode, JSON: exit 0" || show_err v4lat
+pycheck v4lat '
+check(d["options"]["nfs_version"] == 4.1 and len(d["runs"]) == 2, "two runs over NFSv4.1")
+ops = {o["op"]: o for o in d["nfs_ops"]}
+check(ops.get("WRITE", {}).get("ops") == 16 and ops.get("COMMIT", {}).get("ops") == 2,
+      "16 WRITE and 2 COMMIT COMPOUNDs (%s)" % sorted(ops))
+check("OPEN" not in ops and "CLOSE" not in ops, "the file is opened once, not per WRITE")
+'
+bench v42 nfs_version=4.2 rw=read "$U/bench4"
+[ "$RC" -eq 2 ] && grep -q "4.2 is not supported yet" "$WORK/v42-err.log"
+tap_ok $? "nfs_version=4.2: exit 2, not supported yet" || show_err v42
+timeout 10 "$NFSX" bench --help 2>&1 | grep -q "nfs_version=V .*3, 4.1, or 4"
+tap_ok $? "--help names nfs_version 3, 4.1 and 4"
 
 # --- bad options ---
 bench badrw rw=sideways "$U/bench"

@@ -17,6 +17,8 @@
 #include "client/nfsx.h"
 #include "json.h"
 
+/* Entries of a job's procedure table: NFSv3's procedures, or fewer
+ * NFSv4.1 ones (bench_proc in bench_io4.h names them). */
 #define BENCH_NPROCS (NFSPROC3_COMMIT + 1)
 
 /* Figures of one direction (read, write, or sync = COMMIT). */
@@ -36,6 +38,7 @@ struct bench_job {
 	pthread_t thread;
 
 	struct nfsx_ctx *ctx;
+	unsigned vers;              /* 3, or 4: NFSv4.1 */
 	struct nfsx_fh dir;
 	uint32_t rtmax, wtmax;
 	struct bench_file *files;
@@ -61,7 +64,7 @@ struct bench_job {
 	uint64_t verify_blocks, verify_bad;
 	int err;                    /* 0, or the first error (nfsstat3 > 0, errno < 0, or 1) */
 	char errmsg[512];
-	struct nfsx_op_stats ops[BENCH_NPROCS];      /* measured period */
+	struct nfsx_op_stats ops[BENCH_NPROCS];      /* measured period, bench_proc order */
 	struct nfsx_op_stats ops_snap[BENCH_NPROCS]; /* at the start of it */
 
 	/* progress, read by the main thread */

@@ -8,7 +8,9 @@
  *   (all jobs wait for each other here)
  *   ramp    the workload, not counted
  *   run     the workload, counted: iodepth calls kept in flight with
- *           nfsx3_read/nfsx3_write/nfsx3_commit, until runtime has passed
+ *           nfsx3_read/nfsx3_write/nfsx3_commit (NFSv4.1: nfsx4_*, each
+ *           file opened once in setup and closed at the end, its open
+ *           stateid on every READ and WRITE), until runtime has passed
  *           or io_size bytes were issued (time_based: runtime only)
  *   verify  with verify=crc32c, after a job that wrote: all its files
  *           read back and every block checked (verify_only: only this,
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_io4.h"
 #include "bench_verify.h"
 
 static int setup(struct bench_job *j)
@@ -129,6 +132,17 @@ static int layout(struct bench_job *j, struct pump *p)
 			}
 		}
 		todo[n++] = i;
+	}
+	/* NFSv4.1: every file open for the whole job, as an application's. */
+	for (unsigned i = 0; j->vers == 4 && !j->err && i < o->nrfiles; i++) {
+		struct bench_file *f = &j->files[i];
+
+		rc = bench_open4(j->ctx, &f->fh, &f->sid);
+		if (rc) {
+			job_fail(j, rc, "OPEN %s: %s", f->name, nfsx_strerror(rc));
+			break;
+		}
+		f->opened = true;
 	}
 	if (!j->err && n) {
 		atomic_store(&j->p_phase, PH_LAYOUT);
@@ -307,6 +321,17 @@ static void *job_main(void *arg)
 		}
 	}
 	if (j->ctx) {
+		for (unsigned i = 0; j->files && i < o->nrfiles; i++) {
+			struct bench_file *f = &j->files[i];
+			int rc;
+
+			if (!f->opened)
+				continue;
+			f->opened = false;
+			rc = bench_close4(j->ctx, &f->fh, &f->sid);
+			if (rc && !j->err)
+				job_fail(j, rc, "CLOSE %s: %s", f->name, nfsx_strerror(rc));
+		}
 		nfsx_ctx_free(j->ctx);
 		j->ctx = NULL;
 	}
@@ -385,12 +410,10 @@ int bench_run(const struct bench_opts *o, struct bench_job **jobs_out)
 		/* as root, a source port below 1024 (exports are "secure" by default) */
 		if (geteuid() == 0)
 			j->url.opts.privileged_port = true;
-		if (j->url.version && j->url.version != 3) {
-			fprintf(stderr, "nfsx bench: NFS version %u: not supported over NFSv4 yet (NFSv3 only)\n",
-				j->url.version);
-			rc = -EINVAL;
-			break;
-		}
+		/* nfs_version= over the URL's version= */
+		if (o->nfs_version)
+			j->url.version = j->url.opts.version = o->nfs_version;
+		j->vers = j->url.opts.version == 4 ? 4 : 3;
 	}
 	if (rc) {
 		pthread_barrier_destroy(&start);

@@ -20,6 +20,8 @@ struct bench_file {
 	uint32_t *gen;              /* verify: generation of each block */
 	unsigned writes;            /* writes completed since the last COMMIT */
 	bool commit_want, dirty, wrote;
+	bool opened;                /* NFSv4.1: open, sid its stateid */
+	struct stateid4 sid;
 };
 
 enum slot_kind { K_READ, K_WRITE, K_COMMIT };
@@ -37,6 +39,9 @@ struct bench_slot {
 		struct READ3args r;
 		struct WRITE3args w;
 		struct COMMIT3args c;
+		struct nfsx4_read_args r4;
+		struct nfsx4_write_args w4;
+		struct nfsx4_commit_args c4;
 	} a;
 };
 

@@ -7,6 +7,9 @@
  * timing every call, then COMMITs it (timed apart). The report gives each
  * run's mean and standard deviation, the mean of the run means with their
  * sample standard deviation over the runs, and percentiles of all calls.
+ * Over NFSv4.1 the file is opened once and the calls are the typed
+ * wrappers' (SEQUENCE + PUTFH + WRITE with the open stateid), as an
+ * application's writes to an open file.
  */
 #include "bench.h"
 
@@ -17,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_io4.h"
 #include "json.h"
 
 struct lat_run {
@@ -42,6 +46,9 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 	char err[256], name[96];
 	uint8_t *buf = NULL, verf[NFS3_WRITEVERFSIZE];
 	uint32_t rtmax, wtmax, dtpref;
+	struct stateid4 sid;
+	bool opened = false;
+	unsigned vers;
 	uint64_t fsize = o->size / o->bs * o->bs, x = 0x9e3779b97f4a7c15ull ^ o->randseed;
 	struct hist all;
 	double mean = 0, sd = 0;
@@ -55,12 +62,10 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		status = 2;
 		goto out;
 	}
-	if (u->version && u->version != 3) {
-		fprintf(stderr, "nfsx bench: NFS version %u: not supported over NFSv4 yet (NFSv3 only)\n",
-			u->version);
-		status = 2;
-		goto out;
-	}
+	/* nfs_version= over the URL's version= */
+	if (o->nfs_version)
+		u->version = u->opts.version = o->nfs_version;
+	vers = u->opts.version == 4 ? 4 : 3;
 	if (geteuid() == 0)
 		u->opts.privileged_port = true;    /* "secure" exports, as in bench_job.c */
 	ctx = nfsx_ctx_new(&u->opts, err, sizeof(err));
@@ -105,14 +110,23 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		status = fail(name, rc);
 		goto out;
 	}
+	if (vers == 4) {
+		rc = bench_open4(ctx, &fh, &sid);
+		if (rc) {
+			status = fail(name, rc);
+			goto out;
+		}
+		opened = true;
+	}
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		const struct nfsx_op_stats *s = nfsx_stats_get(ctx, &nfsx_nfs3_procs[p]);
+		const struct nfsx_proc *d = bench_proc(vers, p);
+		const struct nfsx_op_stats *s = d ? nfsx_stats_get(ctx, d) : NULL;
 
 		if (s)
 			snap[p] = *s;
 		else
 			memset(&snap[p], 0, sizeof(snap[p]));
-		snap[p].name = nfsx_nfs3_procs[p].name;
+		snap[p].name = d ? d->name : NULL;
 	}
 	for (unsigned r = 0; r < o->runs; r++) {
 		uint64_t t0;
@@ -127,8 +141,12 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 			uint32_t written = 0;
 
 			t0 = bench_now_ns();
-			rc = nfsx_write(ctx, &fh, off, buf, o->bs, (enum stable_how)o->stable, &written,
-					verf);
+			if (vers == 4)
+				rc = bench_write4(ctx, &fh, &sid, off, buf, o->bs,
+						  (enum stable_how)o->stable, &written, verf);
+			else
+				rc = nfsx_write(ctx, &fh, off, buf, o->bs, (enum stable_how)o->stable,
+						&written, verf);
 			hist_add(&runs[r].calls, bench_now_ns() - t0);
 			if (rc) {
 				status = fail("WRITE", rc);
@@ -141,7 +159,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 			}
 		}
 		t0 = bench_now_ns();
-		rc = nfsx_commit(ctx, &fh, verf);
+		rc = vers == 4 ? bench_commit4(ctx, &fh, verf) : nfsx_commit(ctx, &fh, verf);
 		runs[r].commit_ns = bench_now_ns() - t0;
 		if (rc) {
 			status = fail("COMMIT", rc);
@@ -150,15 +168,22 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		hist_merge(&all, &runs[r].calls);
 	}
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		const struct nfsx_op_stats *s = nfsx_stats_get(ctx, &nfsx_nfs3_procs[p]);
+		const struct nfsx_proc *d = bench_proc(vers, p);
+		const struct nfsx_op_stats *s = d ? nfsx_stats_get(ctx, d) : NULL;
 		struct nfsx_op_stats cur;
 
 		if (s)
 			cur = *s;
 		else
 			memset(&cur, 0, sizeof(cur));
-		cur.name = nfsx_nfs3_procs[p].name;
+		cur.name = d ? d->name : NULL;
 		bench_ops_sub(&ops[p], &cur, &snap[p]);
+	}
+	if (opened) {
+		opened = false;
+		rc = bench_close4(ctx, &fh, &sid);
+		if (rc)
+			fprintf(stderr, "nfsx bench latency: CLOSE %s: %s\n", name, nfsx_strerror(rc));
 	}
 	rc = nfsx_remove(ctx, &dir, name);
 	if (rc)
@@ -184,6 +209,10 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		json_u64(&w, "size", fsize);
 		json_u64(&w, "runs", o->runs);
 		json_u64(&w, "iodepth", 1);
+		if (vers == 4)
+			json_dbl(&w, "nfs_version", 4.1);
+		else
+			json_u64(&w, "nfs_version", 3);
 		json_str(&w, "stable", stable[o->stable]);
 		json_end(&w);
 		json_arr(&w, "runs");
@@ -243,12 +272,14 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 			hist_stddev(&all) / 1e3, (double)hist_percentile(&all, 50) / 1e3,
 			(double)hist_percentile(&all, 90) / 1e3, (double)hist_percentile(&all, 99) / 1e3,
 			(double)hist_percentile(&all, 99.9) / 1e3);
-		fprintf(out, "\nNFS operations (all runs; per-op statistics as in "
-			"/proc/self/mountstats):\n");
+		fprintf(out, "\nNFS operations (%s, all runs; per-op statistics as in "
+			"/proc/self/mountstats):\n", vers == 4 ? "NFSv4.1" : "NFSv3");
 		bench_ops_table(out, ops, BENCH_NPROCS);
 	}
 	status = 0;
 out:
+	if (ctx && opened)
+		bench_close4(ctx, &fh, &sid);
 	if (ctx)
 		nfsx_ctx_free(ctx);
 	free(buf);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_io4.h"
 #include "bench_verify.h"
 
 uint64_t bench_now_ns(void)
@@ -55,6 +56,75 @@ static struct nfs_fh3 fh3(const struct nfsx_fh *fh)
 	struct nfs_fh3 f = { .data = { .data = fh->data, .len = fh->len } };
 
 	return f;
+}
+
+static nfs_fh4 fh4(const struct nfsx_fh *fh)
+{
+	nfs_fh4 f = { .data = fh->data, .len = fh->len };
+
+	return f;
+}
+
+/* A READ, WRITE or COMMIT result, of either version. */
+struct io_res {
+	int status;                 /* nfsstat3 or nfsstat4 */
+	uint32_t count;             /* READ: count (v3) or data length, WRITE: count */
+	const uint8_t *data;        /* READ */
+	uint32_t data_len;
+	bool eof;
+	const uint8_t *verf;        /* WRITE, COMMIT */
+};
+
+static void io_res_of(const struct bench_job *j, enum slot_kind k, const void *res,
+		      struct io_res *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (j->vers == 4) {
+		const struct READ4res *r = res;
+		const struct WRITE4res *w = res;
+		const struct COMMIT4res *c = res;
+
+		/* every result starts with its status */
+		x->status = (int)r->status;
+		if (x->status != NFS4_OK)
+			return;
+		if (k == K_READ) {
+			x->count = x->data_len = r->u.resok4.data.len;
+			x->data = r->u.resok4.data.data;
+			x->eof = r->u.resok4.eof;
+		} else if (k == K_WRITE) {
+			x->count = w->u.resok4.count;
+			x->verf = w->u.resok4.writeverf.val;
+		} else {
+			x->verf = c->u.resok4.writeverf.val;
+		}
+		return;
+	}
+	if (k == K_READ) {
+		const struct READ3res *r = res;
+
+		x->status = (int)r->status;
+		if (x->status != NFS3_OK)
+			return;
+		x->count = r->u.resok.count;
+		x->data = r->u.resok.data.data;
+		x->data_len = r->u.resok.data.len;
+		x->eof = r->u.resok.eof;
+	} else if (k == K_WRITE) {
+		const struct WRITE3res *w = res;
+
+		x->status = (int)w->status;
+		if (x->status == NFS3_OK) {
+			x->count = w->u.resok.count;
+			x->verf = w->u.resok.verf.val;
+		}
+	} else {
+		const struct COMMIT3res *c = res;
+
+		x->status = (int)c->status;
+		if (x->status == NFS3_OK)
+			x->verf = c->u.resok.verf.val;
+	}
 }
 
 static const char *kind_name(enum slot_kind k)
@@ -137,6 +207,7 @@ static void on_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	struct bench_job *j = s->job;
 	struct bench_file *f = &j->files[s->file];
 	uint64_t now = bench_now_ns();
+	struct io_res r;
 
 	(void)ctx;
 	slot_release(j, s);
@@ -145,36 +216,33 @@ static void on_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 			 s->off, nfsx_strerror(err));
 		return;
 	}
+	io_res_of(j, s->kind, res, &r);
 	if (s->kind == K_READ) {
-		const struct READ3res *r = res;
-
-		if (r->status != NFS3_OK) {
-			job_fail(j, (int)r->status, "READ of %s at offset %" PRIu64 ": %s", f->name,
-				 s->off, nfsx_strerror((int)r->status));
+		if (r.status != 0) {
+			job_fail(j, r.status, "READ of %s at offset %" PRIu64 ": %s", f->name,
+				 s->off, nfsx_strerror(r.status));
 			return;
 		}
-		if (r->u.resok.count != s->len || r->u.resok.data.len != s->len) {
+		if (r.count != s->len || r.data_len != s->len) {
 			job_fail(j, EIO, "short READ of %s at offset %" PRIu64 ": %u of %u bytes%s",
-				 f->name, s->off, r->u.resok.data.len, s->len,
-				 r->u.resok.eof ? " (end of file)" : "");
+				 f->name, s->off, r.data_len, s->len,
+				 r.eof ? " (end of file)" : "");
 			return;
 		}
 		if (j->o->verify)
-			verify_data(j, s, r->u.resok.data.data);
+			verify_data(j, s, r.data);
 	} else if (s->kind == K_WRITE) {
-		const struct WRITE3res *r = res;
-
-		if (r->status != NFS3_OK) {
-			job_fail(j, (int)r->status, "WRITE of %s at offset %" PRIu64 ": %s", f->name,
-				 s->off, nfsx_strerror((int)r->status));
+		if (r.status != 0) {
+			job_fail(j, r.status, "WRITE of %s at offset %" PRIu64 ": %s", f->name,
+				 s->off, nfsx_strerror(r.status));
 			return;
 		}
-		if (r->u.resok.count != s->len) {
+		if (r.count != s->len) {
 			job_fail(j, EIO, "short WRITE of %s at offset %" PRIu64 ": %u of %u bytes",
-				 f->name, s->off, r->u.resok.count, s->len);
+				 f->name, s->off, r.count, s->len);
 			return;
 		}
-		check_verf(j, r->u.resok.verf.val, "WRITE");
+		check_verf(j, r.verf, "WRITE");
 		if (j->o->verify && j->mode == M_MAIN)
 			f->gen[s->off / j->o->bs] = s->gen;
 		f->dirty = f->wrote = true;
@@ -183,14 +251,11 @@ static void on_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 			f->commit_want = true;
 		}
 	} else {
-		const struct COMMIT3res *r = res;
-
-		if (r->status != NFS3_OK) {
-			job_fail(j, (int)r->status, "COMMIT of %s: %s", f->name,
-				 nfsx_strerror((int)r->status));
+		if (r.status != 0) {
+			job_fail(j, r.status, "COMMIT of %s: %s", f->name, nfsx_strerror(r.status));
 			return;
 		}
-		check_verf(j, r->u.resok.verf.val, "COMMIT");
+		check_verf(j, r.verf, "COMMIT");
 	}
 	account(j, s, now);
 }
@@ -308,6 +373,8 @@ static bool next_commit(struct bench_job *j, struct pump *p, struct bench_slot *
 static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode)
 {
 	struct bench_file *f = &j->files[s->file];
+	enum stable_how stable;
+	const uint8_t *data;
 	int rc;
 
 	s->busy = true;
@@ -315,16 +382,21 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 	s->t0 = bench_now_ns();
 	switch (s->kind) {
 	case K_READ:
+		if (j->vers == 4) {
+			s->a.r4.fh = fh4(&f->fh);
+			s->a.r4.args.stateid = f->sid;
+			s->a.r4.args.offset = s->off;
+			s->a.r4.args.count = s->len;
+			rc = nfsx4_read(j->ctx, &s->a.r4, on_done, s);
+			break;
+		}
 		s->a.r.file = fh3(&f->fh);
 		s->a.r.offset = s->off;
 		s->a.r.count = s->len;
 		rc = nfsx3_read(j->ctx, &s->a.r, on_done, s);
 		break;
 	case K_WRITE:
-		s->a.w.file = fh3(&f->fh);
-		s->a.w.offset = s->off;
-		s->a.w.count = s->len;
-		s->a.w.stable = mode == M_MAIN ? (enum stable_how)j->o->stable : UNSTABLE;
+		stable = mode == M_MAIN ? (enum stable_how)j->o->stable : UNSTABLE;
 		if (j->o->verify) {
 			uint32_t bs = j->o->bs;
 
@@ -337,18 +409,39 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 
 				bv_fill(s->buf + done, bs, &id);
 			}
-			s->a.w.data.data = s->buf;
-		} else {
-			s->a.w.data.data = j->shared_buf;
 		}
+		data = j->o->verify ? s->buf : j->shared_buf;
+		if (j->vers == 4) {
+			s->a.w4.fh = fh4(&f->fh);
+			s->a.w4.args.stateid = f->sid;
+			s->a.w4.args.offset = s->off;
+			/* stable_how and stable_how4 have the same values */
+			s->a.w4.args.stable = (enum stable_how4)stable;
+			s->a.w4.args.data.data = data;
+			s->a.w4.args.data.len = s->len;
+			rc = nfsx4_write(j->ctx, &s->a.w4, on_done, s);
+			break;
+		}
+		s->a.w.file = fh3(&f->fh);
+		s->a.w.offset = s->off;
+		s->a.w.count = s->len;
+		s->a.w.stable = stable;
+		s->a.w.data.data = data;
 		s->a.w.data.len = s->len;
 		rc = nfsx3_write(j->ctx, &s->a.w, on_done, s);
 		break;
 	default:
+		f->dirty = false;
+		if (j->vers == 4) {
+			s->a.c4.fh = fh4(&f->fh);
+			s->a.c4.args.offset = 0;
+			s->a.c4.args.count = 0;
+			rc = nfsx4_commit(j->ctx, &s->a.c4, on_done, s);
+			break;
+		}
 		s->a.c.file = fh3(&f->fh);
 		s->a.c.offset = 0;
 		s->a.c.count = 0;
-		f->dirty = false;
 		rc = nfsx3_commit(j->ctx, &s->a.c, on_done, s);
 		break;
 	}
@@ -364,13 +457,14 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 void snapshot_ops(struct bench_job *j, struct nfsx_op_stats *dst)
 {
 	for (unsigned i = 0; i < BENCH_NPROCS; i++) {
-		const struct nfsx_op_stats *st = nfsx_stats_get(j->ctx, &nfsx_nfs3_procs[i]);
+		const struct nfsx_proc *p = bench_proc(j->vers, i);
+		const struct nfsx_op_stats *st = p ? nfsx_stats_get(j->ctx, p) : NULL;
 
 		if (st)
 			dst[i] = *st;
 		else
 			memset(&dst[i], 0, sizeof(dst[i]));
-		dst[i].name = nfsx_nfs3_procs[i].name;
+		dst[i].name = p ? p->name : NULL;
 	}
 }
 

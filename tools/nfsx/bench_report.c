@@ -7,6 +7,7 @@
  * figures as JSON.
  */
 #include "bench.h"
+#include "bench_io4.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -137,14 +138,23 @@ static double per_sec(uint64_t v, uint64_t ns)
 	return ns ? (double)v * 1e9 / (double)ns : 0.0;
 }
 
+/* The NFS version the jobs spoke: 3, or 4 (NFSv4.1); all speak one. */
+static unsigned vers_of(const struct bench_job *jobs, unsigned n)
+{
+	return n && jobs[0].vers == 4 ? 4 : 3;
+}
+
 static void ops_merge(struct nfsx_op_stats *sum, const struct bench_job *jobs, unsigned n)
 {
+	unsigned vers = vers_of(jobs, n);
+
 	memset(sum, 0, sizeof(*sum) * BENCH_NPROCS);
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		sum[p].name = nfsx_nfs3_procs[p].name;
+		const struct nfsx_proc *d = bench_proc(vers, p);
+
 		for (unsigned i = 0; i < n; i++)
 			nfsx_stats_add(&sum[p], &jobs[i].ops[p]);
-		sum[p].name = nfsx_nfs3_procs[p].name;
+		sum[p].name = d ? d->name : NULL;
 	}
 }
 
@@ -290,8 +300,10 @@ void bench_report_text(FILE *f, const struct bench_opts *o, const struct bench_j
 	text_status(f, "READ", &g, jobs, n, true);
 	text_status(f, "WRITE", &g, jobs, n, false);
 	ops_merge(ops, jobs, n);
-	fprintf(f, "\nNFS operations (measured period, %u job%s; per-op statistics as in "
-		"/proc/self/mountstats):\n", n, n == 1 ? "" : "s");
+	fprintf(f, "\nNFS operations (%s, measured period, %u job%s; per-op statistics as in "
+		"/proc/self/mountstats%s):\n", vers_of(jobs, n) == 4 ? "NFSv4.1" : "NFSv3", n,
+		n == 1 ? "" : "s",
+		vers_of(jobs, n) == 4 ? ", each COMPOUND under its operation" : "");
 	bench_ops_table(f, ops, BENCH_NPROCS);
 }
 
@@ -378,7 +390,7 @@ void bench_ops_json(struct json_w *w, const struct nfsx_op_stats *ops, unsigned 
 	json_end(w);
 }
 
-static void json_options(struct json_w *w, const struct bench_opts *o)
+static void json_options(struct json_w *w, const struct bench_opts *o, unsigned vers)
 {
 	static const char *const stable[] = { "unstable", "data_sync", "file_sync" };
 
@@ -401,7 +413,11 @@ static void json_options(struct json_w *w, const struct bench_opts *o)
 	json_str(w, "sync", stable[o->stable]);
 	json_str(w, "verify", o->verify ? "crc32c" : "none");
 	json_u64(w, "randseed", o->randseed);
-	json_u64(w, "nfs_version", 3);
+	/* 3, or 4.1: what the jobs spoke */
+	if (vers == 4)
+		json_dbl(w, "nfs_version", 4.1);
+	else
+		json_u64(w, "nfs_version", 3);
 	json_end(w);
 }
 
@@ -418,7 +434,7 @@ void bench_report_json(FILE *f, const struct bench_opts *o, const struct bench_j
 	json_str(&w, "nfsx_version", NFSX_VERSION);
 	json_str(&w, "mode", "bench");
 	json_i64(&w, "timestamp", (int64_t)time(NULL));
-	json_options(&w, o);
+	json_options(&w, o, vers_of(jobs, n));
 	json_arr(&w, "jobs");
 	for (unsigned i = 0; i < n; i++) {
 		char name[96];

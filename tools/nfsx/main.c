@@ -24,7 +24,7 @@ static const char usage[] =
 "\n"
 "URL: nfs://HOST[:PORT]/EXPORT[/PATH][?OPT=V&...], NFS over TCP. Without PORT,\n"
 "rpcbind on HOST is asked. Options: uid, gid (AUTH_SYS identity; default the\n"
-"caller's), version (3, the default; 4 or 4.1: NFSv4.1, not for bench),\n"
+"caller's), version (3, the default; 4 or 4.1: NFSv4.1),\n"
 "mountport, nconnect, timeo (ms), retrans.\n"
 "The export is the longest prefix of the path that the server exports (NFSv3);\n"
 "over NFSv4.1 the whole path is walked from the server's pseudo root.\n"

@@ -101,6 +101,8 @@ int main(void)
 	ok(PARSE(&o, "-v", URL) == 0 && o.verbose, "-v");
 	ok(PARSE(&o, "--verbose", URL) == 0 && o.verbose, "--verbose");
 	ok(PARSE(&o, "nfs_version=3", URL) == 0 && o.nfs_version == 3, "nfs_version=3");
+	ok(PARSE(&o, "nfs_version=4.1", URL) == 0 && o.nfs_version == 4, "nfs_version=4.1");
+	ok(PARSE(&o, "vers=4", URL) == 0 && o.nfs_version == 4, "vers=4: NFSv4.1");
 	ok(PARSE(&o, "--eta=never", URL) == 0 && o.eta == ETA_NEVER, "eta=never");
 	ok(PARSE(&o, "randseed=0x1234", URL) == 0 && o.randseed == 0x1234, "randseed in hex");
 	ok(PARSE(&o, "name=job1", URL) == 0 && !strcmp(o.name, "job1"), "name=job1");
@@ -138,8 +140,11 @@ int main(void)
 	   "runtime=ten refused: %s", err);
 	ok(PARSE(&o, "sync=maybe", URL) < 0, "sync=maybe refused");
 	ok(PARSE(&o, "verify=md5", URL) < 0 && strstr(err, "md5"), "verify=md5 refused: %s", err);
-	ok(PARSE(&o, "nfs_version=4", URL) < 0 && strstr(err, "version 4"),
-	   "nfs_version=4 refused: %s", err);
+	ok(PARSE(&o, "nfs_version=4.2", URL) < 0 && strstr(err, "4.2 is not supported yet"),
+	   "nfs_version=4.2 refused as not yet: %s", err);
+	ok(PARSE(&o, "nfs_version=4.0", URL) < 0 && strstr(err, "version 4.0"),
+	   "nfs_version=4.0 refused: %s", err);
+	ok(PARSE(&o, "nfs_version=2", URL) < 0, "nfs_version=2 refused");
 	ok(PARSE(&o, "--output-format=xml", URL) < 0, "output-format=xml refused");
 	ok(PARSE(&o, "--bogus=1", URL) < 0 && strstr(err, "unknown option '--bogus=1'"),
 	   "unknown option refused: %s", err);

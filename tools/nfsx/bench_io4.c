@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* nfsx bench over NFSv4.1: see bench_io4.h. */
+#include "bench_io4.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "bench.h"
+
+struct wait4 {
+	bool done;
+	int rc;
+	struct stateid4 sid;       /* OPEN */
+	uint32_t count;            /* WRITE */
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+};
+
+static void done4(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct wait4 *w = priv;
+
+	(void)ctx;
+	w->done = true;
+	w->rc = err;
+	if (err)
+		return;
+	/* every result starts with its status */
+	w->rc = (int)((const struct OPEN4res *)res)->status;
+	if (w->rc)
+		return;
+	w->sid = ((const struct OPEN4res *)res)->u.resok4.stateid;
+}
+
+static void write_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct wait4 *w = priv;
+	const struct WRITE4res *r = res;
+
+	(void)ctx;
+	w->done = true;
+	w->rc = err ? err : (int)r->status;
+	if (w->rc)
+		return;
+	w->count = r->u.resok4.count;
+	memcpy(w->verf, r->u.resok4.writeverf.val, NFS4_VERIFIER_SIZE);
+}
+
+static void commit_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct wait4 *w = priv;
+	const struct COMMIT4res *r = res;
+
+	(void)ctx;
+	w->done = true;
+	w->rc = err ? err : (int)r->status;
+	if (!w->rc)
+		memcpy(w->verf, r->u.resok4.writeverf.val, NFS4_VERIFIER_SIZE);
+}
+
+/* Run the loop until @w is done (a call queued with rc 0). */
+static int wait(struct nfsx_ctx *c, struct wait4 *w, int rc)
+{
+	if (rc < 0)
+		return rc;
+	while (!w->done) {
+		rc = nfsx_run_once(c, -1);
+		if (rc < 0)
+			return rc;
+	}
+	return w->rc;
+}
+
+static nfs_fh4 fh4(const struct nfsx_fh *fh)
+{
+	nfs_fh4 f = { .data = fh->data, .len = fh->len };
+
+	return f;
+}
+
+int bench_open4(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct stateid4 *sid)
+{
+	struct nfsx4_open_args a = { .fh = fh4(fh), .share_access = OPEN4_SHARE_ACCESS_BOTH,
+				     .share_deny = OPEN4_SHARE_DENY_NONE };
+	struct wait4 w = { 0 };
+	int rc;
+
+	/* The wrappers need the session the sync calls made. */
+	rc = wait(c, &w, nfsx4_open(c, &a, done4, &w));
+	if (rc == 0)
+		*sid = w.sid;
+	return rc;
+}
+
+int bench_close4(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct stateid4 *sid)
+{
+	struct nfsx4_close_args a = { .fh = fh4(fh), .stateid = *sid };
+	struct wait4 w = { 0 };
+
+	return wait(c, &w, nfsx4_close(c, &a, done4, &w));
+}
+
+int bench_write4(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct stateid4 *sid,
+		 uint64_t off, const void *buf, uint32_t len, enum stable_how how,
+		 uint32_t *written, uint8_t verf[NFS3_WRITEVERFSIZE])
+{
+	struct nfsx4_write_args a = { .fh = fh4(fh) };
+	struct wait4 w = { 0 };
+	int rc;
+
+	a.args.stateid = *sid;
+	a.args.offset = off;
+	a.args.stable = (enum stable_how4)how;   /* the same values */
+	a.args.data.data = buf;
+	a.args.data.len = len;
+	rc = wait(c, &w, nfsx4_write(c, &a, write_done, &w));
+	*written = rc == 0 ? w.count : 0;
+	if (rc == 0)
+		memcpy(verf, w.verf, NFS3_WRITEVERFSIZE);
+	return rc;
+}
+
+int bench_commit4(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE])
+{
+	struct nfsx4_commit_args a = { .fh = fh4(fh) };
+	struct wait4 w = { 0 };
+	int rc;
+
+	rc = wait(c, &w, nfsx4_commit(c, &a, commit_done, &w));
+	if (rc == 0)
+		memcpy(verf, w.verf, NFS3_WRITEVERFSIZE);
+	return rc;
+}
+
+const struct nfsx_proc *bench_proc(unsigned vers, unsigned i)
+{
+	static const enum nfs_opnum4 v4[] = {
+		OP_READ, OP_WRITE, OP_COMMIT, OP_OPEN, OP_CLOSE, OP_GETATTR,
+	};
+	const unsigned n4 = sizeof(v4) / sizeof(v4[0]);
+
+	if (vers != 4)
+		return i < BENCH_NPROCS ? &nfsx_nfs3_procs[i] : NULL;
+	if (i < n4)
+		return &nfsx_nfs4_ops[v4[i]];
+	return i == n4 ? &nfsx_nfs4_compound : NULL;
+}
