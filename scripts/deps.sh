@@ -5,7 +5,7 @@
 # Runs apt-get only when something is missing; needs root then.
 set -euo pipefail
 
-build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev)
+build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev libsystemd-dev)
 # clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss; libnfs: an independent NFS client (library and nfs-ls,
