@@ -2,10 +2,11 @@
 # Install the Debian 12 packages nfsx needs that are not installed yet.
 #   scripts/deps.sh build   what building nfsxd needs
 #   scripts/deps.sh test    that plus what the test suite needs
+#   scripts/deps.sh deb     build plus what scripts/build-deb.sh needs
 # Runs apt-get only when something is missing; needs root then.
 set -euo pipefail
 
-build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev)
+build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev libsystemd-dev)
 # clang + libclang-rt: libFuzzer targets; rpcbind: rpcinfo, a real RPC
 # client the integration tests use; procps: ps/pkill in test scripts;
 # iproute2: ss; libnfs: an independent NFS client (library and nfs-ls,
@@ -16,8 +17,12 @@ build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev)
 test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod nfs-ganesha nfs-ganesha-vfs)
 
+# scripts/build-deb.sh and the deb test: the Debian package tools.
+deb_pkgs=(debhelper dpkg-dev fakeroot lintian)
+
 want=("${build_pkgs[@]}")
-[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}" "${deb_pkgs[@]}")
+[ "${1:-build}" = deb ] && want+=("${deb_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and run every test:
-#   1. gcc, -Werror: unit + integration tests, and the Linux kernel client
-#      in qemu against nfsxd (tests/kernel)
+#   1. gcc, -Werror: unit + integration tests, the Linux kernel client
+#      in qemu against nfsxd (tests/kernel), and the Debian packages
+#      (suite deb: scripts/build-deb.sh, lintian, dpkg --root)
 #   2. gcc with ASan + UBSan: unit + integration tests
 #   3. clang with ASan + UBSan + libFuzzer: unit tests, then each fuzz
 #      target for a bounded time (NFSX_FUZZ_SECONDS, default 20)
@@ -69,7 +70,7 @@ run() { # run NAME SUITES -- MESON-SETUP-ARGS...
 }
 
 mkdir -p build
-CC=gcc run gcc "unit integration kernel" -- --buildtype=debugoptimized
+CC=gcc run gcc "unit integration kernel deb" -- --buildtype=debugoptimized
 CC=gcc run asan "unit integration" -- --buildtype=debug \
 	-Db_sanitize=address,undefined -Db_lundef=false \
 	-Dc_args=-fno-sanitize-recover=all

@@ -8,6 +8,12 @@
  * removed behind the server's back (vfs_nodes_sweep_removed). SIGHUP
  * reloads the exports there: the file is parsed and checked whole, and
  * only a valid set replaces the one in use (nfs3_exports_replace()).
+ *
+ * Under systemd (Type=notify; NOTIFY_SOCKET set) the service manager is
+ * told READY=1 once every socket listens and the loops run, RELOADING=1
+ * and READY=1 around each reload, and STOPPING=1 on SIGTERM/SIGINT.
+ * libsystemd's sd_notify() does it (a no-op without NOTIFY_SOCKET), not a
+ * copy of its datagram protocol: libsystemd0 is on every Debian system.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +24,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "nfs3/nfs3.h"
 #include "nfs4/nfs4.h"
@@ -147,6 +155,17 @@ static void reload_exports(const struct nfsxd_opts *o)
 	else
 		log_info("exports reloaded: %u exports (+%u -%u)", st.exports,
 			 st.added, st.removed);
+}
+
+/* sd_notify(3): RELOADING=1 carries the time the reload started. */
+static void notify_reloading(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		   (unsigned long long)ts.tv_sec * 1000000ull +
+		   (unsigned long long)ts.tv_nsec / 1000);
 }
 
 static struct hostnames *names;
@@ -505,6 +524,7 @@ int main(int argc, char **argv)
 			log_warn("cannot signal readiness to the parent");
 		close(ready_fd);
 	}
+	sd_notify(0, "READY=1");
 
 	for (;;) {
 		siginfo_t si;
@@ -518,12 +538,15 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (sig == SIGHUP) {
-			reload_exports(&o);
+			notify_reloading();
+			reload_exports(&o);	/* kept or replaced: ready again */
+			sd_notify(0, "READY=1");
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_info("%s: finishing calls in progress and stopping",
 				 sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			sd_notify(0, "STOPPING=1");
 			break;
 		}
 	}
