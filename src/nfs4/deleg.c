@@ -16,9 +16,14 @@
  *   nfs4_set_delegation (Linux 6.16+): an OPEN with write access (WRITE
  *   or BOTH) gets a write delegation or none, a read-only one a read
  *   delegation; a 4.1 client's WANT_READ_DELEG or WANT_WRITE_DELEG
- *   asks for that kind only. A write delegation's space_limit is
- *   NFS_LIMIT_SIZE 0, as knfsd's: no space is promised, so a Linux
- *   client writes back at close rather than holding dirty pages.
+ *   asks for that kind only. A 4.0 client gets no write delegation (an
+ *   OPEN of it with write access none at all), as from knfsd: a 4.0
+ *   GETATTR does not say whose it is, so a holder's own GETATTR of size
+ *   or change would recall its write delegation, and the Linux client's
+ *   PUTFH, GETATTR, DELEGRETURN would stop at the GETATTR for ever. A
+ *   write delegation's space_limit is NFS_LIMIT_SIZE 0, as knfsd's: no
+ *   space is promised, so a Linux client writes back at close rather
+ *   than holding dirty pages.
  * - A change of a file (nfs4_deleg_break) first asks the table; each
  *   recall it hands out goes at once, asynchronously: CB_COMPOUND with
  *   CB_RECALL to a 4.0 client's callback address (the callout thread), or
@@ -302,9 +307,11 @@ void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clien
 			WND4_CANCELLED : WND4_NOT_WANTED;
 		return;
 	}
-	/* a kind asked that this OPEN's access cannot have: none */
+	/* none for a kind asked that this OPEN's access cannot have; no
+	 * write delegation to a 4.0 client (see the top of this file) */
 	if ((oa->claim.claim == CLAIM_NULL || oa->claim.claim == CLAIM_FH) &&
 	    oa->openhow.opentype == OPEN4_NOCREATE && fh->len &&
+	    !(write && c->minorversion == 0) &&
 	    !(want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write) &&
 	    !(want == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) &&
 	    !nfs4_in_grace() && path_up(c, cid))

@@ -57,8 +57,9 @@ struct nfs4_compound {
 	bool sequenced;
 	struct nfs4_slot_use slot;       /* SEQUENCE's busy slot (session_ops.c) */
 	/* Minor version 0: the client the last stateid or open-owner of
-	 * the COMPOUND named (knfsd's cstate->clp), so that a GETATTR after
-	 * the holder's own WRITE does not recall its write delegation. */
+	 * the COMPOUND named (knfsd's cstate->clp), so that a later
+	 * operation that names none (SETATTR, REMOVE) is known as that
+	 * client's and does not recall its own delegation. */
 	clientid4 named;
 	/* A seqid-bearing operation's owner (minor version 0), let go
 	 * with its encoded result once that is encoded (state.h). */

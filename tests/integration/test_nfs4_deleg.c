@@ -405,16 +405,6 @@ static bool a_deleg(const char *name, struct opened *r)
 	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_READ;
 }
 
-/* A holds a write delegation on @name: OPEN for read and write by A's owner. */
-static bool a_wdeleg(const char *name, struct opened *r)
-{
-	long st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_BOTH, name, false, true, r);
-
-	if (st != NFS4_OK || r->dtype != OPEN_DELEGATE_WRITE)
-		printf("#   A's OPEN of %s for write: %ld, delegation type %u\n", name, st, r->dtype);
-	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_WRITE;
-}
-
 /* ---- 1-5: grant, use, recall, return --------------------------------------- */
 
 static void test_basic(void)
@@ -479,6 +469,9 @@ static void test_basic(void)
 static void test_own(void)
 {
 	struct v4_owner a2 = { cid_a, "deleg-a-owner-2", 0 };
+	struct nfs_argop4 ops[3];
+	struct v4_fattr f;
+	struct v4_res s;
 	struct opened d, w;
 	struct cb_call k;
 	long st;
@@ -489,6 +482,19 @@ static void test_own(void)
 	st = open40(fd_a, &a2, OPEN4_SHARE_ACCESS_BOTH, "f6", false, true, &w);
 	ok(got && st == NFS4_OK, "6: A's other open-owner opens f6 for write: OK at once (%ld)", st);
 	ok(got && !a_call(1000, &k, NFS4_OK), "6: and no recall comes within 1 s");
+	/* a 4.0 SETATTR names no client: the READ before it in the same
+	 * COMPOUND does (knfsd's cstate->clp) */
+	v4op_putfh(&ops[0], &d.fh);
+	v4op_read(&ops[1], &d.dsid, 0, 4);
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0666);
+	v4op_setattr(&ops[2], 0, NULL, &f);
+	v4_res_init(&s);
+	st = v4_call_as(fd_a, 0, ops, 3, &s);
+	v4_res_free(&s);
+	ok(got && st == NFS4_OK && !a_call(1000, &k, NFS4_OK),
+	   "6: A's PUTFH, READ with its delegation, SETATTR (mode): OK, its own delegation not "
+	   "recalled (%ld)", st);
 	if (got)
 		delegreturn(fd_a, &d.fh, &d.dsid);
 }
@@ -620,102 +626,6 @@ static void test_conflicts(void)
 	   "7: A's delegation on c-read still held (DELEGRETURN OK)");
 }
 
-/* ---- W: write delegations ------------------------------------------------- */
-
-static void test_write(void)
-{
-	struct v4_owner a3 = { 0, "deleg-a-owner-3", 0 };
-	struct nfs_argop4 ops[4];
-	struct opened d, r;
-	struct cb_call k;
-	struct v4_attrs at;
-	struct v4_res s;
-	char buf[64];
-	uint32_t w[1] = { 1u << FATTR4_SIZE };
-	long st, wst = -1, gst = -1;
-	bool got;
-
-	a3.cid = cid_a;
-	got = a_wdeleg("w1", &d);
-	ok(got && !d.recall && !v4_same_other(&d.dsid, &d.sid) && d.dsid.seqid == 1 &&
-	   d.limitby == NFS_LIMIT_SIZE && d.filesize == 0,
-	   "W1: A's OPEN of w1 for read and write: OPEN_DELEGATE_WRITE, its own stateid, "
-	   "recall false, space_limit NFS_LIMIT_SIZE 0 as knfsd's (type %u, limit %u %" PRIu64
-	   ")", d.dtype, d.limitby, d.filesize);
-	if (!got)
-		return;
-	/* the holder writes with it and looks at the size in one COMPOUND
-	 * (a 4.0 GETATTR names no client: the WRITE before it does) */
-	v4op_putfh(&ops[0], &d.fh);
-	v4op_write(&ops[1], &d.dsid, 0, FILE_SYNC4, "WW", 2);
-	v4op_getattr(&ops[2], w, 1);
-	v4_res_init(&s);
-	st = v4_call_as(fd_a, 0, ops, 3, &s);
-	if (s.nops == 3) {
-		wst = v4_op_status(&s, 1);
-		gst = v4_op_status(&s, 2);
-	}
-	ok(st == NFS4_OK && wst == NFS4_OK && gst == NFS4_OK && v4_attrs_of_res(&s, 2, &at) &&
-	   at.size == 3, "W2: PUTFH, WRITE with the delegation stateid, GETATTR of size: OK, "
-	   "size 3 (%ld, %ld, %ld)", st, wst, gst);
-	st = v4_read_str(fd_a, &d.fh, &d.dsid, 0, 64, buf, sizeof(buf));
-	ok(st == NFS4_OK && !strcmp(buf, "WW\n"), "W2: READ with it: OK, the data (%ld, \"%.10s\")",
-	   st, buf);
-	st = open40(fd_a, &a3, OPEN4_SHARE_ACCESS_READ, "w1", false, true, &r);
-	ok(st == NFS4_OK && r.dtype == OPEN_DELEGATE_NONE,
-	   "W3: A's other open-owner opens w1 read-only: OK at once, no second delegation "
-	   "(%ld, type %u)", st, r.dtype);
-	ok(!a_call(1000, &k, NFS4_OK), "W3: none of A's own calls recalled it (none within 1 s)");
-	st = delegreturn(fd_a, &d.fh, &d.dsid);
-	ok(st == NFS4_OK, "W3: DELEGRETURN: OK (%ld)", st);
-	v4_res_free(&s);
-}
-
-static void test_wconflicts(void)
-{
-	static const struct {
-		enum conflict what;
-		const char *name, *desc;
-	} cs[] = {
-		{ C_OPEN_READ, "w-openr", "read-only OPEN" },
-		{ C_READ, "w-read", "READ with the anonymous stateid" },
-		{ C_GETATTR_SIZE, "w-gsize", "GETATTR of size" },
-		{ C_GETATTR_CHANGE, "w-gchange", "GETATTR of change" },
-		{ C_WRITE, "w-write", "WRITE with the anonymous stateid" },
-		{ C_SETATTR, "w-setattr", "SETATTR (mode)" },
-		{ C_REMOVE, "w-remove", "REMOVE of its name" },
-		{ C_RENAME, "w-rename", "RENAME of it" },
-		{ C_LINK, "w-link", "LINK to it" },
-	};
-	struct opened d;
-	struct cb_call k;
-	size_t i;
-	long st;
-	bool got, delay;
-
-	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
-		got = a_wdeleg(cs[i].name, &d);
-		st = b_conflict(cs[i].what, cs[i].name, &d.fh);
-		delay = st == NFS4ERR_DELAY;
-		ok(got && delay, "W4: A holds a write delegation on %s; B's %s: DELAY (%ld)",
-		   cs[i].name, cs[i].desc, st);
-		got = delay && a_call(5000, &k, NFS4_OK);
-		ok(got && recall40_ok(&k, &d.dsid, &d.fh), "W4: %s: the CB_RECALL of that delegation "
-		   "reaches A", cs[i].name);
-		if (got && !recall40_ok(&k, &d.dsid, &d.fh))
-			cb_diag("CB call", &k);
-		st = delegreturn(fd_a, &d.fh, &d.dsid);
-		ok(delay && st == NFS4_OK && b_conflict(cs[i].what, cs[i].name, &d.fh) == NFS4_OK,
-		   "W4: %s: after A's DELEGRETURN (%ld), B's %s: OK", cs[i].name, st, cs[i].desc);
-	}
-	got = a_wdeleg("w-gmode", &d);
-	st = b_conflict(C_GETATTR_MODE, "w-gmode", &d.fh);
-	ok(got && st == NFS4_OK && !a_call(1000, &k, NFS4_OK),
-	   "W4: B's GETATTR of mode alone: OK, no recall (%ld)", st);
-	if (got)
-		delegreturn(fd_a, &d.fh, &d.dsid);
-}
-
 /* ---- 9, 10: no delegation ------------------------------------------------ */
 
 static void test_none(void)
@@ -745,14 +655,9 @@ static void test_none(void)
 		delegreturn(fd_a, &a.fh, &a.dsid);
 
 	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_BOTH, "f10w", false, true, &w);
-	ok(st == NFS4_OK && w.dtype == OPEN_DELEGATE_WRITE,
-	   "10: A's OPEN for read and write: a write delegation, not a read one (%ld, type %u)",
-	   st, w.dtype);
-	if (w.dtype == OPEN_DELEGATE_WRITE)
-		delegreturn(fd_a, &w.fh, &w.dsid);
-	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_BOTH, "f10new-w", true, true, &w);
 	ok(st == NFS4_OK && w.dtype == OPEN_DELEGATE_NONE,
-	   "10: an OPEN for write that creates: none (%ld, type %u)", st, w.dtype);
+	   "10: A's OPEN for read and write: no delegation, a 4.0 client gets no write "
+	   "delegation (knfsd's rule) (%ld, type %u)", st, w.dtype);
 	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, "f10new", true, true, &n);
 	created = st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE;
 	got = a_deleg("f10new", &n);
@@ -900,65 +805,6 @@ static long v3_write(const struct raw_fh *fh)
 	return st;
 }
 
-/* NFSv3 READ (@read) or GETATTR of @fh: the status. */
-static long v3_look(const struct raw_fh *fh, bool read)
-{
-	struct rpc_buf a;
-	struct raw_res s = { 0 };
-	struct rpc_cur c;
-	long st;
-
-	rpc_buf_init(&a);
-	rpc_buf_init(&s.store);
-	rpc_buf_put_opaque(&a, fh->d, fh->len);
-	if (read) {
-		rpc_buf_put_u32(&a, 0);         /* offset */
-		rpc_buf_put_u32(&a, 0);
-		rpc_buf_put_u32(&a, 64);        /* count */
-	}
-	raw_call(fd_b, PROG_NFS, read ? NFS3_READ_PROC : NFS3_GETATTR_PROC, &a, &s);
-	c = raw_cur(&s);
-	st = rpc_cur_u32(&c);
-	if (c.bad) {
-		raw_diag(&s);
-		st = -1;
-	}
-	rpc_buf_free(&a);
-	rpc_buf_free(&s.store);
-	return st;
-}
-
-/* An NFSv3 READ and GETATTR against a write delegation: JUKEBOX while it
- * is recalled, done once it is returned. */
-static void test_wv3(void)
-{
-	struct raw_fh root3, f3;
-	struct opened d;
-	struct cb_call k;
-	long st, g, m, l;
-	bool got, juke;
-
-	m = raw_mnt(fd_b, v4_path(base, "rw"), &root3);
-	l = m == 0 ? raw_lookup(fd_b, &root3, "wv3", &f3) : -1;
-	if (!ok(m == 0 && l == 0, "W5: MNT rw, LOOKUP wv3 (%ld, %ld)", m, l))
-		return;
-	got = a_wdeleg("wv3", &d);
-	st = v3_look(&f3, true);
-	juke = st == NFS3ERR_JUKEBOX;
-	ok(got && juke, "W5: A holds a write delegation on wv3; an NFSv3 READ of it: JUKEBOX "
-	   "(%ld)", st);
-	got = juke && a_call(5000, &k, NFS4_OK);
-	ok(got && recall40_ok(&k, &d.dsid, &d.fh), "W5: the CB_RECALL reaches A");
-	g = v3_look(&f3, false);
-	ok(juke && g == NFS3ERR_JUKEBOX, "W5: an NFSv3 GETATTR while it is recalled: JUKEBOX (%ld)",
-	   g);
-	st = delegreturn(fd_a, &d.fh, &d.dsid);
-	l = juke ? v3_look(&f3, true) : -1;
-	g = juke ? v3_look(&f3, false) : -1;
-	ok(juke && st == NFS4_OK && l == 0 && g == 0,
-	   "W5: after A's DELEGRETURN (%ld), READ and GETATTR: NFS3_OK (%ld, %ld)", st, l, g);
-}
-
 static void test_v3(void)
 {
 	struct raw_fh root3, f3;
@@ -990,23 +836,13 @@ static void test_v3(void)
 
 static void test_revoke40(void)
 {
-	struct opened d, b, wd;
-	struct nfs_argop4 op;
-	struct v4_res s;
-	long wst = -1, wst2;
-	bool wgot;
+	struct opened d, b;
 	struct cb_call k;
 	long long t0 = 0, ms = -1, last_renew = 0;
 	long st;
 	int more = 0;
 	bool got;
 
-	wgot = a_wdeleg("gw", &wd);
-	wst = b_conflict(C_READ, "gw", &wd.fh);
-	ok(wgot && wst == NFS4ERR_DELAY && a_call(5000, &k, NFS4_OK) &&
-	   recall40_ok(&k, &wd.dsid, &wd.fh),
-	   "8: A holds a write delegation on gw; B's READ: DELAY (%ld), the recall reaches A, "
-	   "answered OK, not returned", wst);
 	got = a_deleg("g", &d);
 	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "g", false, true, &b);
 	ok(got && st == NFS4ERR_DELAY, "8: A holds a delegation on g; B's OPEN for write: DELAY "
@@ -1023,8 +859,6 @@ static void test_revoke40(void)
 			}
 			if (a_call(0, &k, NFS4_OK))
 				more++;
-			if (wst == NFS4ERR_DELAY)
-				wst = b_conflict(C_READ, "gw", &wd.fh);
 			st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "g", false, true, &b);
 			if (st != NFS4ERR_DELAY)
 				break;
@@ -1032,14 +866,6 @@ static void test_revoke40(void)
 		}
 		ms = rpc_now_ms() - t0;
 	}
-	ok(wgot && wst == NFS4_OK, "8: B's READ of gw too, once the lease after its recall "
-	   "is over (%ld)", wst);
-	v4op_write(&op, &wd.dsid, 0, FILE_SYNC4, "x", 1);
-	v4_res_init(&s);
-	wst2 = v4_on_fh(fd_a, 0, &wd.fh, &op, &s);
-	v4_res_free(&s);
-	ok(wgot && wst2 == NFS4ERR_BAD_STATEID,
-	   "8: A's WRITE with the revoked write delegation: BAD_STATEID (%ld)", wst2);
 	ok(got && st == NFS4_OK && ms >= LEASE_MS - 2000 && ms <= LEASE_MS + 5000,
 	   "8: B's OPEN keeps getting DELAY, then OK about a lease after the recall (%lld ms, "
 	   "%ld; %d more callbacks)", ms, st, more);
@@ -1058,7 +884,8 @@ struct s41 {
 	int ncbq;
 };
 
-static struct s41 s_main = { .fd = -1 }, s_down = { .fd = -1 };
+static struct s41 s_main = { .fd = -1 }, s_down = { .fd = -1 }, s_w = { .fd = -1 };
+static uint32_t w_seq = 1;         /* the next CB_SEQUENCE seqid to SW */
 static struct s41 *sc = &s_main;   /* the client the s_* helpers speak for */
 
 /* COMPOUND (minor version 1) @ops on S's connection; calls nfsxd sends
@@ -1475,6 +1302,269 @@ out:
 	sc = &s_main;
 }
 
+/* ---- W: write delegations (4.1 client SW) --------------------------------- */
+
+/* SW holds a write delegation on @name: OPEN for read and write. */
+static bool w_deleg(const char *name, struct opened *r)
+{
+	long st;
+
+	sc = &s_w;
+	st = s_open(OPEN4_SHARE_ACCESS_BOTH, name, r);
+	sc = &s_main;
+	if (st != NFS4_OK || r->dtype != OPEN_DELEGATE_WRITE)
+		printf("#   SW's OPEN of %s for write: %ld, delegation type %u\n", name, st, r->dtype);
+	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_WRITE;
+}
+
+/* The CB_RECALL of @d on SW's connection within 5 s, answered OK. */
+static bool w_recalled(const struct opened *d)
+{
+	struct cb_call k;
+	bool got;
+
+	sc = &s_w;
+	got = s_next_call(5000, &k);
+	if (got)
+		cb_reply(sc->fd, &k, NFS4_OK);
+	got = got && recall41_ok(&k, w_seq++, &d->dsid, &d->fh);
+	sc = &s_main;
+	if (!got && k.ok)
+		cb_diag("CB call", &k);
+	return got;
+}
+
+/* Is a call on SW's connection within @ms? (answered OK) */
+static bool w_any_call(int ms)
+{
+	struct cb_call k;
+	bool got;
+
+	sc = &s_w;
+	got = s_next_call(ms, &k);
+	if (got) {
+		cb_reply(sc->fd, &k, NFS4_OK);
+		w_seq++;
+	}
+	sc = &s_main;
+	return got;
+}
+
+static long w_delegreturn(const struct opened *d)
+{
+	long st;
+
+	sc = &s_w;
+	st = s_delegreturn(&d->fh, &d->dsid);
+	sc = &s_main;
+	return st;
+}
+
+static void test_write(void)
+{
+	struct nfs_argop4 ops[3], op;
+	struct opened d, r;
+	struct v4_attrs at;
+	struct v4_res s;
+	uint32_t w[1] = { 1u << FATTR4_SIZE };
+	long st, wst = -1, gst = -1;
+	bool got;
+
+	sc = &s_w;
+	sc->fd = rpc_connect(port, 5000);
+	got = sc->fd >= 0 && session41("SW", "deleg-client-sw");
+	sc = &s_main;
+	if (!got)
+		return;
+	got = w_deleg("w1", &d);
+	ok(got && !d.recall && !v4_same_other(&d.dsid, &d.sid) && d.dsid.seqid == 1 &&
+	   d.limitby == NFS_LIMIT_SIZE && d.filesize == 0,
+	   "W1: SW's OPEN of w1 for read and write (no WANT bits): OPEN_DELEGATE_WRITE, its own "
+	   "stateid, recall false, space_limit NFS_LIMIT_SIZE 0 as knfsd's (type %u, limit %u %"
+	   PRIu64 ")", d.dtype, d.limitby, d.filesize);
+	if (!got)
+		return;
+	sc = &s_w;
+	v4_res_init(&s);
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
+	v4op_putfh(&ops[1], &d.fh);
+	v4op_write(&ops[2], &d.dsid, 0, FILE_SYNC4, "WW", 2);
+	st = s_call(ops, 3, &s) ? (long)s.status : -1;
+	wst = s.nops == 3 ? v4_op_status(&s, 2) : -1;
+	v4op_getattr(&op, w, 1);
+	gst = s_on_fh(&d.fh, &op, &s);
+	ok(st == NFS4_OK && wst == NFS4_OK && gst == NFS4_OK && v4_attrs_of_res(&s, 2, &at) &&
+	   at.size == 3, "W2: SW's WRITE with the delegation stateid, then its GETATTR of size: "
+	   "OK, size 3 (%ld, %ld, %ld)", st, wst, gst);
+	v4op_read(&op, &d.dsid, 0, 64);
+	st = s_on_fh(&d.fh, &op, &s);
+	ok(st == NFS4_OK && s.ops[2].u.opread.u.resok4.data.len == 3 &&
+	   !memcmp(s.ops[2].u.opread.u.resok4.data.data, "WW\n", 3),
+	   "W2: its READ with it: OK, the data (%ld)", st);
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "w1", &r);
+	v4_res_free(&s);
+	sc = &s_main;
+	ok(st == NFS4_OK && r.dtype == OPEN_DELEGATE_NONE,
+	   "W3: SW's read-only OPEN of w1 again: OK at once, no second delegation (%ld, type %u)",
+	   st, r.dtype);
+	ok(!w_any_call(1000), "W3: none of SW's own calls recalled it (none within 1 s)");
+	st = w_delegreturn(&d);
+	ok(st == NFS4_OK, "W3: DELEGRETURN: OK (%ld)", st);
+}
+
+static void test_wconflicts(void)
+{
+	static const struct {
+		enum conflict what;
+		const char *name, *desc;
+	} cs[] = {
+		{ C_OPEN_READ, "w-openr", "read-only OPEN" },
+		{ C_READ, "w-read", "READ with the anonymous stateid" },
+		{ C_GETATTR_SIZE, "w-gsize", "GETATTR of size" },
+		{ C_GETATTR_CHANGE, "w-gchange", "GETATTR of change" },
+		{ C_WRITE, "w-write", "WRITE with the anonymous stateid" },
+		{ C_SETATTR, "w-setattr", "SETATTR (mode)" },
+		{ C_REMOVE, "w-remove", "REMOVE of its name" },
+		{ C_RENAME, "w-rename", "RENAME of it" },
+		{ C_LINK, "w-link", "LINK to it" },
+	};
+	struct opened d;
+	size_t i;
+	long st;
+	bool got, delay;
+
+	if (s_w.fd < 0)
+		return;
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		got = w_deleg(cs[i].name, &d);
+		st = b_conflict(cs[i].what, cs[i].name, &d.fh);
+		delay = st == NFS4ERR_DELAY;
+		ok(got && delay, "W4: SW holds a write delegation on %s; B's %s: DELAY (%ld)",
+		   cs[i].name, cs[i].desc, st);
+		ok(delay && w_recalled(&d), "W4: %s: the CB_RECALL of that delegation reaches SW",
+		   cs[i].name);
+		st = w_delegreturn(&d);
+		ok(delay && st == NFS4_OK && b_conflict(cs[i].what, cs[i].name, &d.fh) == NFS4_OK,
+		   "W4: %s: after SW's DELEGRETURN (%ld), B's %s: OK", cs[i].name, st, cs[i].desc);
+	}
+	got = w_deleg("w-gmode", &d);
+	st = b_conflict(C_GETATTR_MODE, "w-gmode", &d.fh);
+	ok(got && st == NFS4_OK && !w_any_call(1000),
+	   "W4: B's GETATTR of mode alone: OK, no recall (%ld)", st);
+	if (got)
+		w_delegreturn(&d);
+}
+
+/* An NFSv3 READ (@read) or GETATTR of @fh: the status. */
+static long v3_look(const struct raw_fh *fh, bool read)
+{
+	struct rpc_buf a;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st;
+
+	rpc_buf_init(&a);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_opaque(&a, fh->d, fh->len);
+	if (read) {
+		rpc_buf_put_u32(&a, 0);         /* offset */
+		rpc_buf_put_u32(&a, 0);
+		rpc_buf_put_u32(&a, 64);        /* count */
+	}
+	raw_call(fd_b, PROG_NFS, read ? NFS3_READ_PROC : NFS3_GETATTR_PROC, &a, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (c.bad) {
+		raw_diag(&s);
+		st = -1;
+	}
+	rpc_buf_free(&a);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
+/* An NFSv3 READ and GETATTR against a write delegation: JUKEBOX while it
+ * is recalled, done once it is returned. */
+static void test_wv3(void)
+{
+	struct raw_fh root3, f3;
+	struct opened d;
+	long st, g, m, l;
+	bool got, juke;
+
+	if (s_w.fd < 0)
+		return;
+	m = raw_mnt(fd_b, v4_path(base, "rw"), &root3);
+	l = m == 0 ? raw_lookup(fd_b, &root3, "wv3", &f3) : -1;
+	if (!ok(m == 0 && l == 0, "W5: MNT rw, LOOKUP wv3 (%ld, %ld)", m, l))
+		return;
+	got = w_deleg("wv3", &d);
+	st = v3_look(&f3, true);
+	juke = st == NFS3ERR_JUKEBOX;
+	ok(got && juke, "W5: SW holds a write delegation on wv3; an NFSv3 READ of it: JUKEBOX "
+	   "(%ld)", st);
+	ok(juke && w_recalled(&d), "W5: the CB_RECALL reaches SW");
+	g = v3_look(&f3, false);
+	ok(juke && g == NFS3ERR_JUKEBOX, "W5: an NFSv3 GETATTR while it is recalled: JUKEBOX (%ld)",
+	   g);
+	st = w_delegreturn(&d);
+	l = juke ? v3_look(&f3, true) : -1;
+	g = juke ? v3_look(&f3, false) : -1;
+	ok(juke && st == NFS4_OK && l == 0 && g == 0,
+	   "W5: after SW's DELEGRETURN (%ld), READ and GETATTR: NFS3_OK (%ld, %ld)", st, l, g);
+}
+
+/* A write delegation recalled and not returned: revoked about a lease
+ * later; SW's WRITE with it then DELEG_REVOKED. */
+static void test_wrevoke(void)
+{
+	struct nfs_argop4 op;
+	struct opened d;
+	struct v4_res s;
+	long long t0, ms = -1, last = 0;
+	long st = -1, fl = -1;
+	bool got;
+
+	if (s_w.fd < 0)
+		return;
+	got = w_deleg("gw", &d);
+	st = b_conflict(C_READ, "gw", &d.fh);
+	got = got && st == NFS4ERR_DELAY && w_recalled(&d);
+	ok(got, "W6: SW holds a write delegation on gw; B's READ: DELAY (%ld), the recall "
+	   "reaches SW, answered OK, not returned", st);
+	if (!got)
+		return;
+	t0 = rpc_now_ms();
+	while (rpc_now_ms() - t0 < LEASE_MS + 7000) {
+		if (rpc_now_ms() - last >= 2000) {
+			sc = &s_w;
+			fl = s_seq_flags();
+			sc = &s_main;
+			while (w_any_call(0))
+				;
+			last = rpc_now_ms();
+		}
+		st = b_conflict(C_READ, "gw", &d.fh);
+		if (st != NFS4ERR_DELAY)
+			break;
+		usleep(500000);
+	}
+	ms = rpc_now_ms() - t0;
+	ok(st == NFS4_OK && ms >= LEASE_MS - 2000 && ms <= LEASE_MS + 5000,
+	   "W6: B's READ keeps getting DELAY (SW renewing), then OK about a lease after the "
+	   "recall (%lld ms, %ld)", ms, st);
+	sc = &s_w;
+	fl = s_seq_flags();
+	v4_res_init(&s);
+	v4op_write(&op, &d.dsid, 0, FILE_SYNC4, "x", 1);
+	st = s_on_fh(&d.fh, &op, &s);
+	v4_res_free(&s);
+	sc = &s_main;
+	ok(fl >= 0 && (fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED) && st == NFS4ERR_DELEG_REVOKED,
+	   "W6: SW's SEQUENCE: RECALLABLE_STATE_REVOKED (%#lx); its WRITE with the revoked "
+	   "delegation: DELEG_REVOKED (%ld)", fl, st);
+}
+
 int main(int argc, char **argv)
 {
 	char ua[64];
@@ -1508,24 +1598,27 @@ int main(int argc, char **argv)
 	test_basic();
 	test_own();
 	test_conflicts();
-	test_write();
-	test_wconflicts();
 	test_none();
 	test_claim_cur();
 	test_renew_down();
 	test_v3();
-	test_wv3();
 	test_revoke40();
 	test_41();
 	test_revoke41();
 	test_41_write();
 	test_41_down();
+	test_write();
+	test_wconflicts();
+	test_wv3();
+	test_wrevoke();
 	close(fd_a);
 	close(fd_b);
 	if (s_main.fd >= 0)
 		close(s_main.fd);
 	if (s_down.fd >= 0)
 		close(s_down.fd);
+	if (s_w.fd >= 0)
+		close(s_w.fd);
 	close(lfd_a);
 	return tap_done();
 }

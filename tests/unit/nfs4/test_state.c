@@ -497,8 +497,8 @@ static void wdelegs(void)
 	   NFS4_OK && why == NFS4_DELEG_CONTENTION && nfs4_state_confirm(t, &o1, &o1) == NFS4_OK &&
 	   open_deleg(66, "w66", 1, false, &W, OPEN4_SHARE_ACCESS_BOTH, 1100, &x, &d1, &why) ==
 	   NFS4_OK && why == NFS4_DELEG_GRANTED,
-	   "4.0: none to a new open-owner; its next OPEN, the file open for write by itself "
-	   "already: a write delegation (pynfs DELEG22)");
+	   "none to a new 4.0 open-owner; its next OPEN, the file open for write by itself "
+	   "already: a write delegation (the table's rule; deleg.c offers none to 4.0)");
 	ok(nfs4_state_deleg_break(t, &W, 0, true, 1100, 15, r, &n) == NFS4ERR_DELAY && n == 1,
 	   "an NFSv3 READ or GETATTR: recalled");
 	ok(nfs4_state_deleg_break(t, &W, 0, true, 1115, 15, r, &n) == NFS4_OK && n == 0 &&
