@@ -3,14 +3,16 @@
  * Lease (delegation) breaking: every protocol asks here, before it
  * changes a file or one of its names, or reads a file's data or size
  * (which a write delegation's holder may have changed without telling),
- * whether a delegation on that file must first be recalled. NFSv4 installs the one breaker; NFSv3 (and
- * NFSv4 itself, for another client's change) calls vfs_lease_break.
+ * whether a delegation on that file must first be recalled. NFSv4
+ * installs the one breaker; NFSv3 (and NFSv4 itself, for another
+ * client's change) calls vfs_lease_break.
  *
  * DESIGN
  * - Why in vfs: NFSv3 may not include NFSv4 (no layer calls sideways or
  *   up), yet an NFSv3 WRITE must recall an NFSv4 client's read
- *   delegation, and an NFSv3 READ or GETATTR a write delegation. The hook lives below both protocols, as Linux's
- *   break_lease() and try_break_deleg() live in its VFS: every protocol
+ *   delegation, and an NFSv3 READ or GETATTR a write delegation. The
+ *   hook lives below both protocols, as Linux's break_lease() and
+ *   try_break_deleg() live in its VFS: every protocol
  *   that changes files (and local processes, there) must ask, and only
  *   the lease code knows what conflicts.
  * - The file is named by (st_dev, st_ino) of the resolved object as the

@@ -968,7 +968,8 @@ static bool recall41_ok(const struct cb_call *k, uint32_t seq, const struct stat
 {
 	return k->ok && k->prog == CB_PROG41 && k->vers == 1 && k->proc == 1 && k->minor == 1 &&
 	       k->nops == 2 && k->op[0] == OP_CB_SEQUENCE_NUM &&
-	       !memcmp(k->sess, sc->ses.sid.val, sizeof(k->sess)) && k->slot == 0 && k->seq == seq &&
+	       !memcmp(k->sess, sc->ses.sid.val, sizeof(k->sess)) && k->slot == 0 &&
+	       k->seq == seq &&
 	       k->hslot == 0 && k->nrcl == 0 && k->op[1] == OP_CB_RECALL_NUM &&
 	       same_sid(&k->sid, d) && k->truncate == 0 && same_fh(&k->fh, fh);
 }
@@ -997,7 +998,8 @@ static long s_open(uint32_t access, const char *name, struct opened *r)
 	r->st = -1;
 	v4op_seq_next(&ops[0], &sc->ses, 0, false);
 	v4op_putfh(&ops[1], &fh_rw);
-	v4op_open(&ops[2], 0, access, OPEN4_SHARE_DENY_NONE, sc->ses.clientid, "deleg-s-owner", name);
+	v4op_open(&ops[2], 0, access, OPEN4_SHARE_DENY_NONE, sc->ses.clientid, "deleg-s-owner",
+		  name);
 	v4op_simple(&ops[3], OP_GETFH);
 	v4_res_init(&s);
 	if (s_call(ops, 4, &s))
@@ -1313,7 +1315,8 @@ static bool w_deleg(const char *name, struct opened *r)
 	st = s_open(OPEN4_SHARE_ACCESS_BOTH, name, r);
 	sc = &s_main;
 	if (st != NFS4_OK || r->dtype != OPEN_DELEGATE_WRITE)
-		printf("#   SW's OPEN of %s for write: %ld, delegation type %u\n", name, st, r->dtype);
+		printf("#   SW's OPEN of %s for write: %ld, delegation type %u\n", name, st,
+		       r->dtype);
 	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_WRITE;
 }
 

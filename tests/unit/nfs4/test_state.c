@@ -326,8 +326,9 @@ static enum nfsstat4 open_deleg(clientid4 cid, const char *owner, uint32_t seqid
 		return st;
 	st = nfs4_state_open(t, &q, f, acc, 0, false, osid, &c);
 	if (st == NFS4_OK)
-		*why = nfs4_state_deleg_grant(t, &q, f, now, m1, (acc & OPEN4_SHARE_ACCESS_WRITE) != 0,
-					      fh, sizeof(fh), dsid);
+		*why = nfs4_state_deleg_grant(t, &q, f, now, m1,
+					      (acc & OPEN4_SHARE_ACCESS_WRITE) != 0, fh, sizeof(fh),
+					      dsid);
 	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"OPENRES!", 8);
 	return st;
 }
