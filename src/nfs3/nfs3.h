@@ -102,9 +102,11 @@ enum nfsstat3 nfs3_writable(const struct export_obj *o);
 
 /*
  * nfs3_lease_break - before changing the file whose attributes are @st
- * (its st_dev and st_ino, the pair NFSv4 names it by): vfs_lease_break
- * as a caller that holds no delegation (breaker 0). One atomic load
- * while no delegation exists; never blocks (event-loop WRITEs call it).
+ * (its st_dev and st_ino, the pair NFSv4 names it by), or reading its
+ * data or attributes (@why VFS_BREAK_READ, VFS_BREAK_GETATTR):
+ * vfs_lease_break as a caller that holds no delegation (breaker 0). One
+ * atomic load while no delegation that @why conflicts with exists; never
+ * blocks (event-loop WRITEs, READs and GETATTRs call it).
  * Return values: NFS3_OK: go on; NFS3ERR_JUKEBOX: a delegation is being
  * recalled, change nothing (the client retries later).
  */

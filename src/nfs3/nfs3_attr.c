@@ -2,6 +2,10 @@
 /*
  * NFSv3 procedures that read attributes or data and change nothing:
  * GETATTR, LOOKUP, ACCESS, READLINK, READ, FSSTAT, FSINFO, PATHCONF.
+ * GETATTR and READ of a file an NFSv4 client holds a write delegation of
+ * first recall it (nfs3_lease_break: JUKEBOX meanwhile): the holder may
+ * have written data, and a size, the server has not seen. One relaxed
+ * atomic load while no write delegation exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,8 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 		return RPC_WOULD_BLOCK;
 	if (r.status == NFS3_OK && !o.have_st)
 		r.status = NFS3ERR_IO;
+	if (r.status == NFS3_OK)
+		r.status = nfs3_lease_break(&o.st, VFS_BREAK_GETATTR);
 	if (r.status == NFS3_OK)
 		nfs3_fattr(&o, &o.st, &r.u.resok.obj_attributes);
 	export_release(&o);
@@ -249,6 +255,9 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 		r.status = S_ISDIR(o.st.st_mode) ? NFS3ERR_ISDIR : NFS3ERR_INVAL;
 		goto fail_attr;
 	}
+	r.status = nfs3_lease_break(&o.st, VFS_BREAK_READ);
+	if (r.status != NFS3_OK)
+		goto fail_attr;
 	if (req->on_loop && !o.vexp->mem_backed &&
 	    __atomic_load_n(&o.vexp->no_nowait_read, __ATOMIC_RELAXED))
 		goto would_block;

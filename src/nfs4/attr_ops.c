@@ -24,6 +24,10 @@
  * - owner and owner_group as numbers, knfsd's default for AUTH_SYS
  *   (nfs4_disable_idmapping); numbers and name@domain are both accepted
  *   where a client sets them.
+ * - GETATTR, VERIFY or NVERIFY of a regular file's size or change by
+ *   another client first recalls a write delegation of it (DELAY
+ *   meanwhile, deleg.c): its holder may have written what the server has
+ *   not seen. knfsd asks the holder with CB_GETATTR first.
  * GETATTR's result is encoded here, straight into the reply
  * (nfs4_attr_encode), rather than through the generated codec.
  */
@@ -151,6 +155,16 @@ static enum nfsstat4 attr_src(struct nfs4_compound *c, const bitmap4 *req,
 		struct export_obj *o = &c->cur.o;
 		const struct vfs_export *v = o->vexp;
 
+		if ((wants(req, FATTR4_SIZE) || wants(req, FATTR4_CHANGE)) && nfs4_wdelegs_held() &&
+		    o->have_st && S_ISREG(o->st.st_mode)) {
+			struct nfs4_file_id f;
+			enum nfsstat4 st4;
+
+			nfs4_file_id_of(o, &f);
+			st4 = nfs4_deleg_break_read(&f, nfs4_breaker(c, 0));
+			if (st4 != NFS4_OK)
+				return st4;
+		}
 		err = v->ops->getattr(v, &o->obj, st);
 		if (err < 0)
 			return nfs4_errno(err);

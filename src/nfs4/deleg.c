@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Read delegations on the wire (RFC 7530 10.2, 10.4; RFC 8881 10.2,
- * 20.2): offered in OPEN's result, recalled with CB_RECALL before another
- * client (or NFSv3) changes the file, returned with DELEGRETURN. The
- * decisions are the state table's (state.h, state_deleg.c); this file
- * asks it and sends what it hands out.
+ * Read and write delegations on the wire (RFC 7530 10.2, 10.4; RFC 8881
+ * 10.2, 10.4, 20.2): offered in OPEN's result, recalled with CB_RECALL
+ * before another client (or NFSv3) changes the file, or for a write
+ * delegation reads it, returned with DELEGRETURN. The decisions are the
+ * state table's (state.h, state_deleg.c); this file asks it and sends
+ * what it hands out.
  *
  * DESIGN
  * - Offered only when the client's callback path works: a 4.0 client's
  *   CB_NULL probe succeeded (callback.h), a 4.1 client has a session
  *   with a back channel that did not fail (sessions.h). Never during
- *   grace, never for an OPEN that creates or asks for write access
- *   (knfsd's nfs4_open_delegation: the client is about to write, which
- *   would recall it at once), never for CLAIM_PREVIOUS or a delegation
- *   claim.
+ *   grace, never for an OPEN that creates, never for CLAIM_PREVIOUS or a
+ *   delegation claim. The kind follows the access asked, as knfsd's
+ *   nfs4_set_delegation (Linux 6.16+): an OPEN with write access (WRITE
+ *   or BOTH) gets a write delegation or none, a read-only one a read
+ *   delegation; a 4.1 client's WANT_READ_DELEG or WANT_WRITE_DELEG
+ *   asks for that kind only. A 4.0 client gets no write delegation (an
+ *   OPEN of it with write access none at all), as from knfsd: a 4.0
+ *   GETATTR does not say whose it is, so a holder's own GETATTR of size
+ *   or change would recall its write delegation, and the Linux client's
+ *   PUTFH, GETATTR, DELEGRETURN would stop at the GETATTR for ever. A
+ *   write delegation's space_limit is NFS_LIMIT_SIZE 0, as knfsd's: no
+ *   space is promised, so a Linux client writes back at close rather
+ *   than holding dirty pages.
  * - A change of a file (nfs4_deleg_break) first asks the table; each
  *   recall it hands out goes at once, asynchronously: CB_COMPOUND with
  *   CB_RECALL to a 4.0 client's callback address (the callout thread), or
@@ -25,7 +35,13 @@
  *   the delegation).
  * - Whether any delegation exists is one relaxed atomic load, so that
  *   WRITE, SETATTR, REMOVE and RENAME pay nothing (no lock, no extra
- *   lookup of a name) while none is held.
+ *   lookup of a name) while none is held; READ, GETATTR of the size or
+ *   change and read-only OPENs ask another load, of the write
+ *   delegations held, and pay nothing while only read ones exist.
+ * - GETATTR of a write-delegated file's size or change by another client
+ *   recalls the delegation (DELAY meanwhile) rather than asking the
+ *   holder with CB_GETATTR as knfsd does: the answer is right either
+ *   way, the recall only costs the holder its cache.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,31 +55,41 @@
 #include "util/log.h"
 #include "vfs/lease.h"
 
-static atomic_int held, revoked;
+static atomic_int held, revoked, wheld;
 
-static void count(int held_delta, int revoked_delta)
+static void count(int held_delta, int revoked_delta, int write_delta)
 {
 	atomic_fetch_add_explicit(&held, held_delta, memory_order_relaxed);
 	atomic_fetch_add_explicit(&revoked, revoked_delta, memory_order_relaxed);
+	atomic_fetch_add_explicit(&wheld, write_delta, memory_order_relaxed);
 	if (held_delta)
 		vfs_lease_count(held_delta);
+	if (write_delta)
+		vfs_lease_count_write(write_delta);
 }
 
-/* NFSv3's way in (vfs/lease.h): its changes name no NFSv4 client. */
+/* NFSv3's way in (vfs/lease.h): its calls name no NFSv4 client. */
 static int vfs_breaker(void *arg, dev_t dev, ino_t ino, uint64_t breaker,
 		       enum vfs_break_why why)
 {
 	struct nfs4_file_id f = { .dev = dev, .ino = ino };
+	enum nfsstat4 st;
 
 	(void)arg;
-	(void)why;   /* every change conflicts with a read delegation */
-	return nfs4_deleg_break(&f, breaker) == NFS4_OK ? 0 : -EAGAIN;
+	/* every change conflicts with any delegation, a read only with a
+	 * write one */
+	if (why == VFS_BREAK_READ || why == VFS_BREAK_GETATTR)
+		st = nfs4_deleg_break_read(&f, breaker);
+	else
+		st = nfs4_deleg_break(&f, breaker);
+	return st == NFS4_OK ? 0 : -EAGAIN;
 }
 
 void nfs4_deleg_init(void)
 {
 	atomic_store(&held, 0);
 	atomic_store(&revoked, 0);
+	atomic_store(&wheld, 0);
 	nfs4_state_set_deleg_count(nfs4_states, count);
 	vfs_lease_set_breaker(vfs_breaker, NULL);
 }
@@ -72,11 +98,17 @@ void nfs4_deleg_fini(void)
 {
 	vfs_lease_set_breaker(NULL, NULL);
 	vfs_lease_count(-atomic_exchange(&held, 0));
+	vfs_lease_count_write(-atomic_exchange(&wheld, 0));
 }
 
 bool nfs4_delegs_held(void)
 {
 	return atomic_load_explicit(&held, memory_order_relaxed) > 0;
+}
+
+bool nfs4_wdelegs_held(void)
+{
+	return atomic_load_explicit(&wheld, memory_order_relaxed) > 0;
 }
 
 bool nfs4_delegs_revoked(clientid4 clientid)
@@ -204,20 +236,18 @@ static void send_recall(const struct nfs4_recall *r)
 	}
 }
 
-enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
+static enum nfsstat4 deleg_break(const struct nfs4_file_id *f, clientid4 breaker, bool reading)
 {
 	struct nfs4_recall r[NFS4_RECALLS_MAX];
 	uint32_t n, i, rounds = 0;
 	enum nfsstat4 st;
 
-	if (!nfs4_delegs_held() || !nfs4_states)
-		return NFS4_OK;
 	/* every conflicting delegation is recalled now, a batch at a time
 	 * (each batch is marked sent: the next call hands out the rest),
 	 * RECALL_ROUNDS batches at most (a send that failed at once is
 	 * handed out again: the rest waits for the next try) */
 	do {
-		st = nfs4_state_deleg_break(nfs4_states, f, breaker, nfs4_now_sec(),
+		st = nfs4_state_deleg_break(nfs4_states, f, breaker, reading, nfs4_now_sec(),
 					    nfs4_lease_time, r, &n);
 		for (i = 0; i < n; i++) {
 			log_debug("NFSv4 delegation of client %016" PRIx64 " recalled (4.%d)",
@@ -226,6 +256,20 @@ enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
 		}
 	} while (n == NFS4_RECALLS_MAX && ++rounds < RECALL_ROUNDS);
 	return st;
+}
+
+enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
+{
+	if (!nfs4_delegs_held() || !nfs4_states)
+		return NFS4_OK;
+	return deleg_break(f, breaker, false);
+}
+
+enum nfsstat4 nfs4_deleg_break_read(const struct nfs4_file_id *f, clientid4 breaker)
+{
+	if (!nfs4_wdelegs_held() || !nfs4_states)
+		return NFS4_OK;
+	return deleg_break(f, breaker, true);
 }
 
 /* ---- offered in OPEN ---- */
@@ -239,13 +283,22 @@ static bool path_up(const struct nfs4_compound *c, clientid4 cid)
 	       nfs4_sessions_cb_up(nfs4_sessions_table(), cid, nfs4_now_sec());
 }
 
+/* The empty ACE a delegation carries: who may open the file without
+ * asking is checked at each OPEN anyway (knfsd sends the same). */
+static void no_ace(struct nfsace4 *ace)
+{
+	memset(ace, 0, sizeof(*ace));
+	ace->type = ACE4_ACCESS_ALLOWED_ACE_TYPE;
+}
+
 void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clientid4 cid,
 		      uint32_t access, const struct nfs4_file_id *f, const struct nfsx_fh *fh,
 		      struct open_delegation4 *out)
 {
 	uint32_t want = c->minorversion ? oa->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK : 0;
 	enum nfs4_deleg_why why = NFS4_DELEG_CONTENTION;
-	struct open_read_delegation4 *rd = &out->u.read;
+	bool write = (access & OPEN4_SHARE_ACCESS_WRITE) != 0;
+	struct stateid4 sid;
 
 	memset(out, 0, sizeof(*out));
 	if (want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || want == OPEN4_SHARE_ACCESS_WANT_CANCEL) {
@@ -254,20 +307,38 @@ void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clien
 			WND4_CANCELLED : WND4_NOT_WANTED;
 		return;
 	}
+	/* none for a kind asked that this OPEN's access cannot have; no
+	 * write delegation to a 4.0 client (see the top of this file) */
 	if ((oa->claim.claim == CLAIM_NULL || oa->claim.claim == CLAIM_FH) &&
-	    oa->openhow.opentype == OPEN4_NOCREATE && access == OPEN4_SHARE_ACCESS_READ &&
-	    want != OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && fh->len &&
+	    oa->openhow.opentype == OPEN4_NOCREATE && fh->len &&
+	    !(write && c->minorversion == 0) &&
+	    !(want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write) &&
+	    !(want == OPEN4_SHARE_ACCESS_WANT_READ_DELEG && write) &&
 	    !nfs4_in_grace() && path_up(c, cid))
 		why = nfs4_state_deleg_grant(nfs4_states, &c->seq, f, nfs4_now_sec(),
-					     c->minorversion > 0,
-					     fh->data, fh->len, &rd->stateid);
+					     c->minorversion > 0, write,
+					     fh->data, fh->len, &sid);
+	if (why == NFS4_DELEG_GRANTED && write) {
+		struct open_write_delegation4 *wd = &out->u.write;
+
+		log_debug("NFSv4 write delegation to client %016" PRIx64, cid);
+		out->delegation_type = OPEN_DELEGATE_WRITE;
+		wd->stateid = sid;
+		wd->recall = false;
+		/* no space promised (knfsd's): the client writes back at close */
+		wd->space_limit.limitby = NFS_LIMIT_SIZE;
+		wd->space_limit.u.filesize = 0;
+		no_ace(&wd->permissions);
+		return;
+	}
 	if (why == NFS4_DELEG_GRANTED) {
+		struct open_read_delegation4 *rd = &out->u.read;
+
 		log_debug("NFSv4 read delegation to client %016" PRIx64, cid);
 		out->delegation_type = OPEN_DELEGATE_READ;
+		rd->stateid = sid;
 		rd->recall = false;
-		/* who may open it without asking: the server checks access
-		 * at each OPEN anyway (knfsd sends the same empty ACE) */
-		rd->permissions.type = ACE4_ACCESS_ALLOWED_ACE_TYPE;
+		no_ace(&rd->permissions);
 		return;
 	}
 	if (!want) {

@@ -56,6 +56,11 @@ struct nfs4_compound {
 	clientid4 clientid;
 	bool sequenced;
 	struct nfs4_slot_use slot;       /* SEQUENCE's busy slot (session_ops.c) */
+	/* Minor version 0: the client the last stateid or open-owner of
+	 * the COMPOUND named (knfsd's cstate->clp), so that a later
+	 * operation that names none (SETATTR, REMOVE) is known as that
+	 * client's and does not recall its own delegation. */
+	clientid4 named;
 	/* A seqid-bearing operation's owner (minor version 0), let go
 	 * with its encoded result once that is encoded (state.h). */
 	struct nfs4_seq seq;
@@ -135,8 +140,12 @@ enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 
  * then the delegations of other clients on the current file recalled
  * (nfs4_deleg_break: DELAY meanwhile). */
 enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *sid);
+/* A READ: nfs4_check_stateid for reading, then the write delegations of
+ * other clients on the current file recalled (nfs4_deleg_break_read). */
+enum nfsstat4 nfs4_check_read(struct nfs4_compound *c, const struct stateid4 *sid);
 /* Who changes a file, for nfs4_deleg_break: 4.1's session client, else
- * @named (the client a 4.0 operation names; 0 when none). */
+ * @named (the client a 4.0 operation names), else the client an earlier
+ * operation of the 4.0 COMPOUND named (c->named; 0 when none). */
 clientid4 nfs4_breaker(const struct nfs4_compound *c, clientid4 named);
 
 /* A seqid-bearing operation's replay: the result kept in c->seq goes
@@ -179,7 +188,7 @@ void nfs4_sessions_fini(void);
 /* The table (NULL before nfs4_init), for compound.c's end of a COMPOUND. */
 struct nfs4_sessions *nfs4_sessions_table(void);
 
-/* deleg.c: read delegations (state.h has the rules) */
+/* deleg.c: read and write delegations (state.h has the rules) */
 /* Count the table's delegations from now on and take NFSv3's changes
  * (vfs/lease.h) (nfs4_init); nfs4_deleg_fini lets go (nfs4_fini). */
 void nfs4_deleg_init(void);
@@ -187,6 +196,9 @@ void nfs4_deleg_fini(void);
 /* Return values: is any delegation held or being recalled? (one relaxed
  * atomic load: the cheap question before a lookup for nfs4_deleg_break) */
 bool nfs4_delegs_held(void);
+/* Return values: is any write delegation held or being recalled? (one
+ * relaxed atomic load: what a read asks before nfs4_deleg_break_read) */
+bool nfs4_wdelegs_held(void);
 /* Return values: has 4.1 client @clientid a revoked delegation not yet
  * freed? (a lock taken only while any exists) */
 bool nfs4_delegs_revoked(clientid4 clientid);
@@ -198,6 +210,9 @@ bool nfs4_delegs_revoked(clientid4 clientid);
  * client tries again.
  */
 enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker);
+/* nfs4_deleg_break for a read of file @f (its data, its size or change,
+ * an OPEN for reading): only write delegations conflict. */
+enum nfsstat4 nfs4_deleg_break_read(const struct nfs4_file_id *f, clientid4 breaker);
 /* OPEN's delegation result for @oa of file @f (handle @fh) by @cid, whose
  * reservation of @access was just taken (c->seq holds its owner). */
 void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clientid4 cid,

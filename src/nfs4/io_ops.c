@@ -8,7 +8,10 @@
  *   stateids as knfsd takes them (check_special_stateids). The file is
  *   then opened for I/O as NFSv3 opens it (export_open_io: the caller's
  *   permission, or the owner's override), so a stateid never gives more
- *   than the file system allows the caller.
+ *   than the file system allows the caller. Another client's write
+ *   delegation of the file is recalled first (DELAY meanwhile): by
+ *   WRITE as any change, by READ since its holder may have written what
+ *   the server has not seen.
  * - READ's data goes from the backend's read straight into the reply
  *   buffer at its place in the encoded result (copied once before the
  *   socket); eof is a short read or the end of the file as the COMPOUND
@@ -59,7 +62,7 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	enum nfsstat4 st = nfs4_cur_file(c, NULL);
 
 	if (st == NFS4_OK)
-		st = nfs4_check_stateid(c, nfs4_sid(c, &ra->stateid), false);
+		st = nfs4_check_read(c, nfs4_sid(c, &ra->stateid));
 	if (st == NFS4_OK && ra->offset > (uint64_t)INT64_MAX)
 		st = NFS4ERR_INVAL;
 	if (st == NFS4_OK && (e = export_open_io(o, O_RDONLY, &io)) < 0)

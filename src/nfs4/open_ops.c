@@ -17,9 +17,11 @@
  *   may write a file made with mode 0444); otherwise the caller must be
  *   allowed the access asked, or own the file (knfsd's
  *   NFSD_MAY_OWNER_OVERRIDE).
- * - Read delegations (deleg.c): an OPEN that would write, deny reads or
+ * - Delegations (deleg.c): an OPEN that would write, deny reads or
  *   truncate first recalls other clients' (DELAY meanwhile), before the
- *   file changes; its result may carry one. CLAIM_DELEGATE_CUR and
+ *   file changes; any other OPEN recalls other clients' write
+ *   delegations (knfsd breaks a write lease at any open); its result may
+ *   carry one. CLAIM_DELEGATE_CUR and
  *   CLAIM_DELEG_CUR_FH open by a delegation of the client's, held or
  *   being recalled; the PREV claims (delegations across a client's
  *   restart) answer NOTSUPP, as knfsd. CLAIM_PREVIOUS reopens the
@@ -79,6 +81,8 @@ static enum nfsstat4 check_stateid(struct nfs4_compound *c, const struct stateid
 	st = nfs4_state_check_io(nfs4_states, sid, &f, write, c->minorversion == 0, &cid);
 	if (st == NFS4_OK && cid && c->minorversion == 0)
 		st = nfs4_client_renew(cid);
+	if (st == NFS4_OK && cid)
+		c->named = cid;
 	*cidp = cid;
 	return st;
 }
@@ -92,7 +96,9 @@ enum nfsstat4 nfs4_check_stateid(struct nfs4_compound *c, const struct stateid4 
 
 clientid4 nfs4_breaker(const struct nfs4_compound *c, clientid4 named)
 {
-	return c->minorversion > 0 ? c->clientid : named;
+	if (c->minorversion > 0)
+		return c->clientid;
+	return named ? named : c->named;
 }
 
 enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *sid)
@@ -106,6 +112,19 @@ enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *
 		return st;
 	nfs4_file_id_of(&c->cur.o, &f);
 	return nfs4_deleg_break(&f, nfs4_breaker(c, cid));
+}
+
+enum nfsstat4 nfs4_check_read(struct nfs4_compound *c, const struct stateid4 *sid)
+{
+	struct nfs4_file_id f;
+	enum nfsstat4 st;
+	clientid4 cid;
+
+	st = check_stateid(c, sid, false, &cid);
+	if (st != NFS4_OK || !nfs4_wdelegs_held())
+		return st;
+	nfs4_file_id_of(&c->cur.o, &f);
+	return nfs4_deleg_break_read(&f, nfs4_breaker(c, cid));
 }
 
 enum nfsstat4 nfs4_replay(struct nfs4_compound *c)
@@ -469,11 +488,17 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 					    &oa->claim.u.delegate_cur_info.delegate_stateid :
 					    &oa->claim.u.oc_delegate_stateid, &fid,
 					    c->minorversion == 0);
-	/* what a read delegation of another client cannot stay with */
-	if (st == NFS4_OK && !j.created &&
-	    ((j.access & OPEN4_SHARE_ACCESS_WRITE) || (j.deny & OPEN4_SHARE_DENY_READ) ||
-	     j.truncate))
-		st = nfs4_deleg_break(&fid, cid);
+	/* what a read delegation of another client cannot stay with; a
+	 * write one, with no open of another client at all */
+	if (st == NFS4_OK && !j.created) {
+		if ((j.access & OPEN4_SHARE_ACCESS_WRITE) || (j.deny & OPEN4_SHARE_DENY_READ) ||
+		    j.truncate)
+			st = nfs4_deleg_break(&fid, cid);
+		else
+			st = nfs4_deleg_break_read(&fid, cid);
+	}
+	if (st == NFS4_OK)
+		c->named = cid;
 	if (st == NFS4_OK)
 		st = open_truncate(&j);
 	if (st == NFS4_OK) {

@@ -294,17 +294,20 @@ enum nfsstat4 nfs4_state_lockt(struct nfs4_state *t, const struct nfs4_file_id *
 enum nfsstat4 nfs4_state_release_lockowner(struct nfs4_state *t, clientid4 clientid,
 					   const uint8_t *owner, uint32_t len);
 
-/* ---- read delegations (state_deleg.c) ----
- * A read delegation is a stateid of the client (not of an open-owner)
- * on a file: the client may then open, read and cache the file without
- * asking, until the server recalls it because another client (or NFSv3,
- * or the same 4.0 client through an operation that does not name its
- * client) is about to change the file. The table decides grants and
- * conflicts; the caller sends the recalls it is handed (callback.h) and
- * answers the conflicting call DELAY meanwhile (knfsd's behaviour). A
- * delegation not returned within a lease of its recall is revoked: a
- * 4.0 client's goes, a 4.1 client's stays revoked (DELEG_REVOKED) until
- * its FREE_STATEID, as RFC 8881 10.2.1 asks. */
+/* ---- delegations (state_deleg.c) ----
+ * A delegation is a stateid of the client (not of an open-owner) on a
+ * file. A read delegation lets the client open, read and cache the file
+ * without asking until the server recalls it because another client (or
+ * NFSv3, or the same 4.0 client through an operation that does not name
+ * its client) is about to change the file. A write delegation lets it
+ * also write and cache its writes (and the file's size and change) with
+ * no other client's open beside it: any other client's use of the file,
+ * reading its data or its size and change included, recalls it. The
+ * table decides grants and conflicts; the caller sends the recalls it is
+ * handed (callback.h) and answers the conflicting call DELAY meanwhile
+ * (knfsd's behaviour). A delegation not returned within a lease of its
+ * recall is revoked: a 4.0 client's goes, a 4.1 client's stays revoked
+ * (DELEG_REVOKED) until its FREE_STATEID, as RFC 8881 10.2.1 asks. */
 
 /* Delegations held or being recalled at most, in all. */
 #define NFS4_DELEG_MAX 65536u
@@ -324,20 +327,22 @@ enum nfs4_deleg_why {
 };
 
 /*
- * nfs4_state_deleg_grant - a read delegation for the owner @q holds
- * (just after its nfs4_state_open of @f succeeded), unless: its owner is
- * not confirmed (minor version 0: knfsd's rule), any open of @f has write
- * access, a delegation of @f is being recalled or was in the
- * NFS4_DELEG_RECALL_HOLD seconds before @now (the clock of
+ * nfs4_state_deleg_grant - a delegation for the owner @q holds (just
+ * after its nfs4_state_open of @f succeeded): a write delegation when
+ * @write, else a read one. None when its owner is not confirmed (minor
+ * version 0: knfsd's rule), a delegation of @f is being recalled or was
+ * in the NFS4_DELEG_RECALL_HOLD seconds before @now (the clock of
  * nfs4_state_deleg_break), the client has one on @f already, or a bound
- * is reached. @minor1: the client's minor version
- * is 1 (revocation keeps the stateid). @fh (@fh_len bytes, at most
- * NFS4_FHSIZE) is kept for the recall.
+ * is reached; a read one also not while any open of @f has write access
+ * or another client holds a write one; a write one not while another
+ * client has @f open or holds a delegation of it. @minor1: the client's
+ * minor version is 1 (revocation keeps the stateid). @fh (@fh_len bytes,
+ * at most NFS4_FHSIZE) is kept for the recall.
  * Return values: NFS4_DELEG_GRANTED with @out, or why not.
  */
 enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
 					   const struct nfs4_file_id *f, uint64_t now, bool minor1,
-					   const uint8_t *fh, uint32_t fh_len,
+					   bool write, const uint8_t *fh, uint32_t fh_len,
 					   struct stateid4 *out);
 
 /* A recall to send: CB_RECALL of @sid on @fh to @clientid. */
@@ -352,9 +357,12 @@ struct nfs4_recall {
 /*
  * nfs4_state_deleg_break - @f is about to change (written, its
  * attributes set, a name of it removed or renamed, a new name linked, or
- * an OPEN for writing or denying reads) at @now (seconds, any clock that
- * the caller keeps) by @breaker: an NFSv4 clientid whose own delegations
- * do not conflict, or 0 (NFSv3, or a 4.0 call that names no client).
+ * an OPEN for writing or denying reads), or when @reading only to be
+ * read (its data, its size or change attribute, an OPEN for reading),
+ * at @now (seconds, any clock that the caller keeps) by @breaker: an
+ * NFSv4 clientid whose own delegations do not conflict, or 0 (NFSv3, or
+ * a 4.0 call that names no client). Every delegation of another client
+ * conflicts with a change, only write delegations with @reading.
  * Each conflicting delegation: a held one starts its recall (into
  * @out[*@nout], at most NFS4_RECALLS_MAX); one being recalled whose
  * recall was not sent or failed (nfs4_state_deleg_unsent) is handed out
@@ -363,8 +371,8 @@ struct nfs4_recall {
  * Return values: NFS4_OK (no conflict left: go on); NFS4ERR_DELAY.
  */
 enum nfsstat4 nfs4_state_deleg_break(struct nfs4_state *t, const struct nfs4_file_id *f,
-				     clientid4 breaker, uint64_t now, uint32_t lease,
-				     struct nfs4_recall *out, uint32_t *nout);
+				     clientid4 breaker, bool reading, uint64_t now,
+				     uint32_t lease, struct nfs4_recall *out, uint32_t *nout);
 
 /* The recall of @sid could not be sent or was refused: hand it out
  * again at the next conflict. */
@@ -399,11 +407,15 @@ void nfs4_state_client_delegs(struct nfs4_state *t, clientid4 clientid, uint32_t
 /* Return values: delegations held or being recalled, in all. */
 uint32_t nfs4_state_delegs(struct nfs4_state *t);
 
-/* @count(held, revoked) with the changes of the two counts: (+1, 0) at
- * a grant, (-1, 0) when one is returned or dropped, (-1, +1) when a 4.1
- * client's is revoked, (0, -1) when a revoked one is freed (called with
- * the table's lock held: it must not call back). */
-void nfs4_state_set_deleg_count(struct nfs4_state *t, void (*count)(int held, int revoked));
+/* @count(held, revoked, write) with the changes of the three counts:
+ * delegations held or being recalled, revoked ones not yet freed, and
+ * write delegations held or being recalled. (+1, 0, w) at a grant (w 1
+ * for a write delegation, else 0), (-1, 0, -w) when one is returned or
+ * dropped, (-1, +1, -w) when a 4.1 client's is revoked, (0, -1, 0) when
+ * a revoked one is freed (called with the table's lock held: it must not
+ * call back). */
+void nfs4_state_set_deleg_count(struct nfs4_state *t,
+				void (*count)(int held, int revoked, int write));
 
 /*
  * nfs4_state_set_live - how the table learns whether a client still

@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Read delegations on the state table (state.h): grants, conflicts and
- * recalls, returns, revocation.
+ * Read and write delegations on the state table (state.h): grants,
+ * conflicts and recalls, returns, revocation.
  *
  * DESIGN
  * - A delegation is a stateid of the client's one OWNER_DELEG owner, on
  *   its file's list of delegations; the file handle rides along for the
  *   CB_RECALL. At most one per client and file (knfsd's rule).
- * - Grants follow knfsd's nfs4_open_delegation for read delegations: none
- *   while any open of the file has write access (a read delegation lets
- *   the client cache, which a writer would make stale), none while one of
- *   the file is being recalled, none to a 4.0 owner not yet confirmed.
- *   The caller decides the rest (the callback path, the claim, grace).
+ * - Grants follow knfsd's nfs4_open_delegation and nfs4_set_delegation:
+ *   none while one of the file is being recalled, none to a 4.0 owner
+ *   not yet confirmed, one per client and file (no upgrade of a read
+ *   delegation to a write one: it is returned first). A read delegation
+ *   not while any open of the file has write access (the client caches
+ *   what a writer would make stale); a write delegation not while another
+ *   client has the file open at all (knfsd checks other clients' write
+ *   opens, and its lease code any other lease; a reader beside a write
+ *   delegation would be recalled at its first READ anyway) or holds a
+ *   delegation of it. The caller decides the rest (the kind, the
+ *   callback path, the claim, grace).
+ * - Conflicts: a change by another client recalls every delegation of
+ *   the file; a read of it (its data, size or change, an OPEN for
+ *   reading) only write delegations, whose holder may have written what
+ *   the server has not seen.
  * - A conflict never waits here: it marks the delegation recalled, hands
  *   the recall to the caller and answers DELAY; the conflicting client
  *   retries. A recall not answered, or refused, is handed out again at a
@@ -25,26 +35,29 @@
 
 #include "nfs4/state_internal.h"
 
-void nfs4_state_set_deleg_count(struct nfs4_state *t, void (*count)(int held, int revoked))
+void nfs4_state_set_deleg_count(struct nfs4_state *t,
+				void (*count)(int held, int revoked, int write))
 {
 	pthread_mutex_lock(&t->lock);
 	t->deleg_count = count;
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void count(struct nfs4_state *t, int held, int revoked)
+/* The counts change by @held and @revoked for delegation @d (a write
+ * one's count moves with @held). */
+static void count(struct nfs4_state *t, const struct deleg *d, int held, int revoked)
 {
 	t->ndelegs = (uint32_t)((int)t->ndelegs + held);
 	if (t->deleg_count)
-		t->deleg_count(held, revoked);
+		t->deleg_count(held, revoked, d->write ? held : 0);
 }
 
 void state_deleg_gone(struct nfs4_state *t, struct stid *s)
 {
 	if (s->deleg->state == DELEG_REVOKED)
-		count(t, 0, -1);
+		count(t, s->deleg, 0, -1);
 	else
-		count(t, -1, 0);
+		count(t, s->deleg, -1, 0);
 }
 
 uint32_t nfs4_state_delegs(struct nfs4_state *t)
@@ -75,7 +88,7 @@ static bool recalled_lately(struct nfs4_state *t, const struct nfs4_file_id *f, 
 
 enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nfs4_seq *q,
 					   const struct nfs4_file_id *fid, uint64_t now, bool minor1,
-					   const uint8_t *fh, uint32_t fh_len,
+					   bool write, const uint8_t *fh, uint32_t fh_len,
 					   struct stateid4 *out)
 {
 	static const uint8_t no_name[1];
@@ -89,6 +102,7 @@ enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nf
 	if (fh_len > NFS4_FHSIZE || !(d = calloc(1, sizeof(*d))))
 		return NFS4_DELEG_RESOURCE;
 	d->minor1 = minor1;
+	d->write = write;
 	d->fh_len = fh_len;
 	memcpy(d->fh, fh, fh_len);
 	pthread_mutex_lock(&t->lock);
@@ -98,10 +112,11 @@ enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nf
 	if (!f || recalled_lately(t, fid, now))
 		goto out;
 	for (s = f->opens; s; s = s->fnext)
-		if (s->access & OPEN4_SHARE_ACCESS_WRITE)
+		if (write ? s->ow->cl != o->cl : (s->access & OPEN4_SHARE_ACCESS_WRITE) != 0)
 			goto out;
 	for (s = f->delegs; s; s = s->fnext)
-		if (s->deleg->state != DELEG_HELD || s->ow->cl == o->cl)
+		if (s->deleg->state != DELEG_HELD || s->ow->cl == o->cl || write ||
+		    s->deleg->write)
 			goto out;
 	why = NFS4_DELEG_RESOURCE;
 	if (t->ndelegs >= NFS4_DELEG_MAX)
@@ -117,7 +132,7 @@ enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nf
 	s->fnext = f->delegs;
 	f->delegs = s;
 	s->seqid = 1;
-	count(t, +1, 0);
+	count(t, s->deleg, +1, 0);
 	state_stid_out(t, s, out);
 	why = NFS4_DELEG_GRANTED;
 out:
@@ -143,14 +158,14 @@ static void revoke(struct nfs4_state *t, struct stid *s)
 		state_stid_drop(t, s);
 		return;
 	}
-	count(t, -1, +1);
+	count(t, s->deleg, -1, +1);
 	s->deleg->state = DELEG_REVOKED;
 	state_stid_unfile(t, s);
 }
 
 enum nfsstat4 nfs4_state_deleg_break(struct nfs4_state *t, const struct nfs4_file_id *fid,
-				     clientid4 breaker, uint64_t now, uint32_t lease,
-				     struct nfs4_recall *out, uint32_t *nout)
+				     clientid4 breaker, bool reading, uint64_t now,
+				     uint32_t lease, struct nfs4_recall *out, uint32_t *nout)
 {
 	enum nfsstat4 st = NFS4_OK;
 	struct stid *s, *next;
@@ -164,7 +179,7 @@ again:
 		struct deleg *d = s->deleg;
 
 		next = s->fnext;
-		if (breaker && s->ow->cl->id == breaker)
+		if ((breaker && s->ow->cl->id == breaker) || (reading && !d->write))
 			continue;
 		/* a client whose lease ran out gives way (@f may go with it) */
 		if (state_reap(t, s->ow))
@@ -269,8 +284,10 @@ enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,
 		return NFS4ERR_DELEG_REVOKED;
 	if (s->f->id.dev != fid->dev || s->f->id.ino != fid->ino)
 		return NFS4ERR_BAD_STATEID;
-	/* a read delegation gives no write (knfsd's nfs4_check_delegmode) */
-	return write ? NFS4ERR_OPENMODE : NFS4_OK;
+	/* a read delegation gives no write (knfsd's nfs4_check_delegmode);
+	 * a write one gives both, recalled or not: a recalled holder writes
+	 * back what it cached before it returns the delegation */
+	return write && !s->deleg->write ? NFS4ERR_OPENMODE : NFS4_OK;
 }
 
 void nfs4_state_client_delegs(struct nfs4_state *t, clientid4 clientid, uint32_t *held,

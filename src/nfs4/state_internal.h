@@ -91,6 +91,7 @@ enum deleg_state { DELEG_HELD, DELEG_RECALLING, DELEG_REVOKED };
 struct deleg {
 	enum deleg_state state;
 	bool minor1;                /* granted to a 4.1 client (revoked, not dropped) */
+	bool write;                 /* a write delegation (else a read one) */
 	bool recall_sent;           /* a CB_RECALL is out, or was answered */
 	uint64_t recall_at;         /* when it was first recalled (the caller's clock) */
 	uint32_t fh_len;
@@ -104,7 +105,7 @@ struct nfs4_state {
 	uint32_t nstids, nowners;
 	bool (*live)(clientid4 clientid);   /* nfs4_state_set_live */
 	void (*holds)(clientid4 clientid, bool holds);   /* nfs4_state_set_holds */
-	void (*deleg_count)(int held, int revoked);   /* nfs4_state_set_deleg_count */
+	void (*deleg_count)(int held, int revoked, int write);   /* nfs4_state_set_deleg_count */
 	const struct nfs4_fslocks *fs;      /* nfs4_state_set_fslocks */
 	uint32_t ndelegs;                   /* held or being recalled */
 	/* files whose delegation was recalled lately, by hash: no new one
@@ -162,7 +163,8 @@ bool state_reap(struct nfs4_state *t, const struct nfs4_owner *holder);
 bool state_reap_all(struct nfs4_state *t);
 /* Drop the lock stateids on @open's file that came from @open (state_lock.c). */
 void state_locks_of_open_drop(struct nfs4_state *t, struct stid *open);
-/* READ or WRITE with delegation stateid @s (state_deleg.c). */
+/* READ or WRITE with delegation stateid @s (state_deleg.c): WRITE only
+ * with a write delegation. */
 enum nfsstat4 state_deleg_check_io(struct nfs4_state *t, const struct stid *s,
 				   const struct stateid4 *sid, const struct nfs4_file_id *fid,
 				   bool write, bool minor0);

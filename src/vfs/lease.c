@@ -7,6 +7,8 @@
 
 /* Delegations held in all, as the delegation code counts them. */
 static atomic_int lease_n;
+/* Write delegations among them: what a read must ask about. */
+static atomic_int lease_w;
 /* The breaker and its argument: written only while no handler runs
  * (lease.h), atomics so that readers on other threads see a whole pointer. */
 static _Atomic(vfs_lease_break_fn *) lease_fn;
@@ -24,6 +26,11 @@ void vfs_lease_count(int delta)
 	atomic_fetch_add_explicit(&lease_n, delta, memory_order_relaxed);
 }
 
+void vfs_lease_count_write(int delta)
+{
+	atomic_fetch_add_explicit(&lease_w, delta, memory_order_relaxed);
+}
+
 bool vfs_leases_held(void)
 {
 	return atomic_load_explicit(&lease_n, memory_order_relaxed) > 0;
@@ -33,9 +40,13 @@ int vfs_lease_break(dev_t dev, ino_t ino, uint64_t breaker, enum vfs_break_why w
 {
 	vfs_lease_break_fn *fn;
 
-	/* The fast path: nothing delegated, nothing to ask. */
-	if (!vfs_leases_held())
+	/* The fast path: nothing delegated that could conflict, nothing to ask. */
+	if (why == VFS_BREAK_READ || why == VFS_BREAK_GETATTR) {
+		if (atomic_load_explicit(&lease_w, memory_order_relaxed) <= 0)
+			return 0;
+	} else if (!vfs_leases_held()) {
 		return 0;
+	}
 	fn = atomic_load_explicit(&lease_fn, memory_order_acquire);
 	if (!fn)
 		return 0;

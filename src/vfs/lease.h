@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Lease (delegation) breaking: every protocol asks here, before it
- * changes a file or one of its names, whether a delegation on that file
- * must first be recalled. NFSv4 installs the one breaker; NFSv3 (and
- * NFSv4 itself, for another client's change) calls vfs_lease_break.
+ * changes a file or one of its names, or reads a file's data or size
+ * (which a write delegation's holder may have changed without telling),
+ * whether a delegation on that file must first be recalled. NFSv4
+ * installs the one breaker; NFSv3 (and NFSv4 itself, for another
+ * client's change) calls vfs_lease_break.
  *
  * DESIGN
  * - Why in vfs: NFSv3 may not include NFSv4 (no layer calls sideways or
  *   up), yet an NFSv3 WRITE must recall an NFSv4 client's read
- *   delegation. The hook lives below both protocols, as Linux's
- *   break_lease() and try_break_deleg() live in its VFS: every protocol
+ *   delegation, and an NFSv3 READ or GETATTR a write delegation. The
+ *   hook lives below both protocols, as Linux's break_lease() and
+ *   try_break_deleg() live in its VFS: every protocol
  *   that changes files (and local processes, there) must ask, and only
  *   the lease code knows what conflicts.
  * - The file is named by (st_dev, st_ino) of the resolved object as the
@@ -17,8 +20,10 @@
  *   pair NFSv3 and NFSv4 see for the same file, whatever handle or name
  *   led to it.
  * - Free when nothing is delegated: the delegation code counts what it
- *   holds (vfs_lease_count); while the count is 0, vfs_lease_break is one
- *   relaxed atomic load and returns. Callers that would need a system
+ *   holds (vfs_lease_count), write delegations apart; while the count
+ *   that matters is 0 (all delegations for a change, write delegations
+ *   for a read), vfs_lease_break is one relaxed atomic load and returns:
+ *   reads pay nothing while only read delegations are held. Callers that would need a system
  *   call only to name the file (REMOVE and RENAME know a name, not an
  *   inode) look it up only when vfs_leases_held() is true.
  * - Never blocks: the breaker only marks the delegation recalled and
@@ -47,6 +52,9 @@ enum vfs_break_why {
 			      * not RMDIR: directories get no delegation) */
 	VFS_BREAK_RENAME,    /* it is renamed (RENAME's source) */
 	VFS_BREAK_LINK,      /* a new name for it (LINK's source) */
+	/* the rest only read: only a write delegation conflicts */
+	VFS_BREAK_READ,      /* its data is read (READ) */
+	VFS_BREAK_GETATTR,   /* its size and change are looked at (GETATTR) */
 };
 
 /*
@@ -79,6 +87,15 @@ void vfs_lease_set_breaker(vfs_lease_break_fn *fn, void *arg);
 void vfs_lease_count(int delta);
 
 /**
+ * vfs_lease_count_write() - the delegation code's count of write delegations.
+ * @delta: +1 at a grant of one, -1 at its return or revocation (besides
+ * vfs_lease_count's).
+ *
+ * Thread-safe (an atomic add).
+ */
+void vfs_lease_count_write(int delta);
+
+/**
  * vfs_leases_held() - is any delegation held?
  *
  * One relaxed atomic load: for callers that must pay to learn which file
@@ -95,8 +112,10 @@ bool vfs_leases_held(void);
  * @breaker: 0, or the NFSv4 clientid making the change.
  * @why: what is about to change.
  *
- * While no delegation is held, or no breaker is installed, returns 0
- * without calling anything. Never blocks; thread-safe.
+ * While no delegation that @why can conflict with is held (none at all;
+ * for VFS_BREAK_READ and VFS_BREAK_GETATTR no write delegation), or no
+ * breaker is installed, returns 0 without calling anything (one relaxed
+ * atomic load). Never blocks; thread-safe.
  *
  * Return values: 0: go on; -EAGAIN: a delegation is being recalled,
  * answer "try later" and change nothing.

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Meson wrapper for the nfs4-deleg test (NFSv4 read delegations on the
-# wire: grant, recall over 4.0 callbacks and 4.1 back channels, return,
-# revocation, NFSv3 conflicts): builds the export tree in the scratch
+# Meson wrapper for the nfs4-deleg test (NFSv4 read and write delegations
+# on the wire: grant, recall over 4.0 callbacks and 4.1 back channels,
+# return, revocation, NFSv3 conflicts, CB_PATH_DOWN): builds the export tree in the scratch
 # directory, starts nfsxd with --nfs-vers 3,4 --lease-time 10 and debug
 # logging on a free 127.0.0.1 port, runs test_nfs4_deleg PORT BASE LOG
 # (its fake clients listen for callbacks on 127.0.0.1 too; two lease
@@ -25,7 +25,8 @@ BASE=$WORK/tree
 R=$BASE/rw
 mkdir -p "$R" || exit 1
 for f in f1 f6 c-setattr c-remove c-rename c-link c-write c-read f9 f10w v3f g \
-	h1 h2 h3 h11n; do
+	h1 h2 h3 h11n w1 w-openr w-read w-gsize w-gchange w-write w-setattr w-remove \
+	w-rename w-link w-gmode wv3 gw dcur rdown h6 h7 h8 h9; do
 	printf '%s\n' "$f" >"$R/$f"
 done
 chmod 755 "$BASE" "$R"

@@ -46,13 +46,15 @@
 #define CB_IDENT 0x00c0ffeeu
 #define OP_CB_RECALL_NUM 4
 #define OP_CB_SEQUENCE_NUM 11
+#define NFS3_GETATTR_PROC 1
+#define NFS3_READ_PROC 6
 #define NFS3_WRITE_PROC 7
 #define NFS3ERR_JUKEBOX 10008
 #define LEASE_MS 10000
 
 static uint16_t port;
 static const char *base, *logfile;
-static int fd_a = -1, fd_b = -1, fd_s = -1, lfd_a = -1;
+static int fd_a = -1, fd_b = -1, lfd_a = -1;
 static struct v4_fh fh_rw;
 static clientid4 cid_a, cid_b;
 static struct v4_owner own_a = { 0, "deleg-a-owner", 0 };
@@ -297,6 +299,8 @@ struct opened {
 	struct stateid4 dsid;
 	bool recall;
 	uint32_t why;
+	uint32_t limitby;       /* a write delegation's space_limit */
+	uint64_t filesize;
 };
 
 static void take_open(const struct v4_res *s, uint32_t i, struct opened *r)
@@ -316,6 +320,8 @@ static void take_open(const struct v4_res *s, uint32_t i, struct opened *r)
 	} else if (r->dtype == OPEN_DELEGATE_WRITE) {
 		r->dsid = k->delegation.u.write.stateid;
 		r->recall = k->delegation.u.write.recall;
+		r->limitby = k->delegation.u.write.space_limit.limitby;
+		r->filesize = k->delegation.u.write.space_limit.u.filesize;
 	} else if (r->dtype == OPEN_DELEGATE_NONE_EXT) {
 		r->why = k->delegation.u.od_whynone.ond_why;
 	}
@@ -464,6 +470,9 @@ static void test_basic(void)
 static void test_own(void)
 {
 	struct v4_owner a2 = { cid_a, "deleg-a-owner-2", 0 };
+	struct nfs_argop4 ops[3];
+	struct v4_fattr f;
+	struct v4_res s;
 	struct opened d, w;
 	struct cb_call k;
 	long st;
@@ -474,13 +483,30 @@ static void test_own(void)
 	st = open40(fd_a, &a2, OPEN4_SHARE_ACCESS_BOTH, "f6", false, true, &w);
 	ok(got && st == NFS4_OK, "6: A's other open-owner opens f6 for write: OK at once (%ld)", st);
 	ok(got && !a_call(1000, &k, NFS4_OK), "6: and no recall comes within 1 s");
+	/* a 4.0 SETATTR names no client: the READ before it in the same
+	 * COMPOUND does (knfsd's cstate->clp) */
+	v4op_putfh(&ops[0], &d.fh);
+	v4op_read(&ops[1], &d.dsid, 0, 4);
+	v4f_init(&f);
+	v4f_u32(&f, FATTR4_MODE, 0666);
+	v4op_setattr(&ops[2], 0, NULL, &f);
+	v4_res_init(&s);
+	st = v4_call_as(fd_a, 0, ops, 3, &s);
+	v4_res_free(&s);
+	ok(got && st == NFS4_OK && !a_call(1000, &k, NFS4_OK),
+	   "6: A's PUTFH, READ with its delegation, SETATTR (mode): OK, its own delegation not "
+	   "recalled (%ld)", st);
 	if (got)
 		delegreturn(fd_a, &d.fh, &d.dsid);
 }
 
 /* ---- 7: what else recalls ----------------------------------------------- */
 
-enum conflict { C_SETATTR, C_REMOVE, C_RENAME, C_LINK, C_WRITE };
+enum conflict {
+	C_SETATTR, C_REMOVE, C_RENAME, C_LINK, C_WRITE,
+	/* reads: only a write delegation conflicts */
+	C_OPEN_READ, C_READ, C_GETATTR_SIZE, C_GETATTR_CHANGE, C_GETATTR_MODE,
+};
 
 /* B's @what on @name (handle @fh). Return values: its status. */
 static long b_conflict(enum conflict what, const char *name, const struct v4_fh *fh)
@@ -522,6 +548,33 @@ static long b_conflict(enum conflict what, const char *name, const struct v4_fh 
 		v4op_write(&ops[0], NULL, 0, FILE_SYNC4, "b", 1);
 		st = v4_on_fh(fd_b, 0, fh, &ops[0], &s);
 		break;
+	case C_OPEN_READ: {
+		static struct v4_owner rd = { 0, "deleg-b-reader", 0 };
+		struct opened r;
+
+		rd.cid = cid_b;
+		st = open40(fd_b, &rd, OPEN4_SHARE_ACCESS_READ, name, false, true, &r);
+		break;
+	}
+	case C_READ:
+		v4op_read(&ops[0], NULL, 0, 64);
+		st = v4_on_fh(fd_b, 0, fh, &ops[0], &s);
+		break;
+	case C_GETATTR_SIZE:
+	case C_GETATTR_CHANGE:
+	case C_GETATTR_MODE: {
+		uint32_t w[2] = { 0, 0 };
+
+		if (what == C_GETATTR_SIZE)
+			w[0] = 1u << FATTR4_SIZE;
+		else if (what == C_GETATTR_CHANGE)
+			w[0] = 1u << FATTR4_CHANGE;
+		else
+			w[1] = 1u << (FATTR4_MODE - 32);
+		v4op_getattr(&ops[0], w, 2);
+		st = v4_on_fh(fd_b, 0, fh, &ops[0], &s);
+		break;
+	}
 	}
 	v4_res_free(&s);
 	return st;
@@ -565,7 +618,11 @@ static void test_conflicts(void)
 	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_READ, "c-read", false, true, &b);
 	ok(got && st == NFS4_OK, "7: A holds a delegation on c-read; B's read-only OPEN: OK (%ld)",
 	   st);
-	ok(got && !a_call(1000, &k, NFS4_OK), "7: no recall for it within 1 s");
+	ok(got && b_conflict(C_READ, "c-read", &d.fh) == NFS4_OK &&
+	   b_conflict(C_GETATTR_SIZE, "c-read", &d.fh) == NFS4_OK &&
+	   b_conflict(C_GETATTR_CHANGE, "c-read", &d.fh) == NFS4_OK,
+	   "7: B's anonymous READ, GETATTR of size, of change: OK");
+	ok(got && !a_call(1000, &k, NFS4_OK), "7: no recall for them within 1 s");
 	ok(got && delegreturn(fd_a, &d.fh, &d.dsid) == NFS4_OK,
 	   "7: A's delegation on c-read still held (DELEGRETURN OK)");
 }
@@ -600,7 +657,8 @@ static void test_none(void)
 
 	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_BOTH, "f10w", false, true, &w);
 	ok(st == NFS4_OK && w.dtype == OPEN_DELEGATE_NONE,
-	   "10: A's OPEN for read and write: no delegation (%ld, type %u)", st, w.dtype);
+	   "10: A's OPEN for read and write: no delegation, a 4.0 client gets no write "
+	   "delegation (knfsd's rule) (%ld, type %u)", st, w.dtype);
 	st = open40(fd_a, &own_a, OPEN4_SHARE_ACCESS_READ, "f10new", true, true, &n);
 	created = st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE;
 	got = a_deleg("f10new", &n);
@@ -608,6 +666,115 @@ static void test_none(void)
 	   "type %u); the same OPEN again, the file there: a delegation", st, n.dtype);
 	if (got)
 		delegreturn(fd_a, &n.fh, &n.dsid);
+}
+
+/* ---- D1: OPEN by a delegation (CLAIM_DELEGATE_CUR) while it is recalled ---- */
+
+/* A's OPEN of @name by @o with CLAIM_DELEGATE_CUR naming delegation @d. */
+static long open_deleg_cur(struct v4_owner *o, const char *name, const struct stateid4 *d,
+			   struct opened *r)
+{
+	struct nfs_argop4 ops[3], op;
+	struct v4_res s;
+	component4 file;
+
+	memset(r, 0, sizeof(*r));
+	r->st = -1;
+	v4op_putfh(&ops[0], &fh_rw);
+	v4op_open(&ops[1], o->seqid, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, o->cid,
+		  o->name, name);
+	file = ops[1].u.opopen.claim.u.file;
+	ops[1].u.opopen.claim.claim = CLAIM_DELEGATE_CUR;
+	ops[1].u.opopen.claim.u.delegate_cur_info.delegate_stateid = *d;
+	ops[1].u.opopen.claim.u.delegate_cur_info.file = file;
+	v4op_simple(&ops[2], OP_GETFH);
+	v4_res_init(&s);
+	if (v4_call_as(fd_a, 0, ops, 3, &s) >= 0)
+		take_open(&s, 1, r);
+	v4_res_free(&s);
+	if (v4_seqid_counted(r->st))
+		o->seqid++;
+	if (r->st == NFS4_OK && (r->rflags & OPEN4_RESULT_CONFIRM)) {
+		v4op_open_confirm(&op, &r->sid, o->seqid);
+		return v4_seq_op(fd_a, o, &r->fh, &op, &r->sid);
+	}
+	return r->st;
+}
+
+static void test_claim_cur(void)
+{
+	struct v4_owner a4 = { 0, "deleg-a-owner-4", 0 };
+	struct stateid4 bad;
+	struct opened d, b, r;
+	struct cb_call k;
+	long st;
+	bool got, delay;
+
+	a4.cid = cid_a;
+	got = a_deleg("dcur", &d);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "dcur", false, true, &b);
+	delay = st == NFS4ERR_DELAY;
+	got = got && delay && a_call(5000, &k, NFS4_OK) && recall40_ok(&k, &d.dsid, &d.fh);
+	ok(got, "D1: A holds a delegation on dcur; B's OPEN for write: DELAY (%ld), the recall "
+	   "reaches A", st);
+	bad = d.dsid;
+	bad.other[11] ^= 0x5a;
+	st = open_deleg_cur(&a4, "dcur", &bad, &r);
+	ok(got && st == NFS4ERR_BAD_STATEID,
+	   "D1: A's OPEN CLAIM_DELEGATE_CUR with a stateid that is no delegation: BAD_STATEID "
+	   "(%ld)", st);
+	st = open_deleg_cur(&a4, "dcur", &d.dsid, &r);
+	ok(got && st == NFS4_OK && r.dtype == OPEN_DELEGATE_NONE && same_fh(&r.fh, &d.fh),
+	   "D1: with the recalled delegation: OK at once (no DELAY), no new delegation, dcur "
+	   "current (%ld, type %u)", st, r.dtype);
+	st = delegreturn(fd_a, &d.fh, &d.dsid);
+	ok(got && st == NFS4_OK &&
+	   open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "dcur", false, true, &b) == NFS4_OK,
+	   "D1: DELEGRETURN (%ld); B's OPEN then: OK", st);
+}
+
+/* ---- D2: RENEW of a 4.0 client whose delegation cannot be recalled --------- */
+
+static void test_renew_down(void)
+{
+	struct v4_owner own_d = { 0, "deleg-d-owner", 0 };
+	struct opened d, b;
+	clientid4 cid_d = 0;
+	char ua[64];
+	uint16_t p;
+	long st, rn;
+	bool got;
+	int lfd = rpc_listen_lo(&p);
+
+	rpc_uaddr_lo(ua, sizeof(ua), p);
+	st = client40(fd_b, "deleg-client-d", ua, &cid_d);
+	own_d.cid = cid_d;
+	{
+		/* D's callback service answers the probe, then goes away */
+		int save = lfd_a;
+
+		lfd_a = lfd;
+		got = st == NFS4_OK && a_probe(5000) && log_says(cid_d, "up", 5000);
+		lfd_a = save;
+	}
+	open40(fd_b, &own_d, OPEN4_SHARE_ACCESS_READ, "rdown", false, true, &d);
+	st = open40(fd_b, &own_d, OPEN4_SHARE_ACCESS_READ, "rdown", false, true, &d);
+	got = got && st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ;
+	rn = v4_renew(fd_b, cid_d);
+	ok(got && rn == NFS4_OK, "D2: client D (callback path up) holds a delegation on rdown; "
+	   "its RENEW: OK (%ld)", rn);
+	close(lfd);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "rdown", false, true, &b);
+	ok(got && st == NFS4ERR_DELAY && log_says(cid_d, "down", 5000),
+	   "D2: D's callback service gone, B's OPEN for write: DELAY (%ld); the recall fails, "
+	   "the path is down", st);
+	rn = v4_renew(fd_b, cid_d);
+	ok(got && rn == NFS4ERR_CB_PATH_DOWN,
+	   "D2: D's RENEW: CB_PATH_DOWN (a delegation it holds cannot be recalled) (%ld)", rn);
+	st = delegreturn(fd_b, &d.fh, &d.dsid);
+	rn = v4_renew(fd_b, cid_d);
+	ok(got && st == NFS4_OK && rn == NFS4_OK,
+	   "D2: after its DELEGRETURN (%ld), RENEW: OK (%ld)", st, rn);
 }
 
 /* ---- NFSv3 WRITE against a delegation -------------------------------------- */
@@ -710,12 +877,20 @@ static void test_revoke40(void)
 
 /* ---- NFSv4.1: a back channel on the client's own connection ----------------- */
 
-static struct v4_session ses;
-static struct rpc_buf cbq[4];   /* calls that came on S's connection amid replies */
-static int ncbq;
+/* A 4.1 client on its own connection, which is its back channel too. */
+struct s41 {
+	int fd;
+	struct v4_session ses;
+	struct rpc_buf cbq[4];  /* calls that came on its connection amid replies */
+	int ncbq;
+};
+
+static struct s41 s_main = { .fd = -1 }, s_down = { .fd = -1 }, s_w = { .fd = -1 };
+static uint32_t w_seq = 1;         /* the next CB_SEQUENCE seqid to SW */
+static struct s41 *sc = &s_main;   /* the client the s_* helpers speak for */
 
 /* COMPOUND (minor version 1) @ops on S's connection; calls nfsxd sends
- * before the reply are kept in cbq. Return values: as v4_compound(). */
+ * before the reply are kept in sc->cbq. Return values: as v4_compound(). */
 static bool s_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 {
 	struct rpc_buf args, cred, msg, rec;
@@ -738,13 +913,13 @@ static bool s_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 	c.args = args.data;
 	c.args_len = args.len;
 	rpc_call_encode(&msg, &c);
-	if (rpc_send_record(fd_s, msg.data, msg.len) < 0)
+	if (rpc_send_record(sc->fd, msg.data, msg.len) < 0)
 		goto out;
-	while (rpc_recv_record(fd_s, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
+	while (rpc_recv_record(sc->fd, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
 		if (rpc_get_u32(rec.data + 4) == RPC_CALL) {
-			if (ncbq < 4) {
-				rpc_buf_init(&cbq[ncbq]);
-				rpc_buf_put_bytes(&cbq[ncbq++], rec.data, rec.len);
+			if (sc->ncbq < 4) {
+				rpc_buf_init(&sc->cbq[sc->ncbq]);
+				rpc_buf_put_bytes(&sc->cbq[sc->ncbq++], rec.data, rec.len);
 			}
 		} else if (rpc_get_u32(rec.data) == xid) {
 			done = v4_res_take(out, &rec);
@@ -771,15 +946,15 @@ static bool s_next_call(int ms, struct cb_call *k)
 
 	memset(k, 0, sizeof(*k));
 	rpc_buf_init(&rec);
-	if (ncbq > 0) {
-		rpc_buf_put_bytes(&rec, cbq[0].data, cbq[0].len);
-		rpc_buf_free(&cbq[0]);
-		for (i = 1; i < ncbq; i++)
-			cbq[i - 1] = cbq[i];
-		ncbq--;
+	if (sc->ncbq > 0) {
+		rpc_buf_put_bytes(&rec, sc->cbq[0].data, sc->cbq[0].len);
+		rpc_buf_free(&sc->cbq[0]);
+		for (i = 1; i < sc->ncbq; i++)
+			sc->cbq[i - 1] = sc->cbq[i];
+		sc->ncbq--;
 		got = true;
 	} else {
-		got = rpc_recv_record(fd_s, &rec, ms, 1u << 20) == 1 && rec.len >= 8 &&
+		got = rpc_recv_record(sc->fd, &rec, ms, 1u << 20) == 1 && rec.len >= 8 &&
 		      rpc_get_u32(rec.data + 4) == RPC_CALL;
 	}
 	if (got)
@@ -794,7 +969,8 @@ static bool recall41_ok(const struct cb_call *k, uint32_t seq, const struct stat
 {
 	return k->ok && k->prog == CB_PROG41 && k->vers == 1 && k->proc == 1 && k->minor == 1 &&
 	       k->nops == 2 && k->op[0] == OP_CB_SEQUENCE_NUM &&
-	       !memcmp(k->sess, ses.sid.val, sizeof(k->sess)) && k->slot == 0 && k->seq == seq &&
+	       !memcmp(k->sess, sc->ses.sid.val, sizeof(k->sess)) && k->slot == 0 &&
+	       k->seq == seq &&
 	       k->hslot == 0 && k->nrcl == 0 && k->op[1] == OP_CB_RECALL_NUM &&
 	       same_sid(&k->sid, d) && k->truncate == 0 && same_fh(&k->fh, fh);
 }
@@ -807,7 +983,7 @@ static long s_seq_flags(void)
 	long fl = -1;
 
 	v4_res_init(&s);
-	v4op_seq_next(&op, &ses, 0, false);
+	v4op_seq_next(&op, &sc->ses, 0, false);
 	if (s_call(&op, 1, &s) && s.status == NFS4_OK)
 		fl = s.ops[0].u.opsequence.u.sr_resok4.sr_status_flags;
 	v4_res_free(&s);
@@ -821,9 +997,10 @@ static long s_open(uint32_t access, const char *name, struct opened *r)
 
 	memset(r, 0, sizeof(*r));
 	r->st = -1;
-	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
 	v4op_putfh(&ops[1], &fh_rw);
-	v4op_open(&ops[2], 0, access, OPEN4_SHARE_DENY_NONE, ses.clientid, "deleg-s-owner", name);
+	v4op_open(&ops[2], 0, access, OPEN4_SHARE_DENY_NONE, sc->ses.clientid, "deleg-s-owner",
+		  name);
 	v4op_simple(&ops[3], OP_GETFH);
 	v4_res_init(&s);
 	if (s_call(ops, 4, &s))
@@ -837,7 +1014,7 @@ static long s_on_fh(const struct v4_fh *fh, const struct nfs_argop4 *op, struct 
 {
 	struct nfs_argop4 ops[3];
 
-	v4op_seq_next(&ops[0], &ses, 0, false);
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
 	v4op_putfh(&ops[1], fh);
 	ops[2] = *op;
 	if (!s_call(ops, 3, s))
@@ -859,7 +1036,7 @@ static long s_delegreturn(const struct v4_fh *fh, const struct stateid4 *d)
 	return st;
 }
 
-static bool session41(void)
+static bool session41(const char *who, const char *owner)
 {
 	struct callback_sec_parms4 none = { .cb_secflavor = AUTH_NONE };
 	struct nfs_argop4 ops[2];
@@ -868,11 +1045,11 @@ static bool session41(void)
 	uint32_t flags = 0;
 
 	v4_res_init(&s);
-	v4op_exchange_id(&ops[0], "deleg-client-s", 7, 0);
+	v4op_exchange_id(&ops[0], owner, 7, 0);
 	if (s_call(ops, 1, &s) && s.status == NFS4_OK) {
-		ses.clientid = s.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
-		ses.cs_seq = s.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
-		v4op_create_session(&ops[0], ses.clientid, ses.cs_seq,
+		sc->ses.clientid = s.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
+		sc->ses.cs_seq = s.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
+		v4op_create_session(&ops[0], sc->ses.clientid, sc->ses.cs_seq,
 				    CREATE_SESSION4_FLAG_CONN_BACK_CHAN, 65536, 65536, 4096, 8);
 		ops[0].u.opcreate_session.csa_back_chan_attrs.ca_maxrequests = 1;
 		ops[0].u.opcreate_session.csa_cb_program = CB_PROG41;
@@ -881,17 +1058,17 @@ static bool session41(void)
 		if (s_call(ops, 1, &s) && (st = s.status) == NFS4_OK) {
 			const struct CREATE_SESSION4resok *k = &s.ops[0].u.opcreate_session.u.csr_resok4;
 
-			ses.sid = k->csr_sessionid;
+			sc->ses.sid = k->csr_sessionid;
 			flags = k->csr_flags;
-			v4op_seq_next(&ops[0], &ses, 0, false);
+			v4op_seq_next(&ops[0], &sc->ses, 0, false);
 			v4op_reclaim_complete(&ops[1], false);
 			st = s_call(ops, 2, &s) ? (long)s.status : -1;
 		}
 	}
 	v4_res_free(&s);
 	return ok(st == NFS4_OK && (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN),
-		  "4.1: client S: EXCHANGE_ID, CREATE_SESSION with a back channel on its "
-		  "connection (granted), RECLAIM_COMPLETE (%ld, flags %#x)", st, flags);
+		  "4.1: client %s: EXCHANGE_ID, CREATE_SESSION with a back channel on its "
+		  "connection (granted), RECLAIM_COMPLETE (%ld, flags %#x)", who, st, flags);
 }
 
 /* B's conflicting OPEN of @name, S's recall on its connection with
@@ -914,7 +1091,7 @@ static void recall41(const char *name, const struct opened *d, uint32_t seq, boo
 	if (got && !recall41_ok(&k, seq, &d->dsid, &d->fh))
 		cb_diag("CB call", &k);
 	if (got)
-		cb_reply(fd_s, &k, NFS4_OK);
+		cb_reply(sc->fd, &k, NFS4_OK);
 	if (!give)
 		return;
 	st = s_delegreturn(&d->fh, &d->dsid);
@@ -928,8 +1105,8 @@ static void test_41(void)
 	struct opened d, n;
 	long st;
 
-	fd_s = rpc_connect(port, 5000);
-	if (fd_s < 0 || !session41())
+	sc->fd = rpc_connect(port, 5000);
+	if (sc->fd < 0 || !session41("S", "deleg-client-s"))
 		return;
 	st = s_open(OPEN4_SHARE_ACCESS_READ, "h1", &d);
 	ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ && !d.recall &&
@@ -962,7 +1139,7 @@ static void test_revoke41(void)
 	long st, fl, early = 0;
 	uint32_t code = 0;
 
-	if (fd_s < 0)
+	if (sc->fd < 0)
 		return;
 	st = s_open(OPEN4_SHARE_ACCESS_READ, "h3", &d);
 	if (!ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ,
@@ -977,8 +1154,8 @@ static void test_revoke41(void)
 			if (fl < 0 || (fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED))
 				early = fl < 0 ? -1 : fl;
 			last_seq = rpc_now_ms();
-			while (ncbq > 0 && s_next_call(0, &k))
-				cb_reply(fd_s, &k, NFS4_OK);
+			while (sc->ncbq > 0 && s_next_call(0, &k))
+				cb_reply(sc->fd, &k, NFS4_OK);
 		}
 		st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "h3", false, true, &b);
 		if (st != NFS4ERR_DELAY)
@@ -1010,6 +1187,386 @@ static void test_revoke41(void)
 	ok(fl >= 0 && !(fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED),
 	   "13: the next SEQUENCE: the flag is gone (flags %#lx)", fl);
 	v4_res_free(&s);
+}
+
+/* ---- 14: 4.1's WANT flags for write delegations, CLAIM_DELEG_CUR_FH -------- */
+
+/* SEQUENCE, PUTFH @fh, OPEN CLAIM_DELEG_CUR_FH by delegation @d, read-only. */
+static long s_open_cur(const struct v4_fh *fh, const struct stateid4 *d, struct opened *r)
+{
+	struct nfs_argop4 ops[4];
+	struct v4_res s;
+
+	memset(r, 0, sizeof(*r));
+	r->st = -1;
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
+	v4op_putfh(&ops[1], fh);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, sc->ses.clientid,
+		  "deleg-s-owner-2", "unused");
+	ops[2].u.opopen.claim.claim = CLAIM_DELEG_CUR_FH;
+	ops[2].u.opopen.claim.u.oc_delegate_stateid = *d;
+	v4op_simple(&ops[3], OP_GETFH);
+	v4_res_init(&s);
+	if (s_call(ops, 4, &s))
+		take_open(&s, 2, r);
+	v4_res_free(&s);
+	return r->st;
+}
+
+static void test_41_write(void)
+{
+	struct opened d, n, r;
+	struct cb_call k;
+	long st;
+
+	if (s_main.fd < 0)
+		return;
+	sc = &s_main;
+	st = s_open(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG, "h6", &d);
+	ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_WRITE && d.limitby == NFS_LIMIT_SIZE,
+	   "14: S's OPEN of h6 for read and write with WANT_WRITE_DELEG: OPEN_DELEGATE_WRITE "
+	   "(%ld, type %u) (pynfs DELEG2)", st, d.dtype);
+	st = s_open_cur(&d.fh, &d.dsid, &r);
+	ok(d.dtype == OPEN_DELEGATE_WRITE && st == NFS4_OK && r.dtype == OPEN_DELEGATE_NONE &&
+	   same_fh(&r.fh, &d.fh),
+	   "14: its OPEN CLAIM_DELEG_CUR_FH by that delegation: OK, h6 current (%ld, type %u)",
+	   st, r.dtype);
+	ok(d.dtype == OPEN_DELEGATE_WRITE && s_delegreturn(&d.fh, &d.dsid) == NFS4_OK &&
+	   !s_next_call(500, &k), "14: DELEGRETURN: OK, nothing recalled");
+	st = s_open(OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG, "h7", &n);
+	ok(st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE_EXT,
+	   "14: a read-only OPEN with WANT_WRITE_DELEG: OPEN_DELEGATE_NONE_EXT (%ld, type %u)",
+	   st, n.dtype);
+	st = s_open(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_READ_DELEG, "h8", &n);
+	ok(st == NFS4_OK && n.dtype == OPEN_DELEGATE_NONE_EXT,
+	   "14: an OPEN for write with WANT_READ_DELEG: OPEN_DELEGATE_NONE_EXT, not a write "
+	   "delegation (%ld, type %u)", st, n.dtype);
+}
+
+/* ---- 15: BACKCHANNEL_CTL; a callback with no answer: CB_PATH_DOWN flags ---- */
+
+#define CB_PROG_NEW 0x40000077u
+
+static void test_41_down(void)
+{
+	struct callback_sec_parms4 none = { .cb_secflavor = AUTH_NONE };
+	struct nfs_argop4 ops[2];
+	struct opened d, b;
+	struct cb_call k;
+	struct v4_res s;
+	long st, fl, fl2;
+	bool got, delay;
+
+	sc = &s_down;
+	sc->fd = rpc_connect(port, 5000);
+	if (sc->fd < 0 || !session41("SD", "deleg-client-sd"))
+		goto out;
+	v4_res_init(&s);
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
+	v4op_simple(&ops[1], OP_BACKCHANNEL_CTL);
+	ops[1].u.opbackchannel_ctl.bca_cb_program = CB_PROG_NEW;
+	ops[1].u.opbackchannel_ctl.bca_sec_parms.len = 1;
+	ops[1].u.opbackchannel_ctl.bca_sec_parms.val = &none;
+	st = s_call(ops, 2, &s) ? (long)s.status : -1;
+	v4_res_free(&s);
+	ok(st == NFS4_OK, "15: SD's BACKCHANNEL_CTL (program %#x, AUTH_NONE): OK (%ld)",
+	   CB_PROG_NEW, st);
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "h9", &d);
+	got = st == NFS4_OK && d.dtype == OPEN_DELEGATE_READ;
+	fl = s_seq_flags();
+	ok(got && fl == 0, "15: SD holds a delegation on h9; SEQUENCE's status flags: none "
+	   "(%ld, %#lx)", st, fl);
+	st = open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "h9", false, true, &b);
+	delay = st == NFS4ERR_DELAY;
+	got = got && delay && s_next_call(5000, &k);
+	ok(got && k.ok && k.prog == CB_PROG_NEW && k.minor == 1 && k.nops == 2 &&
+	   k.op[1] == OP_CB_RECALL_NUM && same_sid(&k.sid, &d.dsid),
+	   "15: B's OPEN for write: DELAY (%ld); the CB_RECALL comes to SD with the program "
+	   "BACKCHANNEL_CTL set (%#x); SD does not answer", st, k.prog);
+	usleep(1500 * 1000);    /* the reply wait is a tenth of the 10 s lease */
+	fl = s_seq_flags();
+	ok(got && fl >= 0 && (fl & SEQ4_STATUS_CB_PATH_DOWN_SESSION) &&
+	   (fl & SEQ4_STATUS_CB_PATH_DOWN),
+	   "15: then SD's SEQUENCE: SEQ4_STATUS_CB_PATH_DOWN_SESSION and CB_PATH_DOWN "
+	   "(flags %#lx)", fl);
+	v4_res_init(&s);
+	v4op_bind_conn(&ops[0], &sc->ses.sid, CDFC4_BACK_OR_BOTH);
+	st = s_call(ops, 1, &s) ? (long)s.status : -1;
+	v4_res_free(&s);
+	fl2 = s_seq_flags();
+	ok(got && st == NFS4_OK && fl2 == 0,
+	   "15: BIND_CONN_TO_SESSION of its connection again (%ld): the flags are gone (%#lx)",
+	   st, fl2);
+	st = s_delegreturn(&d.fh, &d.dsid);
+	ok(got && st == NFS4_OK &&
+	   open40(fd_b, &own_b, OPEN4_SHARE_ACCESS_BOTH, "h9", false, true, &b) == NFS4_OK,
+	   "15: SD's DELEGRETURN (%ld); B's OPEN then: OK", st);
+out:
+	sc = &s_main;
+}
+
+/* ---- W: write delegations (4.1 client SW) --------------------------------- */
+
+/* SW holds a write delegation on @name: OPEN for read and write. */
+static bool w_deleg(const char *name, struct opened *r)
+{
+	long st;
+
+	sc = &s_w;
+	st = s_open(OPEN4_SHARE_ACCESS_BOTH, name, r);
+	sc = &s_main;
+	if (st != NFS4_OK || r->dtype != OPEN_DELEGATE_WRITE)
+		printf("#   SW's OPEN of %s for write: %ld, delegation type %u\n", name, st,
+		       r->dtype);
+	return st == NFS4_OK && r->dtype == OPEN_DELEGATE_WRITE;
+}
+
+/* The CB_RECALL of @d on SW's connection within 5 s, answered OK. */
+static bool w_recalled(const struct opened *d)
+{
+	struct cb_call k;
+	bool got;
+
+	sc = &s_w;
+	got = s_next_call(5000, &k);
+	if (got)
+		cb_reply(sc->fd, &k, NFS4_OK);
+	got = got && recall41_ok(&k, w_seq++, &d->dsid, &d->fh);
+	sc = &s_main;
+	if (!got && k.ok)
+		cb_diag("CB call", &k);
+	return got;
+}
+
+/* Is a call on SW's connection within @ms? (answered OK) */
+static bool w_any_call(int ms)
+{
+	struct cb_call k;
+	bool got;
+
+	sc = &s_w;
+	got = s_next_call(ms, &k);
+	if (got) {
+		cb_reply(sc->fd, &k, NFS4_OK);
+		w_seq++;
+	}
+	sc = &s_main;
+	return got;
+}
+
+static long w_delegreturn(const struct opened *d)
+{
+	long st;
+
+	sc = &s_w;
+	st = s_delegreturn(&d->fh, &d->dsid);
+	sc = &s_main;
+	return st;
+}
+
+static void test_write(void)
+{
+	struct nfs_argop4 ops[3], op;
+	struct opened d, r;
+	struct v4_attrs at;
+	struct v4_res s;
+	uint32_t w[1] = { 1u << FATTR4_SIZE };
+	long st, wst = -1, gst = -1;
+	bool got;
+
+	sc = &s_w;
+	sc->fd = rpc_connect(port, 5000);
+	got = sc->fd >= 0 && session41("SW", "deleg-client-sw");
+	sc = &s_main;
+	if (!got)
+		return;
+	got = w_deleg("w1", &d);
+	ok(got && !d.recall && !v4_same_other(&d.dsid, &d.sid) && d.dsid.seqid == 1 &&
+	   d.limitby == NFS_LIMIT_SIZE && d.filesize == 0,
+	   "W1: SW's OPEN of w1 for read and write (no WANT bits): OPEN_DELEGATE_WRITE, its own "
+	   "stateid, recall false, space_limit NFS_LIMIT_SIZE 0 as knfsd's (type %u, limit %u %"
+	   PRIu64 ")", d.dtype, d.limitby, d.filesize);
+	if (!got)
+		return;
+	sc = &s_w;
+	v4_res_init(&s);
+	v4op_seq_next(&ops[0], &sc->ses, 0, false);
+	v4op_putfh(&ops[1], &d.fh);
+	v4op_write(&ops[2], &d.dsid, 0, FILE_SYNC4, "WW", 2);
+	st = s_call(ops, 3, &s) ? (long)s.status : -1;
+	wst = s.nops == 3 ? v4_op_status(&s, 2) : -1;
+	v4op_getattr(&op, w, 1);
+	gst = s_on_fh(&d.fh, &op, &s);
+	ok(st == NFS4_OK && wst == NFS4_OK && gst == NFS4_OK && v4_attrs_of_res(&s, 2, &at) &&
+	   at.size == 3, "W2: SW's WRITE with the delegation stateid, then its GETATTR of size: "
+	   "OK, size 3 (%ld, %ld, %ld)", st, wst, gst);
+	v4op_read(&op, &d.dsid, 0, 64);
+	st = s_on_fh(&d.fh, &op, &s);
+	ok(st == NFS4_OK && s.ops[2].u.opread.u.resok4.data.len == 3 &&
+	   !memcmp(s.ops[2].u.opread.u.resok4.data.data, "WW\n", 3),
+	   "W2: its READ with it: OK, the data (%ld)", st);
+	st = s_open(OPEN4_SHARE_ACCESS_READ, "w1", &r);
+	v4_res_free(&s);
+	sc = &s_main;
+	ok(st == NFS4_OK && r.dtype == OPEN_DELEGATE_NONE,
+	   "W3: SW's read-only OPEN of w1 again: OK at once, no second delegation (%ld, type %u)",
+	   st, r.dtype);
+	ok(!w_any_call(1000), "W3: none of SW's own calls recalled it (none within 1 s)");
+	st = w_delegreturn(&d);
+	ok(st == NFS4_OK, "W3: DELEGRETURN: OK (%ld)", st);
+}
+
+static void test_wconflicts(void)
+{
+	static const struct {
+		enum conflict what;
+		const char *name, *desc;
+	} cs[] = {
+		{ C_OPEN_READ, "w-openr", "read-only OPEN" },
+		{ C_READ, "w-read", "READ with the anonymous stateid" },
+		{ C_GETATTR_SIZE, "w-gsize", "GETATTR of size" },
+		{ C_GETATTR_CHANGE, "w-gchange", "GETATTR of change" },
+		{ C_WRITE, "w-write", "WRITE with the anonymous stateid" },
+		{ C_SETATTR, "w-setattr", "SETATTR (mode)" },
+		{ C_REMOVE, "w-remove", "REMOVE of its name" },
+		{ C_RENAME, "w-rename", "RENAME of it" },
+		{ C_LINK, "w-link", "LINK to it" },
+	};
+	struct opened d;
+	size_t i;
+	long st;
+	bool got, delay;
+
+	if (s_w.fd < 0)
+		return;
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		got = w_deleg(cs[i].name, &d);
+		st = b_conflict(cs[i].what, cs[i].name, &d.fh);
+		delay = st == NFS4ERR_DELAY;
+		ok(got && delay, "W4: SW holds a write delegation on %s; B's %s: DELAY (%ld)",
+		   cs[i].name, cs[i].desc, st);
+		ok(delay && w_recalled(&d), "W4: %s: the CB_RECALL of that delegation reaches SW",
+		   cs[i].name);
+		st = w_delegreturn(&d);
+		ok(delay && st == NFS4_OK && b_conflict(cs[i].what, cs[i].name, &d.fh) == NFS4_OK,
+		   "W4: %s: after SW's DELEGRETURN (%ld), B's %s: OK", cs[i].name, st, cs[i].desc);
+	}
+	got = w_deleg("w-gmode", &d);
+	st = b_conflict(C_GETATTR_MODE, "w-gmode", &d.fh);
+	ok(got && st == NFS4_OK && !w_any_call(1000),
+	   "W4: B's GETATTR of mode alone: OK, no recall (%ld)", st);
+	if (got)
+		w_delegreturn(&d);
+}
+
+/* An NFSv3 READ (@read) or GETATTR of @fh: the status. */
+static long v3_look(const struct raw_fh *fh, bool read)
+{
+	struct rpc_buf a;
+	struct raw_res s = { 0 };
+	struct rpc_cur c;
+	long st;
+
+	rpc_buf_init(&a);
+	rpc_buf_init(&s.store);
+	rpc_buf_put_opaque(&a, fh->d, fh->len);
+	if (read) {
+		rpc_buf_put_u32(&a, 0);         /* offset */
+		rpc_buf_put_u32(&a, 0);
+		rpc_buf_put_u32(&a, 64);        /* count */
+	}
+	raw_call(fd_b, PROG_NFS, read ? NFS3_READ_PROC : NFS3_GETATTR_PROC, &a, &s);
+	c = raw_cur(&s);
+	st = rpc_cur_u32(&c);
+	if (c.bad) {
+		raw_diag(&s);
+		st = -1;
+	}
+	rpc_buf_free(&a);
+	rpc_buf_free(&s.store);
+	return st;
+}
+
+/* An NFSv3 READ and GETATTR against a write delegation: JUKEBOX while it
+ * is recalled, done once it is returned. */
+static void test_wv3(void)
+{
+	struct raw_fh root3, f3;
+	struct opened d;
+	long st, g, m, l;
+	bool got, juke;
+
+	if (s_w.fd < 0)
+		return;
+	m = raw_mnt(fd_b, v4_path(base, "rw"), &root3);
+	l = m == 0 ? raw_lookup(fd_b, &root3, "wv3", &f3) : -1;
+	if (!ok(m == 0 && l == 0, "W5: MNT rw, LOOKUP wv3 (%ld, %ld)", m, l))
+		return;
+	got = w_deleg("wv3", &d);
+	st = v3_look(&f3, true);
+	juke = st == NFS3ERR_JUKEBOX;
+	ok(got && juke, "W5: SW holds a write delegation on wv3; an NFSv3 READ of it: JUKEBOX "
+	   "(%ld)", st);
+	ok(juke && w_recalled(&d), "W5: the CB_RECALL reaches SW");
+	g = v3_look(&f3, false);
+	ok(juke && g == NFS3ERR_JUKEBOX, "W5: an NFSv3 GETATTR while it is recalled: JUKEBOX (%ld)",
+	   g);
+	st = w_delegreturn(&d);
+	l = juke ? v3_look(&f3, true) : -1;
+	g = juke ? v3_look(&f3, false) : -1;
+	ok(juke && st == NFS4_OK && l == 0 && g == 0,
+	   "W5: after SW's DELEGRETURN (%ld), READ and GETATTR: NFS3_OK (%ld, %ld)", st, l, g);
+}
+
+/* A write delegation recalled and not returned: revoked about a lease
+ * later; SW's WRITE with it then DELEG_REVOKED. */
+static void test_wrevoke(void)
+{
+	struct nfs_argop4 op;
+	struct opened d;
+	struct v4_res s;
+	long long t0, ms = -1, last = 0;
+	long st = -1, fl = -1;
+	bool got;
+
+	if (s_w.fd < 0)
+		return;
+	got = w_deleg("gw", &d);
+	st = b_conflict(C_READ, "gw", &d.fh);
+	got = got && st == NFS4ERR_DELAY && w_recalled(&d);
+	ok(got, "W6: SW holds a write delegation on gw; B's READ: DELAY (%ld), the recall "
+	   "reaches SW, answered OK, not returned", st);
+	if (!got)
+		return;
+	t0 = rpc_now_ms();
+	while (rpc_now_ms() - t0 < LEASE_MS + 7000) {
+		if (rpc_now_ms() - last >= 2000) {
+			sc = &s_w;
+			fl = s_seq_flags();
+			sc = &s_main;
+			while (w_any_call(0))
+				;
+			last = rpc_now_ms();
+		}
+		st = b_conflict(C_READ, "gw", &d.fh);
+		if (st != NFS4ERR_DELAY)
+			break;
+		usleep(500000);
+	}
+	ms = rpc_now_ms() - t0;
+	ok(st == NFS4_OK && ms >= LEASE_MS - 2000 && ms <= LEASE_MS + 5000,
+	   "W6: B's READ keeps getting DELAY (SW renewing), then OK about a lease after the "
+	   "recall (%lld ms, %ld)", ms, st);
+	sc = &s_w;
+	fl = s_seq_flags();
+	v4_res_init(&s);
+	v4op_write(&op, &d.dsid, 0, FILE_SYNC4, "x", 1);
+	st = s_on_fh(&d.fh, &op, &s);
+	v4_res_free(&s);
+	sc = &s_main;
+	ok(fl >= 0 && (fl & SEQ4_STATUS_RECALLABLE_STATE_REVOKED) && st == NFS4ERR_DELEG_REVOKED,
+	   "W6: SW's SEQUENCE: RECALLABLE_STATE_REVOKED (%#lx); its WRITE with the revoked "
+	   "delegation: DELEG_REVOKED (%ld)", fl, st);
 }
 
 int main(int argc, char **argv)
@@ -1046,14 +1603,26 @@ int main(int argc, char **argv)
 	test_own();
 	test_conflicts();
 	test_none();
+	test_claim_cur();
+	test_renew_down();
 	test_v3();
 	test_revoke40();
 	test_41();
 	test_revoke41();
+	test_41_write();
+	test_41_down();
+	test_write();
+	test_wconflicts();
+	test_wv3();
+	test_wrevoke();
 	close(fd_a);
 	close(fd_b);
-	if (fd_s >= 0)
-		close(fd_s);
+	if (s_main.fd >= 0)
+		close(s_main.fd);
+	if (s_down.fd >= 0)
+		close(s_down.fd);
+	if (s_w.fd >= 0)
+		close(s_w.fd);
 	close(lfd_a);
 	return tap_done();
 }

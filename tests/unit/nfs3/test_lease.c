@@ -14,6 +14,9 @@
  *   st_dev/st_ino, breaker 0 and the reason. COMMIT, a CREATE that does
  *   not truncate, and directories are not asked about.
  * - With the breaker saying 0, the same calls succeed.
+ * - READ and GETATTR ask only while a write delegation is counted
+ *   (vfs_lease_count_write), with VFS_BREAK_READ and VFS_BREAK_GETATTR;
+ *   the breaker's -EAGAIN makes them JUKEBOX.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +224,34 @@ static enum nfsstat3 do_commit(const struct fh *f)
 	if (!run(&d) || !xdr_dec_COMMIT3res(&d, &r))
 		return (enum nfsstat3)-1;
 	return r.status;
+}
+
+/* GETATTR of @f: the status. */
+static enum nfsstat3 do_getattr(const struct fh *f)
+{
+	struct xdr_dec d;
+	uint32_t st;
+
+	call(NFS3_PROGRAM, NFSPROC3_GETATTR);
+	w_fh(f);
+	if (!run(&d) || !xdr_dec_u32(&d, &st))
+		return (enum nfsstat3)-1;
+	return (enum nfsstat3)st;
+}
+
+/* READ of 4 bytes of @f at 0: the status. */
+static enum nfsstat3 do_read(const struct fh *f)
+{
+	struct xdr_dec d;
+	uint32_t st;
+
+	call(NFS3_PROGRAM, NFSPROC3_READ);
+	w_fh(f);
+	w_u64(0);
+	w_u32(&w, 4);
+	if (!run(&d) || !xdr_dec_u32(&d, &st))
+		return (enum nfsstat3)-1;
+	return (enum nfsstat3)st;
 }
 
 /* CREATE UNCHECKED @name in the root with @size (UINT64_MAX: none). */
@@ -435,6 +466,20 @@ int main(void)
 
 	/* ---- one delegation counted, the breaker recalls f's ---- */
 	vfs_lease_count(+1);
+	br_reset(ino_of("f"));
+	ok(do_read(&f) == NFS3_OK && do_getattr(&f) == NFS3_OK && br.n == 0,
+	   "a read delegation counted: READ and GETATTR done, breaker not called");
+	vfs_lease_count_write(+1);
+	br_reset(ino_of("f"));
+	ok(do_read(&f) == NFS3ERR_JUKEBOX && asked_once(in("f"), VFS_BREAK_READ),
+	   "a write delegation counted: READ: JUKEBOX, asked for f, READ");
+	br_reset(ino_of("f"));
+	ok(do_getattr(&f) == NFS3ERR_JUKEBOX && asked_once(in("f"), VFS_BREAK_GETATTR),
+	   "GETATTR: JUKEBOX, asked for f, GETATTR");
+	br_reset(ino_of("g"));
+	ok(do_read(&f) == NFS3_OK && do_getattr(&f) == NFS3_OK && br.n == 2,
+	   "the breaker says 0: READ and GETATTR done");
+	vfs_lease_count_write(-1);
 	br_reset(ino_of("f"));
 	ok(do_write(&f, 0, "XY", &wcc) == NFS3ERR_JUKEBOX && wcc &&
 	   strcmp(content("f"), "bbbbbbbb89") == 0,

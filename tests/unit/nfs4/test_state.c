@@ -550,16 +550,18 @@ static bool lock_f4(const struct stateid4 *o, struct stateid4 *l,
 
 /* ---- read delegations ---- */
 
-static int held_count, revoked_count;
+static int held_count, revoked_count, write_count;
 
-static void deleg_count(int held, int revoked)
+static void deleg_count(int held, int revoked, int write)
 {
 	held_count += held;
 	revoked_count += revoked;
+	write_count += write;
 }
 
 /* OPEN by @owner of @cid (minor version 1 when @m1) of @f for @acc, then
- * a delegation asked at @now: *@why says how that went. */
+ * a delegation asked at @now (a write one when @acc has write access):
+ * *@why says how that went. */
 static enum nfsstat4 open_deleg(clientid4 cid, const char *owner, uint32_t seqid, bool m1,
 				const struct nfs4_file_id *f, uint32_t acc, uint64_t now,
 				struct stateid4 *osid, struct stateid4 *dsid,
@@ -577,7 +579,9 @@ static enum nfsstat4 open_deleg(clientid4 cid, const char *owner, uint32_t seqid
 		return st;
 	st = nfs4_state_open(t, &q, f, acc, 0, false, osid, &c);
 	if (st == NFS4_OK)
-		*why = nfs4_state_deleg_grant(t, &q, f, now, m1, fh, sizeof(fh), dsid);
+		*why = nfs4_state_deleg_grant(t, &q, f, now, m1,
+					      (acc & OPEN4_SHARE_ACCESS_WRITE) != 0, fh, sizeof(fh),
+					      dsid);
 	nfs4_state_seq_end(t, &q, st, (const uint8_t *)"OPENRES!", 8);
 	return st;
 }
@@ -614,14 +618,14 @@ static void delegs(void)
 	ok(open_deleg(51, "o51", 0, true, &G, OPEN4_SHARE_ACCESS_READ, 100, &ob, &db, &why) ==
 	   NFS4_OK && why == NFS4_DELEG_GRANTED, "another client reading: a delegation too");
 
-	ok(nfs4_state_deleg_break(t, &G, 50, 100, 15, r, &n) == NFS4ERR_DELAY && n == 1 &&
+	ok(nfs4_state_deleg_break(t, &G, 50, false, 100, 15, r, &n) == NFS4ERR_DELAY && n == 1 &&
 	   r[0].clientid == 51 && r[0].minor1 && same_sid(&r[0].sid, &db) && r[0].fh_len == 11 &&
 	   memcmp(r[0].fh, "FILEHANDLE", 11) == 0,
 	   "a change by client 50: DELAY, client 51's delegation recalled (with its handle)");
-	ok(nfs4_state_deleg_break(t, &G, 50, 101, 15, r, &n) == NFS4ERR_DELAY && n == 0,
+	ok(nfs4_state_deleg_break(t, &G, 50, false, 101, 15, r, &n) == NFS4ERR_DELAY && n == 0,
 	   "again: DELAY, the recall is not sent twice");
 	nfs4_state_deleg_unsent(t, &db);
-	ok(nfs4_state_deleg_break(t, &G, 50, 102, 15, r, &n) == NFS4ERR_DELAY && n == 1,
+	ok(nfs4_state_deleg_break(t, &G, 50, false, 102, 15, r, &n) == NFS4ERR_DELAY && n == 1,
 	   "a recall that failed goes again at the next try");
 	ok(open_deleg(52, "o52", 0, true, &G, OPEN4_SHARE_ACCESS_READ, 102, &oc, &dc, &why) ==
 	   NFS4_OK && why == NFS4_DELEG_CONTENTION, "no new delegation while one is recalled");
@@ -635,7 +639,7 @@ static void delegs(void)
 	   "DELEGRETURN by its holder: OK, 1 held");
 	ok(nfs4_state_delegreturn(t, 51, &db, &G, false) == NFS4ERR_BAD_STATEID,
 	   "... a second time: BAD_STATEID");
-	ok(nfs4_state_deleg_break(t, &G, 50, 103, 15, r, &n) == NFS4_OK && n == 0,
+	ok(nfs4_state_deleg_break(t, &G, 50, false, 103, 15, r, &n) == NFS4_OK && n == 0,
 	   "client 50's own change now: its own delegation does not conflict");
 	ok(open_deleg(52, "o52", 1, true, &G, OPEN4_SHARE_ACCESS_READ, 100 + NFS4_DELEG_RECALL_HOLD - 1,
 		      &oc, &dc, &why) == NFS4_OK && why == NFS4_DELEG_CONTENTION,
@@ -645,11 +649,11 @@ static void delegs(void)
 	   "... and gets one after it");
 
 	/* revocation a lease after the recall */
-	ok(nfs4_state_deleg_break(t, &G, 0, 200, 15, r, &n) == NFS4ERR_DELAY && n == 2,
+	ok(nfs4_state_deleg_break(t, &G, 0, false, 200, 15, r, &n) == NFS4ERR_DELAY && n == 2,
 	   "a change by NFSv3 (no client): both delegations recalled");
-	ok(nfs4_state_deleg_break(t, &G, 0, 214, 15, r, &n) == NFS4ERR_DELAY && n == 0,
+	ok(nfs4_state_deleg_break(t, &G, 0, false, 214, 15, r, &n) == NFS4ERR_DELAY && n == 0,
 	   "still DELAY a second before the lease is over");
-	ok(nfs4_state_deleg_break(t, &G, 0, 215, 15, r, &n) == NFS4_OK && n == 0,
+	ok(nfs4_state_deleg_break(t, &G, 0, false, 215, 15, r, &n) == NFS4_OK && n == 0,
 	   "a lease after the recall: revoked, the change goes on");
 	ok(held_count == 0 && revoked_count == 1, "counted: 0 held, 1 revoked (4.1's)");
 	ok(nfs4_state_delegreturn(t, 0, &da, &G, true) == NFS4ERR_BAD_STATEID,
@@ -667,16 +671,18 @@ static void delegs(void)
 	ok(held == 0 && revoked == 0, "... and client 52 has none");
 
 	/* writers, courtesy, purge */
-	ok(open_deleg(53, "o53", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 300, &x, &y, &why) ==
-	   NFS4_OK && open_deleg(54, "o54", 0, true, &H, OPEN4_SHARE_ACCESS_READ, 300, &x, &y,
-				 &why) == NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	ok(open_deleg(53, "o53", 0, true, &H, OPEN4_SHARE_ACCESS_BOTH, 300, &x, &dc, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && open_deleg(54, "o54", 0, true, &H,
+	   OPEN4_SHARE_ACCESS_READ, 300, &x, &y, &why) == NFS4_OK && why == NFS4_DELEG_CONTENTION,
 	   "no delegation while another open has write access");
+	ok(nfs4_state_delegreturn(t, 53, &dc, &H, false) == NFS4_OK && held_count == 0,
+	   "(the writer's write delegation returned)");
 	ok(open_deleg(55, "o55", 0, true, &K, OPEN4_SHARE_ACCESS_READ, 300, &x, &y, &why) ==
 	   NFS4_OK && why == NFS4_DELEG_GRANTED && nfs4_state_free_stateid(t, 55, &y) ==
 	   NFS4ERR_LOCKS_HELD, "FREE_STATEID of a delegation in force: LOCKS_HELD");
 	nfs4_state_set_live(t, live, 0);
 	dead_client = 55;
-	ok(nfs4_state_deleg_break(t, &K, 0, 300, 15, r, &n) == NFS4_OK && n == 0 &&
+	ok(nfs4_state_deleg_break(t, &K, 0, false, 300, 15, r, &n) == NFS4_OK && n == 0 &&
 	   held_count == 0, "the holder's lease ran out: it gives way, no recall, no wait");
 	dead_client = 0;
 	nfs4_state_set_live(t, NULL, 0);
@@ -686,6 +692,76 @@ static void delegs(void)
 	ok(held_count == 0 && nfs4_state_delegs(t) == 0, "purged with its client: none held");
 	for (n = 50; n <= 56; n++)
 		nfs4_state_purge_client(t, n);
+}
+
+/* Write delegations: granted to an OPEN with write access while no other
+ * client has the file open; recalled by another client's read as well as
+ * its change; the holder writes with it. */
+static void wdelegs(void)
+{
+	const struct nfs4_file_id W = { 3, 100 }, V = { 3, 200 }, U = { 3, 300 };
+	struct nfs4_recall r[NFS4_RECALLS_MAX];
+	struct stateid4 o1, o2, d1, d2, x;
+	enum nfs4_deleg_why why;
+	uint32_t n;
+
+	held_count = revoked_count = write_count = 0;
+	nfs4_state_set_deleg_count(t, deleg_count);
+	ok(open_deleg(60, "w60", 0, true, &W, OPEN4_SHARE_ACCESS_BOTH, 1000, &o1, &d1, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && !same_sid(&o1, &d1) && held_count == 1 &&
+	   write_count == 1, "an OPEN for read and write, no other opener: a write delegation "
+	   "(counted as one)");
+	ok(io(&d1, &W, true, true) == NFS4_OK && io(&d1, &W, false, true) == NFS4_OK,
+	   "WRITE and READ with the write delegation stateid: OK");
+	ok(nfs4_state_deleg_break(t, &W, 60, true, 1000, 15, r, &n) == NFS4_OK && n == 0 &&
+	   nfs4_state_deleg_break(t, &W, 60, false, 1000, 15, r, &n) == NFS4_OK && n == 0,
+	   "the holder's own reads and changes: no conflict");
+	ok(open_deleg(60, "w60b", 0, true, &W, OPEN4_SHARE_ACCESS_WRITE, 1000, &x, &x, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION, "the same client again: it has one already");
+	ok(nfs4_state_deleg_break(t, &W, 61, true, 1001, 15, r, &n) == NFS4ERR_DELAY && n == 1 &&
+	   r[0].clientid == 60 && same_sid(&r[0].sid, &d1),
+	   "another client's read (READ, GETATTR of size, OPEN for reading): DELAY, recalled");
+	ok(io(&d1, &W, true, true) == NFS4_OK, "the holder writes back with it while recalled");
+	ok(nfs4_state_delegreturn(t, 60, &d1, &W, false) == NFS4_OK && held_count == 0 &&
+	   write_count == 0, "DELEGRETURN: none held, no write one");
+	ok(nfs4_state_deleg_break(t, &W, 61, true, 1002, 15, r, &n) == NFS4_OK,
+	   "then the read goes on");
+
+	ok(open_deleg(62, "w62", 0, true, &V, OPEN4_SHARE_ACCESS_READ, 1000, &o2, &d2, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && write_count == 0, "a read delegation on V");
+	ok(nfs4_state_deleg_break(t, &V, 63, true, 1000, 15, r, &n) == NFS4_OK && n == 0,
+	   "another client's read leaves a read delegation alone");
+	ok(open_deleg(63, "w63", 0, true, &V, OPEN4_SHARE_ACCESS_WRITE, 1000, &x, &x, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "no write delegation while another client opened the file (and holds a read one)");
+	ok(nfs4_state_delegreturn(t, 62, &d2, &V, false) == NFS4_OK, "(returned)");
+
+	ok(open_deleg(64, "w64", 0, true, &U, OPEN4_SHARE_ACCESS_READ, 1000, &x, &d2, &why) ==
+	   NFS4_OK && nfs4_state_delegreturn(t, 64, &d2, &U, false) == NFS4_OK &&
+	   open_deleg(65, "w65", 0, true, &U, OPEN4_SHARE_ACCESS_WRITE, 1000, &x, &x, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "no write delegation while another client has it open for reading");
+	ok(open_deleg(64, "w64", 1, true, &U, OPEN4_SHARE_ACCESS_READ, 1000, &x, &x, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION,
+	   "nor a read one while another client has it open for writing");
+
+	nfs4_state_purge_client(t, 60);
+	nfs4_state_purge_client(t, 61);
+	ok(open_deleg(66, "w66", 0, false, &W, OPEN4_SHARE_ACCESS_BOTH, 1100, &o1, &d1, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_CONTENTION && nfs4_state_confirm(t, &o1, &o1) == NFS4_OK &&
+	   open_deleg(66, "w66", 1, false, &W, OPEN4_SHARE_ACCESS_BOTH, 1100, &x, &d1, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED,
+	   "none to a new 4.0 open-owner; its next OPEN, the file open for write by itself "
+	   "already: a write delegation (the table's rule; deleg.c offers none to 4.0)");
+	ok(nfs4_state_deleg_break(t, &W, 0, true, 1100, 15, r, &n) == NFS4ERR_DELAY && n == 1,
+	   "an NFSv3 READ or GETATTR: recalled");
+	ok(nfs4_state_deleg_break(t, &W, 0, true, 1115, 15, r, &n) == NFS4_OK && n == 0 &&
+	   held_count == 0 && write_count == 0 &&
+	   nfs4_state_delegreturn(t, 0, &d1, &W, true) == NFS4ERR_BAD_STATEID,
+	   "not returned: revoked a lease after the recall (4.0: gone)");
+	for (n = 60; n <= 66; n++)
+		nfs4_state_purge_client(t, n);
+	ok(nfs4_state_delegs(t) == 0 && held_count == 0, "none left");
 }
 
 int main(void)
@@ -844,6 +920,7 @@ int main(void)
 
 	locks();
 	delegs();
+	wdelegs();
 	locks40();
 	courtesy();
 

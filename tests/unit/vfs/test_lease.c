@@ -3,7 +3,8 @@
  * The lease-break hook (src/vfs/lease.c): while no delegation is counted
  * the breaker is never called; once one is, the breaker gets the file,
  * the breaker id and the reason, and its answer is passed through;
- * without a breaker the answer is 0.
+ * without a breaker the answer is 0. READ and GETATTR ask only while a
+ * write delegation is counted.
  */
 #include <errno.h>
 
@@ -90,6 +91,18 @@ int main(void)
 	vfs_lease_set_breaker(breaker, &cookie);
 	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_ATTR) == -EAGAIN && seen.calls == 8,
 	   "installed again: asked again");
+	seen.answer = -EAGAIN;
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_READ) == 0 &&
+	   vfs_lease_break(7, 42, 0, VFS_BREAK_GETATTR) == 0 && seen.calls == 8,
+	   "a delegation counted, no write one: READ and GETATTR not asked");
+	vfs_lease_count_write(+1);
+	ok(vfs_lease_break(7, 42, 5, VFS_BREAK_READ) == -EAGAIN && seen.calls == 9 &&
+	   seen.why == VFS_BREAK_READ && seen.breaker == 5 &&
+	   vfs_lease_break(7, 42, 0, VFS_BREAK_GETATTR) == -EAGAIN && seen.calls == 10 &&
+	   seen.why == VFS_BREAK_GETATTR, "a write one counted: READ and GETATTR asked");
+	vfs_lease_count_write(-1);
+	ok(vfs_lease_break(7, 42, 0, VFS_BREAK_READ) == 0 && seen.calls == 10,
+	   "write count back to 0: READ not asked again");
 	vfs_lease_set_breaker(NULL, NULL);
 	vfs_lease_count(-1);
 	return tap_done();
