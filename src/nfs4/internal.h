@@ -219,6 +219,11 @@ const struct stateid4 *nfs4_sid(const struct nfs4_compound *c, const struct stat
 /* @sid becomes the current stateid (minor version 1). */
 void nfs4_set_sid(struct nfs4_compound *c, const struct stateid4 *sid);
 
+/* cacheme.c: does NFSv4.0 COMPOUND @req go to the duplicate request
+ * cache (rpc_proc.cache_this)? Return values: true when it holds an
+ * operation knfsd flags OP_CACHEME. */
+bool nfs4_compound_cache_this(struct rpc_req *req);
+
 /* Let go of what @f holds; it becomes none. */
 void nfs4_fh_clear(struct nfs4_fh *f);
 
