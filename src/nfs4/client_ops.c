@@ -101,6 +101,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 	}
 	nfs4_state_set_live(nfs4_states, client_live, boot);
 	nfs4_state_set_holds(nfs4_states, client_holds);
+	nfs4_state_set_unpin(nfs4_states, nfs4_unpin_file);
 	nfs4_deleg_init();
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	if (nfs4_sessions_init(clients) < 0) {

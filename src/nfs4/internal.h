@@ -125,6 +125,9 @@ nfs4_op_fn nfs4_open, nfs4_open_confirm, nfs4_open_downgrade, nfs4_close, nfs4_d
 extern struct nfs4_state *nfs4_states;
 /* The file id of state on @o (its device and inode). */
 void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f);
+/* Let go of the node an open file's state held (nfs4_state_set_unpin's
+ * function, set by nfs4_init). */
+void nfs4_unpin_file(void *node);
 /*
  * nfs4_check_stateid - may the current file be read (@write false) or
  * written with @sid? Renews the lease of the stateid's client (minor
