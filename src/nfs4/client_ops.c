@@ -138,6 +138,10 @@ bool nfs4_cb_path_up(clientid4 clientid)
 
 void nfs4_fini(void)
 {
+	/* the open-object cache may be gone already (nfsxd stops NFSv3 and
+	 * the exports first): pinned nodes are closed, not to be let go of */
+	if (nfs4_states)
+		nfs4_state_set_unpin(nfs4_states, NULL);
 	callbacks_stop();
 	if (nfs4_states)
 		nfs4_deleg_fini();

@@ -90,8 +90,8 @@ void nfs4_state_free(struct nfs4_state *t)
 			free(s->deleg);
 			free(s);
 		}
-		/* pins are not let go: at shutdown the open-object cache
-		 * has closed their nodes already (export_fini) */
+		/* pins are not let go of: at shutdown the open-object
+		 * cache has closed their nodes already (export_fini) */
 		while (t->files[i]) {
 			struct file *f = t->files[i];
 
@@ -187,7 +187,7 @@ void state_file_put(struct nfs4_state *t, struct file *f)
 	for (pp = &t->files[hash_file(&f->id)]; *pp != f; pp = &(*pp)->hnext)
 		;
 	*pp = f->hnext;
-	if (f->pin)
+	if (f->pin && t->unpin)
 		t->unpin(f->pin);
 	free(f);
 }

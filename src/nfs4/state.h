@@ -384,6 +384,8 @@ void nfs4_state_set_holds(struct nfs4_state *t, void (*holds)(clientid4 clientid
  * nfs4_state_set_unpin - @unpin(obj) lets go of the object
  * nfs4_state_file_pin gave a file, when the file's last stateid goes
  * (called with the table's lock held: it must not block nor call back).
+ * NULL: objects are dropped from then on, not let go of (shutdown), and
+ * nfs4_state_free never lets go of them.
  */
 void nfs4_state_set_unpin(struct nfs4_state *t, void (*unpin)(void *obj));
 
