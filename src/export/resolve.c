@@ -89,8 +89,9 @@ static int resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len,
 	}
 	if (o->vexp->ops->getattr(o->vexp, &o->obj, &o->st) == 0) {
 		o->have_st = true;
-		/* Removed since it was cached: as gone as a failed open. */
-		if (o->st.st_nlink == 0) {
+		/* Removed since it was cached: as gone as a failed open,
+		 * unless an NFSv4 open holds it (knfsd's nfsd_file does). */
+		if (o->st.st_nlink == 0 && !vfs_node_pinned(o->node)) {
 			o->have_st = false;
 			vfs_node_forget(o->node);
 			export_release(o);

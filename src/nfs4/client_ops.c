@@ -102,6 +102,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 	nfs4_state_set_live(nfs4_states, client_live, boot);
 	nfs4_state_set_holds(nfs4_states, client_holds);
 	nfs4_state_set_fslocks(nfs4_states, &nfs4_fslocks_vfs);
+	nfs4_state_set_unpin(nfs4_states, nfs4_unpin_file);
 	nfs4_deleg_init();
 	randombytes_buf(nfs4_write_verf.val, sizeof(nfs4_write_verf.val));
 	if (nfs4_sessions_init(clients) < 0) {
@@ -138,6 +139,10 @@ bool nfs4_cb_path_up(clientid4 clientid)
 
 void nfs4_fini(void)
 {
+	/* the open-object cache may be gone already (nfsxd stops NFSv3 and
+	 * the exports first): pinned nodes are closed, not to be let go of */
+	if (nfs4_states)
+		nfs4_state_set_unpin(nfs4_states, NULL);
 	callbacks_stop();
 	if (nfs4_states)
 		nfs4_deleg_fini();

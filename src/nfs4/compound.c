@@ -430,9 +430,11 @@ head:
 
 static const struct rpc_proc nfs4_procs[2] = {
 	[NFSPROC4_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
-	/* Not in the duplicate request cache: NFSv4.0's replay protection
-	 * is the open-owner seqid's, 4.1's the session's slots. */
-	[NFSPROC4_COMPOUND] = RPC_PROC("COMPOUND", nfs4_compound, B, 4096),
+	/* In the duplicate request cache when a 4.0 COMPOUND holds a
+	 * non-idempotent operation (cacheme.c); 4.1's replays are the
+	 * session slots'. */
+	[NFSPROC4_COMPOUND] = { .name = "COMPOUND", .handler = nfs4_compound, .flags = B,
+				.max_reply = 4096, .cache_this = nfs4_compound_cache_this },
 };
 
 const struct rpc_version nfs4_version = { 4, 2, nfs4_procs };

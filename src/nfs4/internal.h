@@ -130,6 +130,9 @@ nfs4_op_fn nfs4_open, nfs4_open_confirm, nfs4_open_downgrade, nfs4_close, nfs4_d
 extern struct nfs4_state *nfs4_states;
 /* The file id of state on @o (its device and inode). */
 void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f);
+/* Let go of the node an open file's state held (nfs4_state_set_unpin's
+ * function, set by nfs4_init). */
+void nfs4_unpin_file(void *node);
 /*
  * nfs4_check_stateid - may the current file be read (@write false) or
  * written with @sid? Renews the lease of the stateid's client (minor
@@ -247,6 +250,11 @@ nfs4_op_fn nfs4_readdir;
 const struct stateid4 *nfs4_sid(const struct nfs4_compound *c, const struct stateid4 *s);
 /* @sid becomes the current stateid (minor version 1). */
 void nfs4_set_sid(struct nfs4_compound *c, const struct stateid4 *sid);
+
+/* cacheme.c: does NFSv4.0 COMPOUND @req go to the duplicate request
+ * cache (rpc_proc.cache_this)? Return values: true when it holds an
+ * operation knfsd flags OP_CACHEME. */
+bool nfs4_compound_cache_this(struct rpc_req *req);
 
 /* Let go of what @f holds; it becomes none. */
 void nfs4_fh_clear(struct nfs4_fh *f);

@@ -28,6 +28,14 @@
  *   current file in the grace period after a restart, for a client of
  *   the previous run (recovery.h); every other claim then waits with
  *   GRACE.
+ * - An open file's state holds the file's node (vfs_node_pin; one per
+ *   file, not per open, let go of with the file's last stateid), as
+ *   knfsd's nfs4_file holds an nfsd_file: a file whose last link goes
+ *   while it is open (removed, or renamed over) stays readable, writable
+ *   and closable through its handle and stateids, and its inode number
+ *   cannot be reused under that state. Past the cache's pin budget an
+ *   open holds nothing, and such a file's handle is STALE at its last
+ *   link, as before.
  * - The seqid-bearing results are kept for a replay by the COMPOUND
  *   (c->seq, nfs4_state_seq_end) once encoded; a replay writes the kept
  *   bytes as they are, and OPEN's also restores the file it opened as
@@ -48,6 +56,18 @@ void nfs4_file_id_of(const struct export_obj *o, struct nfs4_file_id *f)
 {
 	f->dev = o->st.st_dev;
 	f->ino = o->st.st_ino;
+}
+
+void nfs4_unpin_file(void *node)
+{
+	vfs_node_unpin(node);
+}
+
+/* The state of open file @fid holds @n, unless it holds a node already. */
+static void pin_file(const struct nfs4_file_id *fid, struct vfs_node *n)
+{
+	if (n && vfs_node_pin(n) && !nfs4_state_file_pin(nfs4_states, fid, n))
+		vfs_node_unpin(n);
 }
 
 /* Minor version 0: the client of a stateful call must be confirmed and
@@ -512,6 +532,7 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			export_release(&j.file);
 		return res->status = st;
 	}
+	pin_file(&fid, j.file.node);
 	ok->cinfo.atomic = false;
 	ok->cinfo.before = before;
 	ok->cinfo.after = oa->claim.claim == CLAIM_NULL ? nfs4_change_of(&c->cur.o) : 0;

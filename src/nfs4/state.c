@@ -90,6 +90,8 @@ void nfs4_state_free(struct nfs4_state *t)
 			free(s->deleg);
 			free(s);
 		}
+		/* pins are not let go of: at shutdown the open-object
+		 * cache has closed their nodes already (export_fini) */
 		while (t->files[i]) {
 			struct file *f = t->files[i];
 
@@ -185,6 +187,8 @@ void state_file_put(struct nfs4_state *t, struct file *f)
 	for (pp = &t->files[hash_file(&f->id)]; *pp != f; pp = &(*pp)->hnext)
 		;
 	*pp = f->hnext;
+	if (f->pin && t->unpin)
+		t->unpin(f->pin);
 	free(f);
 }
 
@@ -578,6 +582,28 @@ void nfs4_state_set_holds(struct nfs4_state *t, void (*holds)(clientid4 clientid
 	pthread_mutex_lock(&t->lock);
 	t->holds = holds;
 	pthread_mutex_unlock(&t->lock);
+}
+
+void nfs4_state_set_unpin(struct nfs4_state *t, void (*unpin)(void *obj))
+{
+	pthread_mutex_lock(&t->lock);
+	t->unpin = unpin;
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool nfs4_state_file_pin(struct nfs4_state *t, const struct nfs4_file_id *fid, void *obj)
+{
+	struct file *f;
+	bool took = false;
+
+	pthread_mutex_lock(&t->lock);
+	f = state_file_get(t, fid, false);
+	if (f && f->opens && !f->pin && t->unpin) {
+		f->pin = obj;
+		took = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return took;
 }
 
 void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),

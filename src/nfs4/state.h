@@ -8,10 +8,12 @@
  *
  * DESIGN
  * - A file is named by its (st_dev, st_ino): every export reaching it
- *   shares its reservations. Nothing here holds the file: an inode
- *   number reused after a file with open state was removed on the server
- *   would meet that state (clients rename open files away instead of
- *   removing them, so it takes a removal behind their back).
+ *   shares its reservations. The table holds the file only through an
+ *   object its caller gives it (nfs4_state_file_pin: the server's open
+ *   file, as knfsd's nfs4_file holds an nfsd_file), let go of when the
+ *   file's last stateid goes; it never looks inside. Without one, an
+ *   inode number reused after a file with open state was removed would
+ *   meet that state (nfs4_state_forget_file).
  * - An open stateid is (open-owner, file): a second OPEN by the same
  *   owner upgrades it (access and deny are or-ed, the stateid's seqid
  *   goes up), as RFC 7530 9.1.4.2 asks. Which modes were asked is kept
@@ -436,10 +438,29 @@ void nfs4_state_set_live(struct nfs4_state *t, bool (*live)(clientid4 clientid),
 void nfs4_state_set_holds(struct nfs4_state *t, void (*holds)(clientid4 clientid, bool holds));
 
 /*
+ * nfs4_state_set_unpin - @unpin(obj) lets go of the object
+ * nfs4_state_file_pin gave a file, when the file's last stateid goes
+ * (called with the table's lock held: it must not block nor call back).
+ * NULL: objects are dropped from then on, not let go of (shutdown), and
+ * nfs4_state_free never lets go of them.
+ */
+void nfs4_state_set_unpin(struct nfs4_state *t, void (*unpin)(void *obj));
+
+/*
+ * nfs4_state_file_pin - file @f, which has opens, keeps @obj (a
+ * reference of the caller's) until its last stateid goes, then hands it
+ * to the unpin function. One object a file.
+ * Return values: true when the table took @obj; false when @f has no
+ * open, already keeps one, or no unpin function is set (the caller lets
+ * go of @obj).
+ */
+bool nfs4_state_file_pin(struct nfs4_state *t, const struct nfs4_file_id *f, void *obj);
+
+/*
  * nfs4_state_forget_file - a file was just created with id @f: state
  * still held under that id belongs to a removed file whose inode number
- * was reused (a client that renamed an open file over another cannot
- * CLOSE it: its handle is stale), so it is dropped.
+ * was reused (one whose open was not pinned: nothing held its inode), so
+ * it is dropped.
  */
 void nfs4_state_forget_file(struct nfs4_state *t, const struct nfs4_file_id *f);
 

@@ -54,6 +54,7 @@ struct file {
 	struct stid *opens;         /* (fnext) */
 	struct stid *locks;         /* lock stateids (fnext) */
 	struct stid *delegs;        /* delegations held or being recalled (fnext) */
+	void *pin;                  /* nfs4_state_file_pin's object, or NULL */
 };
 
 /* A byte range locked, @end inclusive (a lock to the end of the file
@@ -107,6 +108,7 @@ struct nfs4_state {
 	void (*holds)(clientid4 clientid, bool holds);   /* nfs4_state_set_holds */
 	void (*deleg_count)(int held, int revoked, int write);   /* nfs4_state_set_deleg_count */
 	const struct nfs4_fslocks *fs;      /* nfs4_state_set_fslocks */
+	void (*unpin)(void *obj);           /* nfs4_state_set_unpin */
 	uint32_t ndelegs;                   /* held or being recalled */
 	/* files whose delegation was recalled lately, by hash: no new one
 	 * for NFS4_DELEG_RECALL_HOLD seconds (state_deleg.c) */

@@ -208,7 +208,8 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 	proc = &ver->procs[req->call.proc];
 	req->proc = proc;
 
-	if ((proc->flags & RPC_PROC_NONIDEMPOTENT) && drc) {
+	if (drc && ((proc->flags & RPC_PROC_NONIDEMPOTENT) ||
+		    (proc->cache_this && proc->cache_this(req)))) {
 		rpc_drc_make_key(&req->drc_key, req->call.xid, req->call.prog,
 				 req->call.vers, req->call.proc, req->peer,
 				 req->args.p, xdr_dec_left(&req->args));

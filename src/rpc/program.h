@@ -78,6 +78,18 @@ struct rpc_bulk {
 typedef bool rpc_bulk_begin_fn(struct rpc_req *req, size_t rest, struct rpc_bulk *b);
 typedef enum rpc_accept_stat rpc_bulk_end_fn(struct rpc_req *req, struct rpc_bulk *b);
 
+/*
+ * Whether this call of a procedure not flagged RPC_PROC_NONIDEMPOTENT
+ * goes to the duplicate request cache all the same, decided from its
+ * arguments (NFSv4.0's COMPOUND: by the operations in it, as knfsd sets
+ * rq_cachetype while decoding). Runs on the event loop before the
+ * handler, and must not block; it reads req->args, whole, and must leave
+ * req->args and req->arena as it found them. Not for procedures with bulk
+ * hooks (their arguments are not all there).
+ * Return values: true to key the call in the cache.
+ */
+typedef bool rpc_cache_this_fn(struct rpc_req *req);
+
 struct rpc_proc {
 	const char *name;
 	rpc_handler_fn *handler;
@@ -85,6 +97,7 @@ struct rpc_proc {
 	uint32_t max_reply; /* results, bytes, not counting the header */
 	rpc_bulk_begin_fn *bulk_begin;  /* optional, with bulk_end */
 	rpc_bulk_end_fn *bulk_end;
+	rpc_cache_this_fn *cache_this;  /* optional */
 };
 
 /* A table entry without bulk hooks; designated, so that fields added

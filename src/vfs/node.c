@@ -29,6 +29,7 @@ struct vfs_node {
 	struct vfs_node *prev, *next;            /* LRU, most recent first */
 	uint64_t hash;
 	uint32_t refs;                           /* guarded by the shard lock */
+	uint32_t pins;                           /* the same; atomic to read */
 	bool cached;                             /* in the shard's table */
 	int path_fd;
 	int io_fd[2];                            /* O_RDONLY, O_WRONLY; atomic, -1 until opened */
@@ -61,12 +62,18 @@ struct shard {
 	pthread_mutex_t lock;
 	struct vfs_node *lru_head, *lru_tail;
 	unsigned int count;
+	/* Unpinned out of the table with no user left: closed by the next
+	 * sweep, since vfs_node_unpin never closes (linked by hnext). */
+	struct vfs_node *closing;
 	struct vfs_node *bucket[NBUCKETS];
 };
 
 static struct shard *shards;
 static unsigned int nshards;     /* a power of two, at most MAX_SHARDS */
 static unsigned int per_shard_cap;
+/* Nodes pinned (atomic), and at most how many: half the capacity, so
+ * that open files cannot take the cache from everything else. */
+static unsigned int pinned, pin_cap;
 
 /* FNV-1a over what identifies an object: export, handle type and bytes. */
 static uint64_t key_hash(uint32_t export_id, int type, const uint8_t *k, uint32_t len)
@@ -107,7 +114,9 @@ unsigned int vfs_nodes_init(unsigned int capacity)
 	if (capacity == 0) {
 		rlim_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
 
-		/* A third of the descriptors, the rest for connections. */
+		/* A third of the descriptors, the rest for connections;
+		 * pinned nodes (at most half as many again) may take up to
+		 * half of them (node.h). */
 		capacity = fds / 3 / 3 > 16384 ? 16384 : (unsigned int)(fds / 3 / 3);
 		if (capacity < SHARD_MIN)
 			capacity = SHARD_MIN;
@@ -121,6 +130,7 @@ unsigned int vfs_nodes_init(unsigned int capacity)
 	for (i = 0; i < nshards; i++)
 		pthread_mutex_init(&shards[i].lock, NULL);
 	per_shard_cap = (capacity + nshards - 1) / nshards;
+	pin_cap = per_shard_cap * nshards / 2;
 	return per_shard_cap * nshards;
 }
 
@@ -181,10 +191,12 @@ void vfs_nodes_fini(void)
 			node_close(n);
 			n = next;
 		}
+		close_list(shards[i].closing);
 		pthread_mutex_destroy(&shards[i].lock);
 	}
 	free(shards);
 	shards = NULL;
+	pinned = 0;
 }
 
 static bool same(const struct vfs_node *n, uint64_t h, uint32_t export_id,
@@ -493,6 +505,8 @@ unsigned int vfs_nodes_sweep_removed(void)
 		/* fstat outside the lock (it may wait on a remote or FUSE file
 		 * system): the unused nodes are held meanwhile. */
 		pthread_mutex_lock(&s->lock);
+		out = s->closing;
+		s->closing = NULL;
 		for (n = s->lru_head; n; n = n->next)
 			if (n->refs == 0) {
 				n->refs++;
@@ -569,13 +583,59 @@ void vfs_node_hold(struct vfs_node *n)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool vfs_node_pin(struct vfs_node *n)
+{
+	struct shard *s = shard_of(n->hash);
+	bool ok = true;
+
+	pthread_mutex_lock(&s->lock);
+	if (n->pins == 0) {
+		/* a node out of the table is not what the handle finds */
+		ok = n->cached && __atomic_add_fetch(&pinned, 1, __ATOMIC_RELAXED) <= pin_cap;
+		if (!ok && n->cached)
+			__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
+	}
+	if (ok) {
+		__atomic_store_n(&n->pins, n->pins + 1, __ATOMIC_RELAXED);
+		n->refs++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+void vfs_node_unpin(struct vfs_node *n)
+{
+	struct shard *s = shard_of(n->hash);
+
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&n->pins, n->pins - 1, __ATOMIC_RELAXED);
+	if (n->pins == 0)
+		__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
+	if (--n->refs == 0 && !n->cached) {
+		n->hnext = s->closing;
+		s->closing = n;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool vfs_node_pinned(const struct vfs_node *n)
+{
+	return __atomic_load_n(&n->pins, __ATOMIC_RELAXED) != 0;
+}
+
+unsigned int vfs_nodes_pinned(void)
+{
+	return __atomic_load_n(&pinned, __ATOMIC_RELAXED);
+}
+
 void vfs_node_forget(struct vfs_node *n)
 {
 	struct shard *s = shard_of(n->hash);
 
 	pthread_mutex_lock(&s->lock);
-	if (n->cached)
-		drop(s, n);      /* in use by the caller: closed at its put */
+	/* in use by the caller: closed at its put; pinned: kept */
+	if (n->cached && !n->pins)
+		drop(s, n);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -598,7 +658,7 @@ void vfs_node_forget_name(const struct vfs_export *e, int dirfd, const char *nam
 	s = shard_of(h);
 	pthread_mutex_lock(&s->lock);
 	n = find(s, h, e->id, u.h.handle_type, u.h.f_handle, u.h.handle_bytes);
-	if (n && drop(s, n))
+	if (n && !n->pins && drop(s, n))
 		victim = n;
 	pthread_mutex_unlock(&s->lock);
 	if (victim)

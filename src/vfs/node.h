@@ -22,9 +22,17 @@
  *   never keeps a deleted file's blocks allocated for long; objects
  *   removed behind the server's back are closed by a sweep
  *   (vfs_nodes_sweep_removed) once unused.
+ * - Pinned nodes (vfs_node_pin): NFSv4's open state holds the node of
+ *   each open file, as knfsd's nfs4_file holds an nfsd_file, so the file
+ *   stays reachable through its handle after its last link goes, until
+ *   its last open does (callers then skip the st_nlink check). A pinned
+ *   node stays cached: forgetting it by name or node, eviction and the
+ *   sweep pass it by (a reload's vfs_nodes_forget_export does not).
+ *   At most half the capacity is pinned at a time.
  * - Bounded: at most @capacity nodes (each up to three descriptors),
- *   least recently used first out; a node in use is closed when its last
- *   user puts it. Up to 64 shards, each with its own mutex and LRU, no
+ *   least recently used first out, plus the pinned ones beyond it when
+ *   pins crowd one shard (at most capacity / 2 more); a node in use is
+ *   closed when its last user puts it. Up to 64 shards, each with its own mutex and LRU, no
  *   other lock taken while one is held. Each shard holds at least 32
  *   nodes (fewer shards for a smaller cache), so that its LRU stays close
  *   to the whole cache's; a cache of fewer than 64 nodes is one shard,
@@ -118,6 +126,24 @@ bool vfs_map_resident(const uint8_t *p, size_t len);
 /* Another reference to @n, held by a caller that already holds one. */
 void vfs_node_hold(struct vfs_node *n);
 
+/*
+ * vfs_node_pin - keep @n (held by the caller) cached and reachable by
+ * its handle until vfs_node_unpin, removed or not: a reference of its
+ * own, and vfs_node_pinned() true. Pins nest.
+ * Return values: true; false when @n is no longer cached or half the
+ * cache's capacity is pinned already (nothing taken).
+ */
+bool vfs_node_pin(struct vfs_node *n);
+/* Let go of one pin of @n and its reference. Never closes anything
+ * (callers may hold locks of their own): a node the cache no longer
+ * holds is closed by the next vfs_nodes_sweep_removed(). */
+void vfs_node_unpin(struct vfs_node *n);
+/* Return values: is @n pinned (may its object be reached after its last
+ * link went)? */
+bool vfs_node_pinned(const struct vfs_node *n);
+/* Nodes pinned now (for tests and statistics). */
+unsigned int vfs_nodes_pinned(void);
+
 /* Drop @n from the cache (it stays usable by whoever holds it). */
 void vfs_node_forget(struct vfs_node *n);
 
@@ -130,9 +156,10 @@ void vfs_nodes_forget_export(uint32_t id);
 /*
  * Close the unused nodes of objects removed since they were cached
  * (st_nlink 0): removed by someone other than this server's clients,
- * whose REMOVE and RMDIR forget the node at once. A cached node keeps its
- * object's blocks allocated, as an open file does; nfsxd sweeps every
- * 2 s, as nfsd's file cache closes idle files.
+ * whose REMOVE and RMDIR forget the node at once, or unpinned after their
+ * removal. A cached node keeps its object's blocks allocated, as an open
+ * file does; nfsxd sweeps every 2 s, as nfsd's file cache closes idle
+ * files. Also closes the nodes vfs_node_unpin left for it.
  * Return values: the nodes closed.
  */
 unsigned int vfs_nodes_sweep_removed(void);

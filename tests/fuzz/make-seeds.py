@@ -238,6 +238,11 @@ seeds = {
     + v4_rec(72, [u32(14, 3, 6) + V4_SID + u64(5) + u64(0xFFFFFFFFFFFFFFFC)])
     + v4_rec(73, [u32(13, 7) + u64(0) + u64(0) + V4_CID + opaque(b"x" * 1024)])
     + v4_rec(74, [u32(39) + V4_CID + opaque(b"lock-owner"), u32(30) + V4_CID]),
+    # NFSv4.0 COMPOUNDs in the duplicate request cache (cacheme.c): a
+    # CREATE after a LOOKUP, retransmitted with its xid; a WRITE after an
+    # operation that does not decode (never cached: the scan stops there).
+    "nfs4-drc": v4_rec(75, V4_PSEUDO + [u32(6, 2) + opaque(b"d") + u32(0, 0)]) * 2
+    + v4_rec(76, V4_PSEUDO + [u32(99), u32(38) + V4_SID + u32(0, 8, 2) + opaque(b"x")]) * 2,
 }
 
 os.makedirs(out, exist_ok=True)

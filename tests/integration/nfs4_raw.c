@@ -64,15 +64,15 @@ static bool decode_reply(struct v4_res *s)
 	return s->xdr_ok;
 }
 
-static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *args,
-		      struct v4_res *out)
+static bool send_args_xid(int fd, uint32_t xid, uint32_t uid, uint32_t gid,
+			  const struct rpc_buf *args, struct v4_res *out)
 {
 	struct rpc_buf cred;
 	struct rpc_call c;
 
 	v4_res_free(out);
 	rpc_buf_init(&cred);
-	rpc_call_init(&c, rpc_next_xid(), PROG_NFS, 4, NFSPROC4_COMPOUND_NUM);
+	rpc_call_init(&c, xid, PROG_NFS, 4, NFSPROC4_COMPOUND_NUM);
 	if (v4_flavor == AUTH_SYS) {
 		rpc_authsys_encode(&cred, 0, "nfsx-test", uid, gid, &gid, 1);
 		c.cred_flavor = AUTH_SYS;
@@ -84,6 +84,12 @@ static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *
 	out->rc = rpc_call_simple(fd, &c, &out->r, &out->store, v4_timeout_ms);
 	rpc_buf_free(&cred);
 	return decode_reply(out);
+}
+
+static bool send_args(int fd, uint32_t uid, uint32_t gid, const struct rpc_buf *args,
+		      struct v4_res *out)
+{
+	return send_args_xid(fd, rpc_next_xid(), uid, gid, args, out);
 }
 
 bool v4_res_take(struct v4_res *out, const struct rpc_buf *rec)
@@ -139,6 +145,24 @@ bool v4_call(int fd, const struct nfs_argop4 *ops, uint32_t nops,
 	     struct v4_res *out)
 {
 	return v4_compound(fd, 0, 0, "t", 1, 0, ops, nops, out);
+}
+
+bool v4_call_xid(int fd, uint32_t xid, const struct nfs_argop4 *ops, uint32_t nops,
+		 struct v4_res *out)
+{
+	struct rpc_buf a;
+	bool ok;
+
+	rpc_buf_init(&a);
+	if (!v4_encode(&a, "t", 1, 0, ops, nops)) {
+		rpc_buf_free(&a);
+		v4_res_free(out);
+		out->rc = -9;
+		return false;
+	}
+	ok = send_args_xid(fd, xid, 0, 0, &a, out);
+	rpc_buf_free(&a);
+	return ok;
 }
 
 bool v4_compound_raw(int fd, const struct rpc_buf *args, struct v4_res *out)

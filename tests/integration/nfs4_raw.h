@@ -62,6 +62,11 @@ bool v4_compound(int fd, uint32_t uid, uint32_t gid, const void *tag,
 bool v4_call(int fd, const struct nfs_argop4 *ops, uint32_t nops,
 	     struct v4_res *out);
 
+/* v4_call with the xid @xid (a retransmission, as a client that lost
+ * the reply sends it), not a fresh one. Return values: as v4_call(). */
+bool v4_call_xid(int fd, uint32_t xid, const struct nfs_argop4 *ops, uint32_t nops,
+		 struct v4_res *out);
+
 /*
  * v4_compound_raw - send @args as the COMPOUND's arguments, verbatim
  * (for malformed requests), as uid 0; the reply is decoded like

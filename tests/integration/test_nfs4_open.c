@@ -831,6 +831,93 @@ static void test_reboot(void)
 	ok(n == NFS4_OK, "and its deny with it: an anonymous WRITE is OK (%ld)", n);
 }
 
+/* GETATTR (numlinks) of @fh: its status; *@links the count. */
+static long links_of(const struct v4_fh *fh, uint32_t *links)
+{
+	struct nfs_argop4 op;
+	struct v4_attrs a;
+	struct v4_res s;
+	uint32_t w[3];
+	long st;
+
+	v4_bits(w, FATTR4_NUMLINKS, -1);
+	v4op_getattr(&op, w, 3);
+	v4_res_init(&s);
+	st = v4_on_fh(fd, 0, fh, &op, &s);
+	*links = 99;
+	if (st == NFS4_OK && v4_attrs_of_res(&s, 1, &a))
+		*links = a.numlinks;
+	v4_res_free(&s);
+	return st;
+}
+
+/* An open file whose last link goes stays readable, writable and
+ * closable through its handle and stateid, as with knfsd (its open file
+ * holds the inode); its handle goes stale with its last open (pynfs
+ * RNM21). */
+static void test_unlinked(void)
+{
+	struct nfs_argop4 op, ops[3];
+	struct v4_opened o;
+	struct v4_res s;
+	struct rd r;
+	uint32_t links;
+	FILE *f;
+	long n;
+
+	open_args(&op, &own_a, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, "gone");
+	v4op_open_create(&op, UNCHECKED4, NULL, NULL);
+	n = v4_open_conf(fd, &own_a, 0, &fh_rw, &op, &o);
+	if (n == NFS4_OK)
+		n = do_write(0, &o.fh, &o.sid, 0, FILE_SYNC4, "before", NULL);
+	ok(n == NFS4_OK, "OPEN 'gone' (create) and WRITE: OK (%ld)", n);
+	v4op_remove(&op, "gone");
+	v4_res_init(&s);
+	n = v4_on_fh(fd, 0, &fh_rw, &op, &s);
+	v4_res_free(&s);
+	ok(n == NFS4_OK && disk_size("rw/gone") < 0, "REMOVE of it while open: OK, gone (%ld)", n);
+	n = links_of(&o.fh, &links);
+	ok(n == NFS4_OK && links == 0, "GETATTR through its handle: OK, no link (%ld, %u)", n,
+	   links);
+	r = do_read(0, &o.fh, &o.sid, 0, 100);
+	ok(r.st == NFS4_OK && r.len == 6 && memcmp(r.data, "before", 6) == 0,
+	   "READ with its open stateid: the data (%ld, %u)", r.st, r.len);
+	n = do_write(0, &o.fh, &o.sid, 6, UNSTABLE4, "+after", NULL);
+	r = do_read(0, &o.fh, &o.sid, 0, 100);
+	ok(n == NFS4_OK && r.st == NFS4_OK && r.len == 12 && memcmp(r.data, "before+after", 12) == 0,
+	   "WRITE with it, read back: OK (%ld, %ld, %u)", n, r.st, r.len);
+	n = v4_close(fd, &own_a, &o);
+	ok(n == NFS4_OK, "CLOSE: OK (%ld)", n);
+	n = links_of(&o.fh, &links);
+	ok(n == NFS4ERR_STALE, "after the last CLOSE its handle is STALE (%ld)", n);
+
+	/* pynfs RNM21: RENAME over an open file, then CLOSE it */
+	f = fopen(path_of("rw/mvsrc"), "w");
+	if (f) {
+		fputs("new", f);
+		fclose(f);
+	}
+	f = fopen(path_of("rw/victim"), "w");
+	if (f) {
+		fputs("old", f);
+		fclose(f);
+	}
+	n = open_name(&own_a, 0, "victim", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &o);
+	ok(n == NFS4_OK, "OPEN of 'victim' (%ld)", n);
+	v4op_putfh(&ops[0], &fh_rw);
+	v4op_simple(&ops[1], OP_SAVEFH);
+	v4op_rename(&ops[2], "mvsrc", "victim");
+	v4_res_init(&s);
+	n = v4_call_as(fd, 0, ops, 3, &s);
+	v4_res_free(&s);
+	ok(n == NFS4_OK, "RENAME of another file over it: OK (%ld)", n);
+	r = do_read(0, &o.fh, &o.sid, 0, 100);
+	ok(r.st == NFS4_OK && r.len == 3 && memcmp(r.data, "old", 3) == 0,
+	   "READ through the open file's handle: its own data, not the new file's (%ld)", r.st);
+	n = v4_close(fd, &own_a, &o);
+	ok(n == NFS4_OK, "CLOSE of it: OK, not STALE (%ld)", n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -856,6 +943,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_setattr();
 	test_limits();
+	test_unlinked();
 	test_reboot();
 	close(fd);
 	return tap_done();

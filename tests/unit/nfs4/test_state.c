@@ -764,6 +764,65 @@ static void wdelegs(void)
 	ok(nfs4_state_delegs(t) == 0 && held_count == 0, "none left");
 }
 
+/* CLOSE (minor version 1) of open @sid of file @f. */
+static enum nfsstat4 close_(const struct stateid4 *sid, const struct nfs4_file_id *f)
+{
+	static struct nfs4_seq q;
+	struct stateid4 out;
+	enum nfsstat4 st;
+
+	st = nfs4_state_seqid_begin(t, sid, f, 0, false, false, &q);
+	if (st == NFS4_OK)
+		st = nfs4_state_close(t, sid, false, &out);
+	nfs4_state_seq_end(t, &q, st, NULL, 0);
+	return st;
+}
+
+static void *unpinned;
+static int unpins;
+
+static void unpin(void *obj)
+{
+	unpinned = obj;
+	unpins++;
+}
+
+/* A file's pinned object (the server's open node) is let go of with its
+ * last stateid, whatever takes that: CLOSE, a purge, a new file with its
+ * number. */
+static void pins(void)
+{
+	static const struct nfs4_file_id F5 = { 5, 500 };
+	int obj1, obj2;
+	struct stateid4 o1, o2;
+	bool confirm, rep;
+
+	ok(!nfs4_state_file_pin(t, &F5, &obj1), "no pin of a file without state");
+	ok(open_(50, "p50", 0, true, &F5, OPEN4_SHARE_ACCESS_READ, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && !nfs4_state_file_pin(t, &F5, &obj1),
+	   "no pin without an unpin function");
+	nfs4_state_set_unpin(t, unpin);
+	ok(nfs4_state_file_pin(t, &F5, &obj1), "a file with an open keeps an object");
+	ok(!nfs4_state_file_pin(t, &F5, &obj2), "one object a file");
+	ok(open_(51, "p51", 0, true, &F5, OPEN4_SHARE_ACCESS_READ, 0, &o2, &confirm, &rep) ==
+	   NFS4_OK && close_(&o1, &F5) == NFS4_OK && unpins == 0,
+	   "a second client's open, the first one's CLOSE: still kept");
+	nfs4_state_purge_client(t, 51);
+	ok(unpins == 1 && unpinned == &obj1, "the last stateid gone (a purge): let go of, once");
+	ok(!nfs4_state_file_pin(t, &F5, &obj2), "and no pin once the file has no open");
+	ok(open_(52, "p52", 0, true, &F5, OPEN4_SHARE_ACCESS_READ, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && nfs4_state_file_pin(t, &F5, &obj2), "opened again: pinned again");
+	nfs4_state_forget_file(t, &F5);
+	ok(unpins == 2 && unpinned == &obj2, "a new file with its number: let go of");
+	ok(open_(53, "p53", 0, true, &F5, OPEN4_SHARE_ACCESS_READ, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && nfs4_state_file_pin(t, &F5, &obj1) &&
+	   close_(&o1, &F5) == NFS4_OK && unpins == 3 && unpinned == &obj1, "its only open's CLOSE: let go of");
+	nfs4_state_purge_client(t, 50);
+	nfs4_state_purge_client(t, 52);
+	nfs4_state_purge_client(t, 53);
+	nfs4_state_set_unpin(t, NULL);
+}
+
 int main(void)
 {
 	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
@@ -942,6 +1001,8 @@ int main(void)
 		nfs4_state_purge_client(t, 40);
 		nfs4_state_purge_client(t, 41);
 	}
+
+	pins();
 
 	/* ---- the per-client bound ---- */
 	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {

@@ -86,6 +86,16 @@ static enum rpc_accept_stat p_syserr(struct rpc_req *req)
 	return RPC_SYSTEM_ERR;
 }
 
+/* Cached when its argument's first word is 1; leaves args as they were
+ * (it reads a copy), as rpc_cache_this_fn must. */
+static bool cache_first_one(struct rpc_req *req)
+{
+	struct xdr_dec d = req->args;
+	uint32_t v;
+
+	return xdr_dec_u32(&d, &v) && v == 1;
+}
+
 static const struct rpc_proc v1_procs[] = {
 	[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
 	[1] = RPC_PROC("ECHO", p_echo, 0, 4),
@@ -409,6 +419,51 @@ static void test_drc(void)
 	rpc_drc_destroy(drc);
 }
 
+/* A procedure whose arguments decide (rpc_proc.cache_this, NFSv4.0's
+ * COMPOUND): cached when it says so, run every time when it does not. */
+static void test_cache_this(void)
+{
+	static const struct rpc_proc procs[] = {
+		[0] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
+		[1] = { .name = "MAYBE", .handler = p_count, .max_reply = 4,
+			.cache_this = cache_first_one },
+	};
+	static const struct rpc_version vers[] = { { 1, 2, procs } };
+	static const struct rpc_program prog = {
+		.prog = TPROG + 1, .name = "maybe", .nvers = 1, .versions = vers,
+	};
+	struct rpc_drc *drc = rpc_drc_create(1u << 20);
+	struct rpc_registry reg2 = { 0 };
+	uint8_t first[64];
+	size_t first_len;
+
+	ok(rpc_registry_add(&reg2, &prog) == 0, "a program with a cache_this procedure");
+
+	counter = 0;
+	w_call(&w, 0x400, TPROG + 1, 1, 1);
+	w_u32(&w, 1);
+	treq_run(&t, &reg2, drc, &w, &peer_a);
+	ok(t.sent && counter == 1 && get32(t.rep + 24) == 1,
+	   "cache_this true: the first call runs (counter %u)", counter);
+	first_len = t.rep_len;
+	memcpy(first, t.rep, first_len);
+	treq_run(&t, &reg2, drc, &w, &peer_a);
+	ok(t.sent && counter == 1 && t.rep_len == first_len &&
+	   memcmp(t.rep, first, first_len) == 0,
+	   "cache_this true: the retransmission gets the cached reply (counter %u)",
+	   counter);
+
+	w_call(&w, 0x401, TPROG + 1, 1, 1);
+	w_u32(&w, 0);
+	treq_run(&t, &reg2, drc, &w, &peer_a);
+	treq_run(&t, &reg2, drc, &w, &peer_a);
+	ok(t.sent && counter == 3 && get32(t.rep + 24) == 3,
+	   "cache_this false: the retransmission runs again (counter %u)", counter);
+	treq_run(&t, &reg2, NULL, &w, &peer_a);
+	ok(t.sent && counter == 4, "no DRC: cache_this is not asked, the call runs");
+	rpc_drc_destroy(drc);
+}
+
 static void test_big(void)
 {
 	struct rpc_req *req = t.req;
@@ -474,6 +529,7 @@ int main(void)
 	test_basic();
 	test_finish();
 	test_drc();
+	test_cache_this();
 	test_big();
 
 	treq_fini(&t);

@@ -8,7 +8,9 @@
  * in use survives eviction and is closed by its last put; a miss without
  * permission to block says -EWOULDBLOCK; a write mapping is made once,
  * only within the file's size, and goes with the node; objects removed
- * behind the cache's back are closed by a sweep once unused. Needs root (open_by_handle_at).
+ * behind the cache's back are closed by a sweep once unused; a pinned node
+ * survives forgetting, removal and sweeps, within a budget of half the
+ * capacity. Needs root (open_by_handle_at).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -243,6 +245,82 @@ int main(void)
 		ok(fd_open(vfs_node_fd(d)), "and leaves the one in use to its holder");
 		vfs_node_put(d);
 		ok(vfs_nodes_sweep_removed() == 1, "which the next sweep closes");
+	}
+
+	/* Pinned (an NFSv4 open): kept cached through forgetting, removal
+	 * and sweeps, and reachable by its handle, until unpinned. */
+	{
+		struct vfs_node *pn = NULL, *x = NULL;
+		struct fh_parts pp;
+		char np[4200];
+		int pfd;
+
+		if (parts_of("f0010", &pp) < 0 || vfs_node_get(&exp_, &pp, true, &pn) < 0) {
+			printf("Bail out! cannot cache f0010\n");
+			return 1;
+		}
+		pfd = vfs_node_fd(pn);
+		ok(!vfs_node_pinned(pn) && vfs_node_pin(pn) && vfs_node_pinned(pn) &&
+		   vfs_nodes_pinned() == 1, "a node pinned");
+		vfs_node_put(pn);
+		vfs_node_forget_name(&exp_, exp_.root_fd, "f0010");
+		vfs_node_forget(pn);
+		snprintf(np, sizeof(np), "%s/f0010", dir);
+		ok(unlink(np) == 0 && vfs_nodes_sweep_removed() == 0 && fd_open(pfd),
+		   "forgotten by name and by node, removed, swept: still open");
+		ok(vfs_node_get(&exp_, &pp, false, &x) == 0 && x == pn,
+		   "and its handle still finds it, without blocking");
+		vfs_node_put(x);
+		ok(vfs_node_pin(pn) && vfs_nodes_pinned() == 1, "pins nest (one node pinned)");
+		vfs_node_unpin(pn);
+		ok(vfs_node_pinned(pn) && fd_open(pfd), "one unpin of two: still pinned");
+		vfs_node_unpin(pn);
+		ok(!vfs_node_pinned(pn) && vfs_nodes_pinned() == 0 && fd_open(pfd),
+		   "the last unpin closes nothing itself");
+		ok(vfs_nodes_sweep_removed() == 1 && !fd_open(pfd),
+		   "the next sweep closes the removed node");
+
+		/* a reload drops even a pinned node: its unpin leaves it to the sweep */
+		ok(parts_of("f0011", &pp) == 0 && vfs_node_get(&exp_, &pp, true, &pn) == 0 &&
+		   vfs_node_pin(pn), "f0011 pinned");
+		pfd = vfs_node_fd(pn);
+		vfs_node_put(pn);
+		vfs_nodes_forget_export(exp_.id);
+		ok(fd_open(pfd) && vfs_node_get(&exp_, &pp, false, &x) == -EWOULDBLOCK,
+		   "a reload drops it from the cache (a miss), still open");
+		vfs_node_unpin(pn);
+		ok(fd_open(pfd) && vfs_nodes_sweep_removed() == 1 && !fd_open(pfd),
+		   "unpinned, it is closed by the next sweep");
+
+		ok(parts_of("f0012", &pp) == 0 && vfs_node_get(&exp_, &pp, true, &x) == 0,
+		   "f0012 cached");
+		vfs_node_forget(x);
+		ok(!vfs_node_pin(x) && vfs_nodes_pinned() == 0,
+		   "a node out of the cache (forgotten) is not pinned");
+		vfs_node_put(x);
+
+		/* the budget: half the capacity */
+		all_ok = true;
+		for (i = 0; i < cap / 2 && all_ok; i++) {
+			snprintf(name, sizeof(name), "f%04u", 200 + i);
+			all_ok = parts_of(name, &pp) == 0 &&
+				 vfs_node_get(&exp_, &pp, true, &pn) == 0 && vfs_node_pin(pn);
+			if (all_ok)
+				vfs_node_put(pn);
+		}
+		ok(all_ok && vfs_nodes_pinned() == cap / 2, "%u nodes pinned", cap / 2);
+		ok(parts_of("f0400", &pp) == 0 && vfs_node_get(&exp_, &pp, true, &x) == 0 &&
+		   !vfs_node_pin(x) && !vfs_node_pinned(x) && vfs_nodes_pinned() == cap / 2,
+		   "one more is refused: half the capacity is the budget");
+		vfs_node_put(x);
+		for (i = 0; i < cap / 2; i++) {
+			snprintf(name, sizeof(name), "f%04u", 200 + i);
+			if (parts_of(name, &pp) == 0 && vfs_node_get(&exp_, &pp, false, &pn) == 0) {
+				vfs_node_unpin(pn);
+				vfs_node_put(pn);
+			}
+		}
+		ok(vfs_nodes_pinned() == 0, "all unpinned");
 	}
 
 	/* A cache of fewer than 64 nodes is one shard: exactly LRU. */
