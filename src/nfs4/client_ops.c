@@ -138,6 +138,7 @@ bool nfs4_cb_path_up(clientid4 clientid)
 
 void nfs4_fini(void)
 {
+	nfs4_compound_log_counts();
 	callbacks_stop();
 	if (nfs4_states)
 		nfs4_deleg_fini();
