@@ -139,6 +139,7 @@ bool nfs4_cb_path_up(clientid4 clientid)
 
 void nfs4_fini(void)
 {
+	nfs4_compound_log_counts();
 	/* the open-object cache may be gone already (nfsxd stops NFSv3 and
 	 * the exports first): pinned nodes are closed, not to be let go of */
 	if (nfs4_states)

@@ -441,6 +441,36 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 	return st;
 }
 
+int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool renew,
+			       uint64_t now)
+{
+	struct client *c, *live = NULL, *court = NULL;
+
+	/* A worker may hold the lock across the record's write (cl_drop):
+	 * never wait for it on a loop. */
+	if (pthread_mutex_trylock(&t->lock) != 0)
+		return -1;
+	for (c = t->by_cid[hash_cid(clientid) & t->mask]; c; c = c->cid_next) {
+		if (c->clientid != clientid)
+			continue;
+		if (courtesy(t, c, now)) {
+			court = c;
+		} else if (expired(t, c, now)) {
+			/* to be dropped, which writes the record */
+			live = court = NULL;
+			break;
+		} else if (c->confirmed && c->v41) {
+			live = c;
+		}
+	}
+	if (!live)
+		live = court;
+	if (live && (renew || live == court))
+		cl_touch(t, live, now);
+	pthread_mutex_unlock(&t->lock);
+	return live ? 0 : -1;
+}
+
 void nfs4_clients_set_record(struct nfs4_clients *t,
 			     void (*record)(const uint8_t *id, uint32_t len, bool add))
 {

@@ -135,6 +135,19 @@ enum nfsstat4 nfs4_clients_confirm(struct nfs4_clients *t, clientid4 clientid,
  */
 enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uint64_t now);
 
+/*
+ * nfs4_clients_renew_nowait - what nfs4_clients_alive() (then, with
+ * @renew, nfs4_clients_renew()) finds for 4.1 client @clientid, on an
+ * event loop: without waiting for the lock and without dropping any
+ * record (which writes the restart record). A courtesy client is
+ * revived, as nfs4_clients_revive() does.
+ * Return values: 0 when the client is live (renewed with @renew); -1
+ * when the lock is busy, the record is gone or would be dropped: the
+ * caller changes nothing and leaves the call to a worker.
+ */
+int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool renew,
+			       uint64_t now);
+
 /* Return values: true when @clientid has a confirmed record whose lease
  * has not run out at @now (nothing renewed). */
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now);

@@ -36,11 +36,24 @@
  *   gets those bytes back as they were sent.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "nfs4/internal.h"
 #include "nfs4/nfs4.h"
+#include "util/log.h"
 #include "xdr/nfs4_compound.h"
+
+/* COMPOUNDs run on event loops and on workers, for the log at the end
+ * (what tells that inline_plan() lets the common ones run on a loop). */
+static atomic_uint_fast64_t ran_on_loop, ran_on_worker;
+
+void nfs4_compound_log_counts(void)
+{
+	log_debug("NFSv4: %" PRIu64 " COMPOUND(s) ran on event loops, %" PRIu64 " on workers",
+		  (uint64_t)atomic_load(&ran_on_loop), (uint64_t)atomic_load(&ran_on_worker));
+}
 
 /* Operations written so far; every other known one is NOTSUPP. */
 static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
@@ -282,8 +295,114 @@ static bool put_cached(struct nfs4_compound *c, size_t head_at)
 	return true;
 }
 
+/* Let go of the handles resolved for a COMPOUND on a loop. */
+static void pre_clear(struct nfs4_compound *c)
+{
+	uint32_t i;
+
+	if (!c->pre)
+		return;
+	for (i = 0; i < NFS4_INLINE_OPS; i++)
+		nfs4_fh_clear(&c->pre[i]);
+}
+
+/* PUTFH's handle @fh, resolved into @f as it would be, from memory only:
+ * a pseudo directory, or a cached object of a memory-backed export.
+ * Return values: false when that is not so (or the handle is bad: a
+ * worker answers the error). */
+static bool pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f)
+{
+	struct export_obj o;
+	uint32_t node;
+	int k;
+
+	if (fh->len > NFS4_FHSIZE)
+		return false;
+	k = export_pseudo_resolve(c->snap, fh->data, fh->len, &node);
+	if (k < 0)
+		return false;
+	if (k == 1) {
+		f->kind = NFS4_FH_PSEUDO;
+		f->node = node;
+		return true;
+	}
+	if (export_resolve(c->req, fh->data, fh->len, true, &o) < 0)
+		return false;
+	f->kind = NFS4_FH_OBJ;
+	f->o = o;
+	return true;
+}
+
+/*
+ * May the COMPOUND whose head is @h run here, on an event loop? Its
+ * operations are decoded once without running any (SEQUENCE takes a
+ * slot, and nothing after it may find it has to wait): it may when it
+ * is of minor version 1, starts with SEQUENCE and holds only PUTFH,
+ * GETFH, SAVEFH, RESTOREFH, GETATTR and READs of NFS4_INLINE_IO_MAX
+ * bytes in all (the loop's other connections wait meanwhile) with
+ * ordinary stateids, and each PUTFH's handle resolves from memory
+ * (pre_putfh, into c->pre): every object it can reach is then in the
+ * open-object cache on a memory-backed export, where these operations
+ * do not wait. SEQUENCE itself may still find it would wait, before it
+ * changes anything (nfs4_sessions_sequence_nowait).
+ * Return values: true, or false with nothing held.
+ */
+static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
+{
+	struct rpc_req *req = c->req;
+	struct xdr_dec d = req->args;
+	size_t arena_at = req->arena.used;
+	bool ok = h->minorversion == 1 && h->nops >= 1 && h->nops <= NFS4_INLINE_OPS;
+	uint64_t io = 0;
+	uint32_t i;
+
+	for (i = 0; ok && i < h->nops; i++) {
+		struct nfs_argop4 a;
+
+		req->arena.used = arena_at;
+		if (nfs4_dec_argop(&d, 1, &a) != NFS4_OP_DECODED)
+			break;
+		switch (a.argop) {
+		case OP_SEQUENCE:
+			ok = i == 0;
+			break;
+		case OP_PUTFH:
+			ok = i > 0 && pre_putfh(c, &a.u.opputfh.object, &c->pre[i]);
+			break;
+		case OP_GETFH:
+		case OP_SAVEFH:
+		case OP_RESTOREFH:
+			ok = i > 0;
+			break;
+		case OP_GETATTR:
+			/* another client's GETATTR of size or change recalls a
+			 * write delegation: the recall may revoke a courtesy
+			 * client's state, which writes the restart record */
+			ok = i > 0 && !nfs4_wdelegs_held();
+			break;
+		case OP_READ:
+			/* the special stateid waits for the end of grace,
+			 * which writes the restart record; a READ recalls a
+			 * write delegation, as GETATTR */
+			io += a.u.opread.count;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
+			break;
+		default:
+			ok = false;
+			break;
+		}
+	}
+	req->arena.used = arena_at;
+	if (ok && i == h->nops)
+		return true;
+	pre_clear(c);
+	return false;
+}
+
 static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 {
+	struct nfs4_fh pre[NFS4_INLINE_OPS];
 	struct nfs4_compound c = { .req = req };
 	struct nfs4_args_head h;
 	struct nfs4_res_head rh = { .status = NFS4_OK };
@@ -316,6 +435,14 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		rh.status = NFS4ERR_SERVERFAULT;
 		goto head;
 	}
+	if (req->on_loop) {
+		memset(pre, 0, sizeof(pre));
+		c.pre = pre;
+		if (!inline_plan(&c, &h)) {
+			export_snap_put(c.snap);
+			return RPC_WOULD_BLOCK;
+		}
+	}
 	arena_at = req->arena.used;
 	for (i = 0; i < h.nops; i++) {
 		uint32_t num = xdr_dec_left(&req->args) >= 4 ? xdr__get32(req->args.p) : OP_ILLEGAL;
@@ -345,6 +472,14 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			c.encoded = false;
 			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
+			/* only SEQUENCE, the first, finds it would wait,
+			 * before it changed anything (inline_plan) */
+			if (c.would_block) {
+				pre_clear(&c);
+				nfs4_fh_clear(&c.cur);
+				export_snap_put(c.snap);
+				return RPC_WOULD_BLOCK;
+			}
 			/* the flavour's check after a filehandle is set (sec.c) */
 			if (rh.status == NFS4_OK)
 				rh.status = r.u.opillegal.status = nfs4_sec_after(&c, a.argop);
@@ -403,9 +538,12 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			break;
 		}
 	}
+	pre_clear(&c);
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c.saved);
 	export_snap_put(c.snap);
+	atomic_fetch_add_explicit(req->on_loop ? &ran_on_loop : &ran_on_worker, 1,
+				  memory_order_relaxed);
 	if (cached) {
 		bool ok = put_cached(&c, head_at);
 
@@ -426,14 +564,16 @@ head:
 	return RPC_SUCCESS;
 }
 
-#define B RPC_PROC_BLOCKING
+/* Tried on the event loop first (inline_plan, RPC_PROC_TRY_INLINE). */
+#define I (RPC_PROC_BLOCKING | RPC_PROC_TRY_INLINE)
 
 static const struct rpc_proc nfs4_procs[2] = {
 	[NFSPROC4_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
 	/* In the duplicate request cache when a 4.0 COMPOUND holds a
 	 * non-idempotent operation (cacheme.c); 4.1's replays are the
-	 * session slots'. */
-	[NFSPROC4_COMPOUND] = { .name = "COMPOUND", .handler = nfs4_compound, .flags = B,
+	 * session slots'. Tried on the event loop
+	 * first (inline_plan). */
+	[NFSPROC4_COMPOUND] = { .name = "COMPOUND", .handler = nfs4_compound, .flags = I,
 				.max_reply = 4096, .cache_this = nfs4_compound_cache_this },
 };
 

@@ -126,6 +126,14 @@ enum nfsstat4 nfs4_putfh(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	uint32_t node;
 	int k;
 
+	/* on a loop: the handle resolved before the COMPOUND ran */
+	if (c->pre && c->op_index < NFS4_INLINE_OPS &&
+	    c->pre[c->op_index].kind != NFS4_FH_NONE) {
+		nfs4_fh_clear(&c->cur);
+		c->cur = c->pre[c->op_index];
+		c->pre[c->op_index].kind = NFS4_FH_NONE;
+		return r->u.opputfh.status = NFS4_OK;
+	}
 	if (fh->len > NFS4_FHSIZE)
 		return r->u.opputfh.status = NFS4ERR_BADHANDLE;
 	k = export_pseudo_resolve(c->snap, fh->data, fh->len, &node);

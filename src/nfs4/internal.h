@@ -64,7 +64,21 @@ struct nfs4_compound {
 	/* A seqid-bearing operation's owner (minor version 0), let go
 	 * with its encoded result once that is encoded (state.h). */
 	struct nfs4_seq seq;
+	/* On an event loop (compound.c): the filehandles of the PUTFHs,
+	 * resolved before anything ran, by operation index (NULL on a
+	 * worker); set by SEQUENCE when it would have to wait. */
+	struct nfs4_fh *pre;
+	bool would_block;
 };
+
+/* How many COMPOUNDs ran on event loops and on workers, to the log at
+ * debug level (nfs4_fini). */
+void nfs4_compound_log_counts(void);
+
+/* The most operations, and the most bytes its READs ask for, of a
+ * COMPOUND that may run on an event loop (compound.c). */
+#define NFS4_INLINE_OPS 8u
+#define NFS4_INLINE_IO_MAX (128u * 1024u)
 
 /*
  * An operation: reads @a, fills @r's arm for its operation whole (the

@@ -150,9 +150,18 @@ enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
 
 	if (!sessions)
 		return res->sr_status = NFS4ERR_SERVERFAULT;
-	st = nfs4_sessions_sequence(sessions, &a->u.opsequence, (uint32_t)c->req->rec_len,
-				    c->nops, (uint32_t)reply, nfs4_now_sec(),
-				    &res->u.sr_resok4, &c->slot);
+	if (c->req->on_loop) {
+		st = nfs4_sessions_sequence_nowait(sessions, &a->u.opsequence,
+						   (uint32_t)c->req->rec_len, c->nops,
+						   (uint32_t)reply, nfs4_now_sec(),
+						   &res->u.sr_resok4, &c->slot, &c->would_block);
+		if (c->would_block)
+			return res->sr_status = st;
+	} else {
+		st = nfs4_sessions_sequence(sessions, &a->u.opsequence,
+					    (uint32_t)c->req->rec_len, c->nops, (uint32_t)reply,
+					    nfs4_now_sec(), &res->u.sr_resok4, &c->slot);
+	}
 	if (st == NFS4_OK) {
 		c->clientid = c->slot.clientid;
 		c->sequenced = true;

@@ -386,18 +386,35 @@ out:
 	return st;
 }
 
-enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
-				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
-				     uint64_t now, struct SEQUENCE4resok *res,
-				     struct nfs4_slot_use *q)
+/* nfs4_sessions_sequence(); with @busy, on an event loop: a lock to
+ * wait for, or a record to drop, sets *busy and changes nothing. */
+static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
+			      uint32_t req_len, uint32_t nops, uint32_t reply_len,
+			      uint64_t now, struct SEQUENCE4resok *res,
+			      struct nfs4_slot_use *q, bool *busy)
 {
 	struct nfs4_session *s;
 	struct slot *sl;
 	enum nfsstat4 st = NFS4_OK;
 
 	memset(q, 0, sizeof(*q));
-	pthread_mutex_lock(&t->lock);
-	s = find_live(t, &a->sa_sessionid, now);
+	if (!busy) {
+		pthread_mutex_lock(&t->lock);
+		s = find_live(t, &a->sa_sessionid, now);
+	} else {
+		/* the lock is held across nfs4_clients_*(), whose lock a
+		 * worker may hold across a write of the restart record */
+		if (pthread_mutex_trylock(&t->lock) != 0) {
+			*busy = true;
+			return NFS4ERR_DELAY;
+		}
+		s = find(t, &a->sa_sessionid);
+		if (s && nfs4_clients_renew_nowait(t->clients, s->clientid, false, now) < 0) {
+			*busy = true;
+			st = NFS4ERR_DELAY;
+			goto out;
+		}
+	}
 	if (!s) {
 		st = NFS4ERR_BADSESSION;
 		goto out;
@@ -440,7 +457,12 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 		goto out;
 	}
 	/* the client's lease, which the session's life is */
-	if (nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
+	if (busy && nfs4_clients_renew_nowait(t->clients, s->clientid, true, now) < 0) {
+		*busy = true;
+		st = NFS4ERR_DELAY;
+		goto out;
+	}
+	if (!busy && nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
 		unlink_session(t, s);
 		st = NFS4ERR_BADSESSION;
 		goto out;
@@ -476,6 +498,24 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
+				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
+				     uint64_t now, struct SEQUENCE4resok *res,
+				     struct nfs4_slot_use *q)
+{
+	return sequence(t, a, req_len, nops, reply_len, now, res, q, NULL);
+}
+
+enum nfsstat4 nfs4_sessions_sequence_nowait(struct nfs4_sessions *t,
+					    const struct SEQUENCE4args *a, uint32_t req_len,
+					    uint32_t nops, uint32_t reply_len, uint64_t now,
+					    struct SEQUENCE4resok *res, struct nfs4_slot_use *q,
+					    bool *busy)
+{
+	*busy = false;
+	return sequence(t, a, req_len, nops, reply_len, now, res, q, busy);
 }
 
 const uint8_t *nfs4_seq_cached(const struct nfs4_slot_use *q, uint32_t *len)

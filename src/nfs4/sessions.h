@@ -163,6 +163,19 @@ enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUE
 				     struct nfs4_slot_use *q);
 
 /*
+ * nfs4_sessions_sequence_nowait - nfs4_sessions_sequence() on an event
+ * loop: it waits for no lock held elsewhere and drops no record of a
+ * gone client (which writes the restart record).
+ * Return values: as nfs4_sessions_sequence(); with *@busy set (status
+ * NFS4ERR_DELAY) nothing changed: run the call again on a worker.
+ */
+enum nfsstat4 nfs4_sessions_sequence_nowait(struct nfs4_sessions *t,
+					    const struct SEQUENCE4args *a, uint32_t req_len,
+					    uint32_t nops, uint32_t reply_len, uint64_t now,
+					    struct SEQUENCE4resok *res, struct nfs4_slot_use *q,
+					    bool *busy);
+
+/*
  * nfs4_seq_cached - the cached reply of @q's slot (NFS4_SEQ_CACHED),
  * valid until nfs4_sessions_done().
  * Return values: the bytes, their count in @len.

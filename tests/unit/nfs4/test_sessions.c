@@ -352,6 +352,54 @@ static void test_sequence(void)
 	rm(&w);
 }
 
+static enum nfsstat4 seq_nowait(struct world *w, const sessionid4 *id, uint32_t slot,
+				sequenceid4 sq, uint64_t now, struct nfs4_slot_use *q, bool *busy)
+{
+	struct SEQUENCE4args a = { .sa_sessionid = *id, .sa_sequenceid = sq, .sa_slotid = slot };
+	struct SEQUENCE4resok o;
+
+	return nfs4_sessions_sequence_nowait(w->s, &a, 200, 2, 100, now, &o, q, busy);
+}
+
+/* SEQUENCE on an event loop (nfs4_sessions_sequence_nowait): the same
+ * answers, but a gone client's record is left for a worker to drop,
+ * with nothing changed. */
+static void test_sequence_nowait(void)
+{
+	struct world w = mk(64);
+	struct ex a = exid(&w, "c1", 1, &sys1, false, T0);
+	struct CREATE_SESSION4res r = cs(&w, a.x.clientid, 1, &sys1, T0);
+	const sessionid4 *id = &r.u.csr_resok4.csr_sessionid;
+	struct nfs4_slot_use q, q2;
+	sessionid4 bad = *id;
+	bool busy = true;
+
+	ok(seq_nowait(&w, id, 0, 1, T0, &q, &busy) == NFS4_OK && !busy &&
+	   q.replay == NFS4_SEQ_NEW && q.s, "a new request: OK, the slot taken");
+	ok(seq_nowait(&w, id, 0, 1, T0, &q2, &busy) == NFS4ERR_DELAY && !busy,
+	   "its retransmission while it runs: DELAY, answered here");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(seq_nowait(&w, id, 0, 3, T0, &q, &busy) == NFS4ERR_SEQ_MISORDERED && !busy,
+	   "seqid + 2: SEQ_MISORDERED, answered here");
+	bad.val[15] ^= 1;
+	ok(seq_nowait(&w, &bad, 0, 2, T0, &q, &busy) == NFS4ERR_BADSESSION && !busy,
+	   "an unknown session: BADSESSION, answered here");
+	ok(seq_nowait(&w, id, 0, 2, T0 + 60, &q, &busy) == NFS4_OK && !busy, "seqid 2 at +60 s");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(seq_nowait(&w, id, 0, 3, T0 + 120, &q, &busy) == NFS4_OK && !busy, "seqid 3 at +120 s");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(seq_run(&w, id, 0, 4, NULL, T0 + 120 + NFS4_LEASE_TIME - 1) == NFS4_OK,
+	   "it renewed the lease (a worker's SEQUENCE a lease later: OK)");
+	ok(seq_nowait(&w, id, 0, 5, T0 + 240 + 2 * NFS4_LEASE_TIME, &q, &busy) ==
+	   NFS4ERR_DELAY && busy && q.s == NULL,
+	   "the lease ran out: left to a worker (busy), no slot taken");
+	ok(nfs4_sessions_count(w.s) == 1, "the session is still there");
+	ok(seq_run(&w, id, 0, 5, NULL, T0 + 240 + 2 * NFS4_LEASE_TIME) == NFS4ERR_BADSESSION &&
+	   nfs4_sessions_count(w.s) == 0,
+	   "the worker's SEQUENCE with the same seqid: BADSESSION, the session freed");
+	rm(&w);
+}
+
 static void test_destroy(void)
 {
 	struct world w = mk(64);
@@ -613,6 +661,7 @@ int main(void)
 	test_reboot();
 	test_create_session();
 	test_sequence();
+	test_sequence_nowait();
 	test_destroy();
 	test_bounds();
 	test_client_bound();

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NFSv4.1 COMPOUNDs run on nfsxd's event loop (compound.c, inline_plan):
+ * SEQUENCE + PUTFH + READ, GETATTR, GETFH, SAVEFH and RESTOREFH on a
+ * memory-backed export are answered there; OPEN, a READ larger than
+ * the loop takes, a READ with the anonymous stateid and a READ of a file
+ * on a disk go to a worker, and since nothing of theirs ran on the loop
+ * (not even SEQUENCE) each is answered as new on its slot with the
+ * seqid it was sent with, and the next seqid on that slot works.
+ * The test prints how many COMPOUNDs it expects on the loop; the
+ * wrapper compares that with the count nfsxd logs when it stops.
+ *
+ * Usage: test_nfs4_inline PORT MEM_DIR DISK_DIR|-
+ * (run-nfs4-inline.sh: MEM_DIR on tmpfs and DISK_DIR, when there is a
+ * disk, exported to 127.0.0.1; each holds a file "f" of FILE_LEN bytes,
+ * byte i being i * 7 % 251.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nfs4_raw.h"
+#include "rpc_client.h"
+#include "../tap.h"
+
+#define FILE_LEN 262144u
+
+static int fd = -1;
+static unsigned int on_loop;     /* COMPOUNDs this test expects on the loop */
+
+static bool data_ok(const struct xdr_bytes *b, uint64_t off, uint32_t len)
+{
+	uint32_t i;
+
+	if (b->len != len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (b->data[i] != (uint8_t)((off + i) * 7 % 251))
+			return false;
+	return true;
+}
+
+/* SEQUENCE on slot 0, PUTFH @fh, READ @off/@count with @sid (NULL: the
+ * anonymous stateid): OK, with the file's bytes and eof. */
+static bool read_ok(struct v4_session *s, const struct v4_fh *fh, const struct stateid4 *sid,
+		    uint64_t off, uint32_t count, const char *what)
+{
+	struct nfs_argop4 ops[3];
+	uint32_t len = off + count > FILE_LEN ? (uint32_t)(FILE_LEN - off) : count;
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], fh);
+	v4op_read(&ops[2], sid, off, count);
+	good = v4_call41(fd, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3 &&
+	       data_ok(&r.ops[2].u.opread.u.resok4.data, off, len) &&
+	       r.ops[2].u.opread.u.resok4.eof == (off + count >= FILE_LEN);
+	ok(good, "%s: OK, the file's bytes, eof as it is", what);
+	if (!good)
+		v4_diag(&r);
+	v4_res_free(&r);
+	return good;
+}
+
+/* OPEN "f" in @dir for reading: its handle and stateid. */
+static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *owner,
+		   struct v4_fh *fh, struct stateid4 *sid)
+{
+	struct nfs_argop4 ops[4];
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], dir);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, s->clientid,
+		  owner, "f");
+	v4op_simple(&ops[3], OP_GETFH);
+	good = v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4 &&
+	       v4_fh_of_res(&r, 3, fh);
+	if (good)
+		*sid = r.ops[2].u.opopen.u.resok4.stateid;
+	else
+		v4_diag(&r);
+	v4_res_free(&r);
+	return good;
+}
+
+int main(int argc, char **argv)
+{
+	struct v4_session s = { 0 };
+	struct v4_fh mem_dir = { 0 }, mem_f = { 0 }, disk_dir = { 0 }, disk_f = { 0 };
+	struct stateid4 mem_sid = { 0 }, disk_sid = { 0 };
+	struct nfs_argop4 ops[6];
+	struct v4_attrs at;
+	struct v4_res r;
+	uint32_t w[3], nw, i;
+	bool disk;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s PORT MEM_DIR DISK_DIR|-\n", argv[0]);
+		return 2;
+	}
+	disk = strcmp(argv[3], "-") != 0;
+	fd = rpc_connect((uint16_t)atoi(argv[1]), 5000);
+	if (fd < 0) {
+		printf("Bail out! cannot connect to 127.0.0.1:%s\n", argv[1]);
+		return 1;
+	}
+	if (v4_walk(fd, argv[2], &mem_dir) != NFS4_OK ||
+	    (disk && v4_walk(fd, argv[3], &disk_dir) != NFS4_OK)) {
+		printf("Bail out! no handle of the exports\n");
+		return 1;
+	}
+	ok(v4_session_open(fd, "inline-a", 1, 1u << 20, 1u << 20, 4096, 4, &s) == NFS4_OK,
+	   "EXCHANGE_ID, CREATE_SESSION: OK");
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], &s, 0, false);
+	v4op_reclaim_complete(&ops[1], false);
+	ok(v4_call41(fd, ops, 2, &r) && r.status == NFS4_OK, "RECLAIM_COMPLETE: OK");
+	v4_res_free(&r);
+	ok(open_f(&s, &mem_dir, "owner-mem", &mem_f, &mem_sid),
+	   "SEQUENCE, PUTFH, OPEN, GETFH on tmpfs (a worker's): OK");
+
+	/* on the loop */
+	for (i = 0; i < 10; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "SEQUENCE, PUTFH, READ 4096 at %u", i * 4096 + 1);
+		read_ok(&s, &mem_f, &mem_sid, i * 4096 + 1, 4096, what);
+	}
+	on_loop += 10;
+	read_ok(&s, &mem_f, &mem_sid, FILE_LEN - 65536, 65536 + 100,
+		"SEQUENCE, PUTFH, READ 64 KiB + 100 past the end");
+	on_loop++;
+
+	v4_res_init(&r);
+	nw = v4_bits(w, FATTR4_SIZE, -1);
+	v4op_seq_next(&ops[0], &s, 0, false);
+	v4op_putfh(&ops[1], &mem_f);
+	v4op_simple(&ops[2], OP_SAVEFH);
+	v4op_putfh(&ops[3], &mem_dir);
+	v4op_simple(&ops[4], OP_RESTOREFH);
+	v4op_getattr(&ops[5], w, nw);
+	ok(v4_call41(fd, ops, 6, &r) && r.status == NFS4_OK && r.nops == 6 &&
+	   v4_attrs_of_res(&r, 5, &at) && at.size == FILE_LEN,
+	   "SEQUENCE, PUTFH f, SAVEFH, PUTFH dir, RESTOREFH, GETATTR size: f's size");
+	on_loop++;
+	v4op_seq_next(&ops[0], &s, 0, false);
+	v4op_putfh(&ops[1], &mem_f);
+	v4op_simple(&ops[2], OP_GETFH);
+	ok(v4_call41(fd, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3 &&
+	   r.ops[2].u.opgetfh.u.resok4.object.len == mem_f.len &&
+	   memcmp(r.ops[2].u.opgetfh.u.resok4.object.data, mem_f.d, mem_f.len) == 0,
+	   "SEQUENCE, PUTFH, GETFH: the same handle");
+	on_loop++;
+	/* an error answered on the loop: no current filehandle */
+	v4op_seq_next(&ops[0], &s, 0, false);
+	v4op_read(&ops[1], &mem_sid, 0, 16);
+	ok(v4_call41(fd, ops, 2, &r) && r.status == NFS4ERR_NOFILEHANDLE && r.nops == 2,
+	   "SEQUENCE, READ without a filehandle: NOFILEHANDLE");
+	on_loop++;
+	v4_res_free(&r);
+
+	/* on a worker, each with the seqid it was sent with: SEQUENCE did
+	 * not run on the loop first (it would answer RETRY_UNCACHED_REP or
+	 * SEQ_MISORDERED here) */
+	read_ok(&s, &mem_f, &mem_sid, 0, 128u * 1024 + 4096,
+		"SEQUENCE, PUTFH, READ 132 KiB (a worker's)");
+	read_ok(&s, &mem_f, NULL, 8192, 4096,
+		"SEQUENCE, PUTFH, READ with the anonymous stateid (a worker's)");
+	if (disk) {
+		ok(open_f(&s, &disk_dir, "owner-disk", &disk_f, &disk_sid),
+		   "SEQUENCE, PUTFH, OPEN, GETFH on a disk: OK");
+		read_ok(&s, &disk_f, &disk_sid, 4096, 4096,
+			"SEQUENCE, PUTFH, READ of a file on a disk (a worker's)");
+	}
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], &s, 0, false);
+	v4op_putfh(&ops[1], &mem_f);
+	v4op_read(&ops[2], &mem_sid, 0, 4096);
+	v4op_access(&ops[3], ACCESS4_READ);
+	ok(v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4,
+	   "SEQUENCE, PUTFH, READ, ACCESS (a worker's): OK");
+	v4_res_free(&r);
+	/* and the loop again, on the next seqid */
+	read_ok(&s, &mem_f, &mem_sid, 100, 1000, "SEQUENCE, PUTFH, READ again on the loop");
+	on_loop++;
+
+	printf("# compounds on event loops: %u\n", on_loop);
+	close(fd);
+	return tap_done();
+}
