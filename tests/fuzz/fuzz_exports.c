@@ -225,12 +225,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		/* the pseudo file system's flavours: each some rule's */
 		uint32_t u[EXPORTS_MAX_SEC];
-		unsigned int n = exports_sec_union(ex, u), i;
+		unsigned int n = exports_sec_union(ex, u), k;
 
 		if (n > EXPORTS_MAX_SEC || (count && n == 0))
 			abort();
-		for (i = 0; i < n; i++)
-			if (u[i] != EXPORTS_SEC_SYS && u[i] != EXPORTS_SEC_NONE)
+		for (k = 0; k < n; k++)
+			if (u[k] != EXPORTS_SEC_SYS && u[k] != EXPORTS_SEC_NONE)
 				abort();
 	}
 	exports_free(ex);
