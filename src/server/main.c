@@ -415,12 +415,6 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (o.nfs4 && nfs4_callbacks_start() < 0) {
-		log_error("cannot start the NFSv4 callback thread: %s", strerror(errno));
-		return 1;
-	}
-
-
 	server_programs_nfs4(o.nfs4);
 	if (server_programs_add(&reg) < 0) {
 		log_error("cannot build the NFS and MOUNT program tables");
@@ -496,11 +490,16 @@ int main(int argc, char **argv)
 		log_error("cannot detach: %s", strerror(errno));
 		return 1;
 	}
-	/* After the fork: its resolver threads must be the daemon's. */
+	/* After the fork: its resolver threads, and NFSv4.0's callback
+	 * thread, must be the daemon's (a fork keeps only the caller). */
 	hostnames_config_defaults(&hcfg);
 	names = hostnames_new(&hcfg);
 	if (!names) {
 		log_error("out of memory");
+		return 1;
+	}
+	if (o.nfs4 && nfs4_callbacks_start() < 0) {
+		log_error("cannot start the NFSv4 callback thread: %s", strerror(errno));
 		return 1;
 	}
 	export_set_peer_name_fn(peer_name);
