@@ -8,10 +8,18 @@
 #define NFSX_EXPORT_EXPORTS_INTERNAL_H
 
 #include <limits.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "export/exports.h"
 
 #define EXPORTS_PATH_MAX PATH_MAX	/* with the NUL */
+
+/* Is the @n bytes at @s the word @word? */
+static inline bool word_is(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(s, word, n) == 0;
+}
 
 struct nfsx_exports {
 	struct nfsx_export **v;	/* each export allocated alone: stable */

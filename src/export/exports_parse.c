@@ -204,11 +204,6 @@ static const struct flag_opt flag_opts[] = {
 	{ "auth_nlm", OPT(insecure_locks), false, true },
 };
 
-static bool word_is(const char *s, size_t n, const char *word)
-{
-	return strlen(word) == n && memcmp(s, word, n) == 0;
-}
-
 /* 32 hex digits, dashes anywhere between them ignored. */
 static bool parse_uuid(const char *s, size_t n, uint8_t uuid[16])
 {

@@ -47,7 +47,7 @@ static const struct sec_name *by_name(const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < NNAMES; i++)
-		if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
+		if (word_is(s, n, names[i].name))
 			return &names[i];
 	return NULL;
 }

@@ -25,6 +25,10 @@ enum rpc_accept_stat nfs3_getattr(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_GETATTR3args, &a))
 		return RPC_GARBAGE_ARGS;
+	/* a write delegation's recall may reap a client's state, which
+	 * writes its record: not on an event loop */
+	if (req->on_loop && vfs_wleases_held())
+		return RPC_WOULD_BLOCK;
 	r.status = nfs3_resolve(req, &a.object, &o);
 	if (o.would_block)
 		return RPC_WOULD_BLOCK;
@@ -241,6 +245,9 @@ enum rpc_accept_stat nfs3_read(struct rpc_req *req)
 
 	if (!ARGS_OK(xdr_dec_READ3args, &a))
 		return RPC_GARBAGE_ARGS;
+	/* as GETATTR: a write delegation's recall is a worker's */
+	if (req->on_loop && vfs_wleases_held())
+		return RPC_WOULD_BLOCK;
 	/* A large READ runs on the loop only from a mapping, on a
 	 * memory-backed export: others go to a worker before any syscall. */
 	if (req->on_loop && a.count > NFS3_INLINE_IO_MAX)

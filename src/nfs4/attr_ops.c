@@ -160,6 +160,9 @@ static enum nfsstat4 attr_src(struct nfs4_compound *c, const bitmap4 *req,
 			struct nfs4_file_id f;
 			enum nfsstat4 st4;
 
+			/* as nfs4_check_read() on an event loop */
+			if (c->req->on_loop)
+				return NFS4ERR_DELAY;
 			nfs4_file_id_of(o, &f);
 			st4 = nfs4_deleg_break_read(&f, nfs4_breaker(c, 0));
 			if (st4 != NFS4_OK)

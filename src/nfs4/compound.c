@@ -45,8 +45,9 @@
 #include "util/log.h"
 #include "xdr/nfs4_compound.h"
 
-/* COMPOUNDs run on event loops and on workers, for the log at the end
- * (what tells that inline_plan() lets the common ones run on a loop). */
+/* COMPOUNDs run on event loops and on workers, for the debug log at the
+ * end: counted only at the debug level, as two counters shared by every
+ * thread would cost each call a contended cache line. */
 static atomic_uint_fast64_t ran_on_loop, ran_on_worker;
 
 void nfs4_compound_log_counts(void)
@@ -302,7 +303,7 @@ static void pre_clear(struct nfs4_compound *c)
 
 	if (!c->pre)
 		return;
-	for (i = 0; i < NFS4_INLINE_OPS; i++)
+	for (i = 0; i < c->nops && i < NFS4_INLINE_OPS; i++)
 		nfs4_fh_clear(&c->pre[i]);
 }
 
@@ -414,6 +415,9 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
 		return RPC_GARBAGE_ARGS;
+	/* what inline_plan() would refuse anyway, before any work */
+	if (req->on_loop && (h.minorversion != 1 || h.nops == 0 || h.nops > NFS4_INLINE_OPS))
+		return RPC_WOULD_BLOCK;
 	head_len = nfs4_compound_res_head_size(h.tag.len);
 	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + head_len + 4096) < 0)
 		return RPC_SYSTEM_ERR;
@@ -436,7 +440,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		goto head;
 	}
 	if (req->on_loop) {
-		memset(pre, 0, sizeof(pre));
+		memset(pre, 0, h.nops * sizeof(pre[0]));
 		c.pre = pre;
 		if (!inline_plan(&c, &h)) {
 			export_snap_put(c.snap);
@@ -473,12 +477,17 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
 			/* only SEQUENCE, the first, finds it would wait,
-			 * before it changed anything (inline_plan) */
-			if (c.would_block) {
+			 * before it changed anything (inline_plan); any later
+			 * operation holds the slot: it answers DELAY */
+			if (c.would_block && i == 0) {
 				pre_clear(&c);
 				nfs4_fh_clear(&c.cur);
 				export_snap_put(c.snap);
 				return RPC_WOULD_BLOCK;
+			}
+			if (c.would_block) {
+				c.would_block = false;
+				rh.status = r.u.opillegal.status = NFS4ERR_DELAY;
 			}
 			/* the flavour's check after a filehandle is set (sec.c) */
 			if (rh.status == NFS4_OK)
@@ -542,8 +551,9 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c.saved);
 	export_snap_put(c.snap);
-	atomic_fetch_add_explicit(req->on_loop ? &ran_on_loop : &ran_on_worker, 1,
-				  memory_order_relaxed);
+	if (nfsx_log_threshold >= NFSX_LOG_DEBUG)
+		atomic_fetch_add_explicit(req->on_loop ? &ran_on_loop : &ran_on_worker, 1,
+					  memory_order_relaxed);
 	if (cached) {
 		bool ok = put_cached(&c, head_at);
 

@@ -143,6 +143,10 @@ enum nfsstat4 nfs4_check_read(struct nfs4_compound *c, const struct stateid4 *si
 	st = check_stateid(c, sid, false, &cid);
 	if (st != NFS4_OK || !nfs4_wdelegs_held())
 		return st;
+	/* granted since inline_plan() looked: a recall is a worker's, and
+	 * SEQUENCE has run, so the client is asked to send it again */
+	if (c->req->on_loop)
+		return NFS4ERR_DELAY;
 	nfs4_file_id_of(&c->cur.o, &f);
 	return nfs4_deleg_break_read(&f, nfs4_breaker(c, cid));
 }

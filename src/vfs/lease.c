@@ -36,13 +36,18 @@ bool vfs_leases_held(void)
 	return atomic_load_explicit(&lease_n, memory_order_relaxed) > 0;
 }
 
+bool vfs_wleases_held(void)
+{
+	return atomic_load_explicit(&lease_w, memory_order_relaxed) > 0;
+}
+
 int vfs_lease_break(dev_t dev, ino_t ino, uint64_t breaker, enum vfs_break_why why)
 {
 	vfs_lease_break_fn *fn;
 
 	/* The fast path: nothing delegated that could conflict, nothing to ask. */
 	if (why == VFS_BREAK_READ || why == VFS_BREAK_GETATTR) {
-		if (atomic_load_explicit(&lease_w, memory_order_relaxed) <= 0)
+		if (!vfs_wleases_held())
 			return 0;
 	} else if (!vfs_leases_held()) {
 		return 0;

@@ -106,6 +106,13 @@ void vfs_lease_count_write(int delta);
 bool vfs_leases_held(void);
 
 /**
+ * vfs_wleases_held() - is any write delegation held (which a read breaks)?
+ *
+ * One relaxed atomic load. Return values: true when the count is above 0.
+ */
+bool vfs_wleases_held(void);
+
+/**
  * vfs_lease_break() - ask before changing the file (@dev, @ino).
  * @dev: st_dev of the file.
  * @ino: st_ino of the file.

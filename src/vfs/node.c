@@ -61,6 +61,10 @@ static unsigned int map_count;
 struct shard {
 	pthread_mutex_t lock;
 	struct vfs_node *lru_head, *lru_tail;
+	/* Pinned nodes of the table: off the LRU list, which eviction walks
+	 * from its tail and would step past them on every miss; not counted
+	 * against the shard's capacity (they have a budget of their own). */
+	struct vfs_node *pinned_head;
 	unsigned int count;
 	/* Unpinned out of the table with no user left: closed by the next
 	 * sweep, since vfs_node_unpin never closes (linked by hnext). */
@@ -191,6 +195,12 @@ void vfs_nodes_fini(void)
 			node_close(n);
 			n = next;
 		}
+		for (n = shards[i].pinned_head; n;) {
+			struct vfs_node *next = n->next;
+
+			node_close(n);
+			n = next;
+		}
 		close_list(shards[i].closing);
 		pthread_mutex_destroy(&shards[i].lock);
 	}
@@ -241,6 +251,26 @@ static void lru_push(struct shard *s, struct vfs_node *n)
 	s->lru_head = n;
 }
 
+static void pinned_unlink(struct shard *s, struct vfs_node *n)
+{
+	if (n->prev)
+		n->prev->next = n->next;
+	else
+		s->pinned_head = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	n->prev = n->next = NULL;
+}
+
+static void pinned_push(struct shard *s, struct vfs_node *n)
+{
+	n->prev = NULL;
+	n->next = s->pinned_head;
+	if (s->pinned_head)
+		s->pinned_head->prev = n;
+	s->pinned_head = n;
+}
+
 /* Take @n out of the table. Return values: true when the caller must close it. */
 static bool drop(struct shard *s, struct vfs_node *n)
 {
@@ -249,9 +279,13 @@ static bool drop(struct shard *s, struct vfs_node *n)
 	while (*pp != n)
 		pp = &(*pp)->hnext;
 	*pp = n->hnext;
-	lru_unlink(s, n);
+	if (n->pins) {
+		pinned_unlink(s, n);
+	} else {
+		lru_unlink(s, n);
+		s->count--;
+	}
 	n->cached = false;
-	s->count--;
 	return n->refs == 0;
 }
 
@@ -285,7 +319,7 @@ int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
 	n = find(s, h, p->export_id, p->kernel_type, p->kernel, p->kernel_len);
 	if (n) {
 		n->refs++;
-		if (s->lru_head != n) {
+		if (!n->pins && s->lru_head != n) {
 			lru_unlink(s, n);
 			lru_push(s, n);
 		}
@@ -596,6 +630,11 @@ bool vfs_node_pin(struct vfs_node *n)
 			__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
 	}
 	if (ok) {
+		if (n->pins == 0) {
+			lru_unlink(s, n);
+			s->count--;
+			pinned_push(s, n);
+		}
 		__atomic_store_n(&n->pins, n->pins + 1, __ATOMIC_RELAXED);
 		n->refs++;
 	}
@@ -608,9 +647,21 @@ void vfs_node_unpin(struct vfs_node *n)
 	struct shard *s = shard_of(n->hash);
 
 	pthread_mutex_lock(&s->lock);
+	if (n->pins == 0 || n->refs == 0) {
+		/* a caller's bug: never let the counts wrap */
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
 	__atomic_store_n(&n->pins, n->pins - 1, __ATOMIC_RELAXED);
-	if (n->pins == 0)
+	if (n->pins == 0) {
 		__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
+		if (n->cached) {
+			/* back on the LRU list, the most recent */
+			pinned_unlink(s, n);
+			lru_push(s, n);
+			s->count++;
+		}
+	}
 	if (--n->refs == 0 && !n->cached) {
 		n->hnext = s->closing;
 		s->closing = n;
@@ -671,7 +722,7 @@ void vfs_nodes_forget_export(uint32_t id)
 
 	for (i = 0; shards && i < nshards; i++) {
 		struct shard *s = &shards[i];
-		struct vfs_node *n, *prev, *victims = NULL;
+		struct vfs_node *n, *prev, *next, *victims = NULL;
 
 		pthread_mutex_lock(&s->lock);
 		for (n = s->lru_tail; n; n = prev) {
@@ -680,6 +731,13 @@ void vfs_nodes_forget_export(uint32_t id)
 				n->hnext = victims;
 				victims = n;
 			}
+		}
+		/* pinned ones leave the table too; their last unpin leaves
+		 * them to the sweep */
+		for (n = s->pinned_head; n; n = next) {
+			next = n->next;
+			if (n->export_id == id)
+				drop(s, n);
 		}
 		pthread_mutex_unlock(&s->lock);
 		close_list(victims);

@@ -29,10 +29,11 @@
  *   node stays cached: forgetting it by name or node, eviction and the
  *   sweep pass it by (a reload's vfs_nodes_forget_export does not).
  *   At most half the capacity is pinned at a time.
- * - Bounded: at most @capacity nodes (each up to three descriptors),
- *   least recently used first out, plus the pinned ones beyond it when
- *   pins crowd one shard (at most capacity / 2 more); a node in use is
- *   closed when its last user puts it. Up to 64 shards, each with its own mutex and LRU, no
+ * - Bounded: at most @capacity unpinned nodes (each up to three
+ *   descriptors), least recently used first out, plus the pinned ones
+ *   (at most capacity / 2 more, on a list of their own, which eviction
+ *   does not walk); a node in use is closed when its last user puts it.
+ *   Up to 64 shards, each with its own mutex and LRU, no
  *   other lock taken while one is held. Each shard holds at least 32
  *   nodes (fewer shards for a smaller cache), so that its LRU stays close
  *   to the whole cache's; a cache of fewer than 64 nodes is one shard,
@@ -134,9 +135,12 @@ void vfs_node_hold(struct vfs_node *n);
  * cache's capacity is pinned already (nothing taken).
  */
 bool vfs_node_pin(struct vfs_node *n);
-/* Let go of one pin of @n and its reference. Never closes anything
- * (callers may hold locks of their own): a node the cache no longer
- * holds is closed by the next vfs_nodes_sweep_removed(). */
+/* Let go of one pin of @n and its reference. Never closes anything: the
+ * last close of a file whose last link went frees its blocks, which
+ * takes as long as the file is big, and the caller (the NFSv4 state
+ * table) holds its lock; a node the cache no longer holds is closed by
+ * the next vfs_nodes_sweep_removed(). A pinned node is off the LRU list
+ * and outside the shard's capacity (the pin budget bounds it). */
 void vfs_node_unpin(struct vfs_node *n);
 /* Return values: is @n pinned (may its object be reached after its last
  * link went)? */

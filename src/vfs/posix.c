@@ -219,13 +219,17 @@ int vfs_become(const struct vfs_cred *c)
 	for (i = 0; i < c->ngids; i++)
 		gids[i] = c->gids[i];
 	/* Raw system call: glibc's setgroups() changes every thread. */
-	if (syscall(SYS_setgroups, (size_t)c->ngids, gids) < 0)
-		return -errno;
+	if (syscall(SYS_setgroups, (size_t)c->ngids, gids) < 0) {
+		r = -errno;
+		goto fail;
+	}
 	setfsgid(c->gid);
 	setfsuid(c->uid);
 	if ((uint32_t)setfsuid((uid_t)-1) != c->uid ||
-	    (uint32_t)setfsgid((gid_t)-1) != c->gid)
-		return -EPERM;
+	    (uint32_t)setfsgid((gid_t)-1) != c->gid) {
+		r = -EPERM;
+		goto fail;
+	}
 	if (!server) {
 		r = caps_set_effective(c->uid == 0 ? CAPS_CLIENT_ROOT : 0);
 		if (r < 0)
@@ -234,6 +238,26 @@ int vfs_become(const struct vfs_cred *c)
 	current = *c;
 	current_server = server;
 	return 0;
+fail:
+	/* a half-made switch must not keep every capability */
+	caps_set_effective(0);
+	return r;
+}
+
+int vfs_reopen_as_server(int fd, int flags, const struct vfs_cred *c)
+{
+	int nfd;
+
+	if (vfs_become(NULL) < 0)
+		return -EPERM;
+	nfd = vfs_reopen(fd, flags);
+	if (vfs_become(c) < 0) {
+		/* never go on as root */
+		if (nfd >= 0)
+			close(nfd);
+		return -EPERM;
+	}
+	return nfd;
 }
 
 /* The path of @fd relative to its export root ("" for the root itself). */

@@ -88,18 +88,7 @@ int vfs_px_lock_open(const struct vfs_export *e, const struct vfs_obj *o, bool w
 	*h = VFS_LOCKH_NONE;
 	if (!slot_take())
 		return -EMFILE;
-	if (vfs_become(NULL) < 0) {
-		slot_put();
-		return -EPERM;
-	}
-	fd = vfs_reopen(o->fd, (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOCTTY);
-	if (vfs_become(c) < 0) {
-		/* never go on as root */
-		if (fd >= 0)
-			close(fd);
-		slot_put();
-		return -EPERM;
-	}
+	fd = vfs_reopen_as_server(o->fd, (write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOCTTY, c);
 	if (fd < 0) {
 		slot_put();
 		return fd;
@@ -119,20 +108,23 @@ void vfs_px_lock_close(struct vfs_lockh *h)
 	*h = VFS_LOCKH_NONE;
 }
 
-/* @l as a struct flock. Return values: false when no offset of it is
- * one a local process can name (nothing to do). */
-static bool to_flock(const struct vfs_lock *l, struct flock *fl)
+/* @l as a struct flock. Return values: 1, 0 when no offset of it is one
+ * a local process can name (nothing to do), -EINVAL for a range that
+ * ends before it starts. */
+static int to_flock(const struct vfs_lock *l, struct flock *fl)
 {
 	memset(fl, 0, sizeof(*fl));
 	fl->l_type = l->type == VFS_LOCK_READ ? F_RDLCK :
 		     l->type == VFS_LOCK_WRITE ? F_WRLCK : F_UNLCK;
 	fl->l_whence = SEEK_SET;
-	if (l->start > (uint64_t)INT64_MAX || l->end < l->start)
-		return false;
+	if (l->end < l->start)
+		return -EINVAL;
+	if (l->start > (uint64_t)INT64_MAX)
+		return 0;
 	fl->l_start = (off_t)l->start;
 	/* 0: to OFFSET_MAX, which is where a longer range stops too */
 	fl->l_len = l->end >= (uint64_t)INT64_MAX ? 0 : (off_t)(l->end - l->start + 1);
-	return true;
+	return 1;
 }
 
 static void from_flock(const struct flock *fl, struct vfs_lock *l)
@@ -151,8 +143,9 @@ int vfs_px_lock(struct vfs_lockh *h, const struct vfs_lock *l, struct vfs_lock *
 
 	if (!vfs_lockh_ok(h) || (l->type == VFS_LOCK_WRITE && !h->write))
 		return -EBADF;
-	if (!to_flock(l, &fl))
-		return 0;
+	tries = to_flock(l, &fl);
+	if (tries <= 0)
+		return tries;
 	/* the conflicting lock may go between the two calls: try again */
 	for (tries = 0; tries < 3; tries++) {
 		if (fcntl(h->fd, F_OFD_SETLK, &fl) == 0)
@@ -181,25 +174,27 @@ int vfs_px_lock_test(const struct vfs_export *e, const struct vfs_obj *o,
 		     const struct vfs_lockh *h, const struct vfs_lock *l,
 		     const struct vfs_cred *c, struct vfs_lock *held)
 {
-	struct vfs_lockh tmp = VFS_LOCKH_NONE;
 	struct flock fl;
-	int r;
+	int fd, r;
 
-	if (!to_flock(l, &fl) || fl.l_type == F_UNLCK)
-		return 0;
+	(void)e;
+	(void)c;
+	r = to_flock(l, &fl);
+	if (r <= 0 || fl.l_type == F_UNLCK)
+		return r;
 	/* F_OFD_GETLK skips the locks of the description asked with: the
-	 * holder's own, or (none yet) a new one's, which has none */
-	if (!vfs_lockh_ok(h)) {
-		r = vfs_px_lock_open(e, o, false, c, &tmp);
-		if (r < 0)
-			return r;
-		h = &tmp;
-	}
-	r = fcntl(h->fd, F_OFD_GETLK, &fl) < 0 ? -errno : 0;
+	 * holder's own, or (none yet) a new one's, which has none. That one
+	 * is opened as the caller, who must be able to read the file (as
+	 * knfsd's LOCKT), and closed at once, outside the budget. */
+	fd = vfs_lockh_ok(h) ? h->fd : vfs_reopen(o->fd, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	r = fcntl(fd, F_OFD_GETLK, &fl) < 0 ? -errno : 0;
 	if (r == 0 && fl.l_type != F_UNLCK) {
 		from_flock(&fl, held);
 		r = -EAGAIN;
 	}
-	vfs_px_lock_close(&tmp);
+	if (!vfs_lockh_ok(h))
+		close(fd);
 	return r;
 }

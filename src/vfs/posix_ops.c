@@ -88,16 +88,7 @@ static int reopen_write(const struct vfs_cred *c, int fd, uid_t owner)
 
 	if (wfd != -EACCES || !c || c->uid != owner)
 		return wfd;
-	if (vfs_become(NULL) < 0)
-		return -EACCES;
-	wfd = vfs_reopen(fd, O_WRONLY);
-	if (vfs_become(c) < 0) {
-		/* Never go on as root. */
-		if (wfd >= 0)
-			close(wfd);
-		return -EPERM;
-	}
-	return wfd;
+	return vfs_reopen_as_server(fd, O_WRONLY, c);
 }
 
 static int px_setattr(const struct vfs_export *e, const struct vfs_obj *o, const struct stat *st,

@@ -137,6 +137,14 @@ int vfs_stat(int fd, struct stat *st);
 /* Reopen @fd for I/O with @flags, checking the caller's permission. */
 int vfs_reopen(int fd, int flags);
 
+/*
+ * vfs_reopen_as_server - vfs_reopen() as the server, for what the
+ * protocol has already allowed the caller @c, who is acted as again
+ * afterwards. Return values: fd to close, or -errno (-EPERM when the
+ * identity could not be switched: the thread never goes on as root).
+ */
+int vfs_reopen_as_server(int fd, int flags, const struct vfs_cred *c);
+
 /* The POSIX backend's byte-range locks (posix_lock.c; ops.h's lock_*). */
 int vfs_px_lock_open(const struct vfs_export *e, const struct vfs_obj *o, bool write,
 		     const struct vfs_cred *c, struct vfs_lockh *h);

@@ -130,6 +130,21 @@ start_nfsxd() {
 	STARTED_PIDS+=("$SERVER_PID")
 }
 
+# serve NAME PORT ARGS...: start_nfsxd NAME --no-rpcbind --port PORT
+# --bind 127.0.0.1 ARGS and wait for PORT, or bail out (TAP) with the log.
+# Sets PID.
+serve() {
+	local name=$1 port=$2
+	shift 2
+	start_nfsxd "$name" --no-rpcbind --port "$port" --bind 127.0.0.1 "$@"
+	PID=$SERVER_PID
+	if ! wait_port "$port" 10 "$PID"; then
+		echo "Bail out! nfsxd did not start listening on 127.0.0.1:$port"
+		show_log "$name"
+		exit 1
+	fi
+}
+
 # wait_port PORT [TIMEOUT_S [PID]]: until 127.0.0.1:PORT accepts; fails
 # early if PID has exited.
 wait_port() {

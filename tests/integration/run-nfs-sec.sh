@@ -86,20 +86,9 @@ else
 	fi
 fi
 
-start_nfsxd v4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level info \
-	--nfs-vers 3,4 --exports-file "$WORK/exports1"
-PID=$SERVER_PID
-start_nfsxd v4only --no-rpcbind --port "$P2" --bind 127.0.0.1 --log-level warn \
-	--nfs-vers 3,4 --exports-file "$WORK/exports2"
-PID2=$SERVER_PID
-for x in "$P:$PID:v4" "$P2:$PID2:v4only"; do
-	IFS=: read -r port pid name <<<"$x"
-	if ! wait_port "$port" 10 "$pid"; then
-		echo "Bail out! nfsxd did not start listening on 127.0.0.1:$port"
-		show_log "$name"
-		exit 1
-	fi
-done
+serve v4only "$P2" --log-level warn --nfs-vers 3,4 --exports-file "$WORK/exports2"
+PID2=$PID
+serve v4 "$P" --log-level info --nfs-vers 3,4 --exports-file "$WORK/exports1"
 
 # A reload asking for Kerberos is refused and the exports in use stay
 # (the test then finds none/ served with sec=none).

@@ -39,14 +39,8 @@ $R 127.0.0.1(rw,no_root_squash,insecure)
 EOT
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd drc4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve drc4 "$P" --log-level warn \
 	--nfs-vers 3,4 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log drc4
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "drc4:$PID"

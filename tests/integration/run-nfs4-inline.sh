@@ -35,14 +35,8 @@ tmpfs | ramfs) ;;
 esac
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd inline --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level debug \
+serve inline "$P" --log-level debug \
 	--nfs-vers 3,4 "${EXPORTS[@]}"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log inline
-	exit 1
-fi
 "$TEST" "$P" "$MEM" "$DISK" >"$WORK/out"
 rc=$?
 grep -v '^1\.\.' "$WORK/out"

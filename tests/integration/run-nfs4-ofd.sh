@@ -36,14 +36,8 @@ EOT
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 umask 022
-start_nfsxd ofd4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve ofd4 "$P" --log-level warn \
 	--nfs-vers 3,4 --lease-time 10 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log ofd4
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE" "$PID"
 finish $? "ofd4:$PID"

@@ -309,6 +309,38 @@ int main(void)
 				vfs_node_put(pn);
 		}
 		ok(all_ok && vfs_nodes_pinned() == cap / 2, "%u nodes pinned", cap / 2);
+		/* pinned nodes are off the LRU list and its capacity: a cache
+		 * filled with others after them keeps them, and holds its
+		 * capacity of unpinned ones besides */
+		all_ok = true;
+		for (i = 0; i < cap && all_ok; i++) {
+			snprintf(name, sizeof(name), "f%04u", 300 + i);
+			all_ok = parts_of(name, &pp) == 0 &&
+				 vfs_node_get(&exp_, &pp, true, &x) == 0;
+			if (all_ok)
+				vfs_node_put(x);
+		}
+		{
+			unsigned int kept = 0;
+
+			for (i = 0; i < cap && all_ok; i++) {
+				snprintf(name, sizeof(name), "f%04u", 300 + i);
+				if (parts_of(name, &pp) == 0 &&
+				    vfs_node_get(&exp_, &pp, false, &x) == 0) {
+					kept++;
+					vfs_node_put(x);
+				}
+			}
+			/* with the pinned ones on the LRU list, about half would
+			 * be left (the shards' hashing takes a few more) */
+			ok(all_ok && kept >= cap * 3 / 4 && vfs_nodes_count() <= cap &&
+			   vfs_nodes_pinned() == cap / 2 && parts_of("f0200", &pp) == 0 &&
+			   vfs_node_get(&exp_, &pp, false, &x) == 0,
+			   "%u more nodes cached: %u of them still kept beside %u pinned, which "
+			   "are still found without blocking", cap, kept, cap / 2);
+			if (all_ok)
+				vfs_node_put(x);
+		}
 		ok(parts_of("f0400", &pp) == 0 && vfs_node_get(&exp_, &pp, true, &x) == 0 &&
 		   !vfs_node_pin(x) && !vfs_node_pinned(x) && vfs_nodes_pinned() == cap / 2,
 		   "one more is refused: half the capacity is the budget");

@@ -351,8 +351,13 @@ static void test_locks(const struct vfs_export *e, const struct vfs_obj *root)
 	   ops->lock_open(e, &o, false, NULL, &h2) == -EMFILE && !vfs_lockh_ok(&h2),
 	   "past vfs_lock_budget: -EMFILE, no holder");
 	l = rng(VFS_LOCK_WRITE, 0, 0);
-	ok(ops->lock_test(e, &o, &none, &l, NULL, &held) == -EMFILE,
-	   "lock_test that needs a holder past it: -EMFILE");
+	ok(ops->lock_test(e, &o, &none, &l, NULL, &held) == 0 && vfs_lock_holders() == base + 1,
+	   "lock_test with no holder past it: answered (its description is the caller's, "
+	   "closed at once, outside the budget)");
+	l = rng(VFS_LOCK_READ, 9, 3);
+	ok(ops->lock_test(e, &o, &h1, &l, NULL, &held) == -EINVAL &&
+	   ops->lock(&h1, &l, NULL) == -EINVAL,
+	   "a range that ends before it starts: -EINVAL, not held or free");
 	ops->lock_close(&h1);
 	vfs_lock_budget(1u << 20);
 	ops->release(&o);
