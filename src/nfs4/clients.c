@@ -245,8 +245,10 @@ struct client *cl_find_name(struct nfs4_clients *t, const uint8_t *id, uint32_t 
 }
 
 /* The live record of clientid @cid with confirmation @confirmed, or NULL. */
-struct client *cl_find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed,
-			       enum which w, uint64_t now)
+/* cl_find_cid(), but a dead record met on the way sets *@dead instead
+ * of being dropped when @dead is given. */
+static struct client *find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed,
+			       enum which w, uint64_t now, bool *dead)
 {
 	struct client *c = t->by_cid[hash_cid(cid) & t->mask], *next;
 
@@ -257,13 +259,22 @@ struct client *cl_find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed
 		if (courtesy(t, c, now))
 			continue;
 		if (expired(t, c, now)) {
-			cl_drop(t, c);
+			if (dead)
+				*dead = true;
+			else
+				cl_drop(t, c);
 			continue;
 		}
 		if (c->confirmed == confirmed && (w == ANY || c->v41 == (w == V41)))
 			return c;
 	}
 	return NULL;
+}
+
+struct client *cl_find_cid(struct nfs4_clients *t, clientid4 cid, bool confirmed,
+			       enum which w, uint64_t now)
+{
+	return find_cid(t, cid, confirmed, w, now, NULL);
 }
 
 /* The courtesy record of @cid, or NULL. */
@@ -444,31 +455,22 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool renew,
 			       uint64_t now)
 {
-	struct client *c, *live = NULL, *court = NULL;
+	struct client *c;
+	bool dead = false;
 
 	/* A worker may hold the lock across the record's write (cl_drop):
 	 * never wait for it on a loop. */
 	if (pthread_mutex_trylock(&t->lock) != 0)
 		return -1;
-	for (c = t->by_cid[hash_cid(clientid) & t->mask]; c; c = c->cid_next) {
-		if (c->clientid != clientid)
-			continue;
-		if (courtesy(t, c, now)) {
-			court = c;
-		} else if (expired(t, c, now)) {
-			/* to be dropped, which writes the record */
-			live = court = NULL;
-			break;
-		} else if (c->confirmed && c->v41) {
-			live = c;
-		}
-	}
-	if (!live)
-		live = court;
-	if (live && (renew || live == court))
-		cl_touch(t, live, now);
+	/* a record to be dropped (which writes the restart record) is a
+	 * worker's */
+	c = find_cid(t, clientid, true, V41, now, &dead);
+	if (!c && !dead)
+		c = cl_find_courtesy(t, clientid, now);
+	if (c && renew)
+		cl_touch(t, c, now);
 	pthread_mutex_unlock(&t->lock);
-	return live ? 0 : -1;
+	return c ? 0 : -1;
 }
 
 void nfs4_clients_set_record(struct nfs4_clients *t,

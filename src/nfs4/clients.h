@@ -139,8 +139,8 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
  * nfs4_clients_renew_nowait - what nfs4_clients_alive() (then, with
  * @renew, nfs4_clients_renew()) finds for 4.1 client @clientid, on an
  * event loop: without waiting for the lock and without dropping any
- * record (which writes the restart record). A courtesy client is
- * revived, as nfs4_clients_revive() does.
+ * record (which writes the restart record). A courtesy client counts as
+ * live, and is revived (as nfs4_clients_revive() does) with @renew.
  * Return values: 0 when the client is live (renewed with @renew); -1
  * when the lock is busy, the record is gone or would be dropped: the
  * caller changes nothing and leaves the call to a worker.

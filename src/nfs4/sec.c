@@ -52,6 +52,7 @@ enum nfsstat4 nfs4_sec_list(struct nfs4_compound *c, const struct nfs4_fh *f,
 			    SECINFO4resok *out)
 {
 	uint32_t l[EXPORTS_MAX_SEC];
+	const uint32_t *from = l;
 	unsigned int n = 0, i;
 	struct secinfo4 *v;
 
@@ -59,14 +60,14 @@ enum nfsstat4 nfs4_sec_list(struct nfs4_compound *c, const struct nfs4_fh *f,
 		n = exports_sec_list(f->o.client, l);
 	} else if (f->kind == NFS4_FH_PSEUDO) {
 		n = c->snap->pseudo.nsec;
-		memcpy(l, c->snap->pseudo.sec, n * sizeof(l[0]));
+		from = c->snap->pseudo.sec;
 	}
 	/* the request's arena: given back only after the result is encoded */
 	v = n ? xdr_arena_array(&c->req->arena, n, sizeof(*v)) : NULL;
 	if (n && !v)
 		return NFS4ERR_RESOURCE;
 	for (i = 0; i < n; i++)
-		v[i].flavor = l[i];
+		v[i].flavor = from[i];
 	out->len = n;
 	out->val = v;
 	return NFS4_OK;

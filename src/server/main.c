@@ -12,8 +12,9 @@
  * Under systemd (Type=notify; NOTIFY_SOCKET set) the service manager is
  * told READY=1 once every socket listens and the loops run, RELOADING=1
  * and READY=1 around each reload, and STOPPING=1 on SIGTERM/SIGINT.
- * libsystemd's sd_notify() does it (a no-op without NOTIFY_SOCKET), not a
- * copy of its datagram protocol: libsystemd0 is on every Debian system.
+ * libsystemd's sd_notify() does it (a no-op without NOTIFY_SOCKET) rather
+ * than a copy of its datagram protocol, whose address forms (abstract,
+ * vsock) the library keeps up with.
  */
 #include <errno.h>
 #include <fcntl.h>

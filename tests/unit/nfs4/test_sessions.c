@@ -398,6 +398,21 @@ static void test_sequence_nowait(void)
 	   nfs4_sessions_count(w.s) == 0,
 	   "the worker's SEQUENCE with the same seqid: BADSESSION, the session freed");
 	rm(&w);
+
+	/* a courtesy client (its lease ran out while it holds state) is
+	 * revived on the loop: no record to drop */
+	w = mk(64);
+	a = exid(&w, "c2", 1, &sys1, false, T0);
+	r = cs(&w, a.x.clientid, 1, &sys1, T0);
+	id = &r.u.csr_resok4.csr_sessionid;
+	nfs4_clients_set_state(w.c, a.x.clientid, true);
+	ok(seq_nowait(&w, id, 0, 1, T0 + NFS4_LEASE_TIME + 5, &q, &busy) == NFS4_OK && !busy &&
+	   q.s, "a courtesy client's SEQUENCE on the loop: OK, the slot taken");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	nfs4_clients_set_state(w.c, a.x.clientid, false);
+	ok(seq_run(&w, id, 0, 2, NULL, T0 + 2 * NFS4_LEASE_TIME) == NFS4_OK,
+	   "revived: its lease runs from that SEQUENCE (a worker's a lease later: OK)");
+	rm(&w);
 }
 
 static void test_destroy(void)
