@@ -137,6 +137,11 @@ bool nfs4_cb_path_up(clientid4 clientid)
 	       nfs4_clients_cb_path(clients, clientid, nfs4_now_sec()) == NFS4_CB_PATH_UP;
 }
 
+void nfs4_sweep(void)
+{
+	nfs4_recov_sync();
+}
+
 void nfs4_fini(void)
 {
 	nfs4_compound_log_counts();

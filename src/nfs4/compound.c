@@ -42,6 +42,7 @@
 
 #include "nfs4/internal.h"
 #include "nfs4/nfs4.h"
+#include "nfs4/recovery.h"
 #include "util/log.h"
 #include "xdr/nfs4_compound.h"
 
@@ -551,6 +552,10 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c.saved);
 	export_snap_put(c.snap);
+	/* a client confirmed or dropped: on disk before the reply goes, and
+	 * written with no table's lock held (recovery.c) */
+	if (!req->on_loop)
+		nfs4_recov_sync();
 	if (nfsx_log_threshold >= NFSX_LOG_DEBUG)
 		atomic_fetch_add_explicit(req->on_loop ? &ran_on_loop : &ran_on_worker, 1,
 					  memory_order_relaxed);

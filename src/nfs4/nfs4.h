@@ -39,6 +39,10 @@ extern const struct rpc_version nfs4_version;
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen);
 void nfs4_fini(void);
 
+/* Periodic work of the main thread (no NFSv4 lock held): writes what the
+ * record of clients noted outside a COMPOUND's worker. */
+void nfs4_sweep(void);
+
 /*
  * nfs4_callbacks_start - start calling clients back (the callout
  * thread, nfs4/callback.h), after nfs4_init and once signals are

@@ -1,6 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The record of clients with state, and the grace period (recovery.h).
+ *
+ * A note changes the set in memory and queues its line; the line is
+ * written and flushed by nfs4_recov_sync(), which the caller runs once
+ * it holds none of its tables' locks (the client table notes under its
+ * own lock, itself taken under the sessions' lock: a flush there would
+ * stall every SEQUENCE, event loops' included, for a disk write). One
+ * writer at a time, in the order the lines were noted, so the log
+ * replays to the set.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,8 +43,16 @@ static struct {
 	atomic_bool grace;
 	uint64_t grace_end;
 	int fd;                     /* the log, appended; -1: none */
+	char *pend;                 /* lines noted, not yet written */
+	size_t npend, cap;
+	atomic_bool dirty;          /* npend > 0 */
+	pthread_mutex_t wlock;      /* the writer's, taken before lock */
 	char file[PATH_MAX], tmp[PATH_MAX + 8];
-} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+/* Lines queued at most between two syncs: past it a line is lost, which
+ * only means a client may reclaim, or not, wrongly after a restart. */
+#define PEND_MAX (1u << 20)
 
 static uint32_t hash(const uint8_t *d, uint32_t len)
 {
@@ -220,6 +236,7 @@ void nfs4_recov_close(void)
 {
 	uint32_t i;
 
+	nfs4_recov_sync();
 	pthread_mutex_lock(&R.lock);
 	for (i = 0; i < BUCKETS; i++)
 		while (R.set[i])
@@ -228,23 +245,64 @@ void nfs4_recov_close(void)
 		close(R.fd);
 	R.fd = -1;
 	R.nprev = R.ncomplete = R.live = R.logged = 0;
+	free(R.pend);
+	R.pend = NULL;
+	R.npend = R.cap = 0;
+	atomic_store(&R.dirty, false);
 	atomic_store(&R.grace, false);
 	pthread_mutex_unlock(&R.lock);
 }
 
-/* Append @sign @id to the log (the lock held); compact a long one. */
+/* Queue @sign @id for the log (the lock held): nfs4_recov_sync() writes it. */
 static void log_line(char sign, const uint8_t *id, uint32_t len)
 {
-	char line[2 * NFS4_OPAQUE_LIMIT + 3];
+	size_t need = 2 * NFS4_OPAQUE_LIMIT + 3;
 
 	if (R.fd < 0)
 		return;
-	/* a lost line only means a client may reclaim, or not, wrongly
-	 * after a restart: nothing to answer the call with */
-	if (write_all(R.fd, line, line_of(line, sign, id, len)))
-		(void)fdatasync(R.fd);
-	if (++R.logged > 4 * R.live + 64)
+	if (R.cap - R.npend < need) {
+		size_t cap = R.cap ? 2 * R.cap : 4096;
+		char *p = cap <= PEND_MAX ? realloc(R.pend, cap) : NULL;
+
+		if (!p)
+			return;
+		R.pend = p;
+		R.cap = cap;
+	}
+	R.npend += line_of(R.pend + R.npend, sign, id, len);
+	R.logged++;
+	atomic_store(&R.dirty, true);
+}
+
+void nfs4_recov_sync(void)
+{
+	char *buf;
+	size_t n;
+	bool big;
+	int fd;
+
+	if (!atomic_load(&R.dirty))
+		return;
+	pthread_mutex_lock(&R.wlock);
+	pthread_mutex_lock(&R.lock);
+	buf = R.pend;
+	n = R.npend;
+	R.pend = NULL;
+	R.npend = R.cap = 0;
+	atomic_store(&R.dirty, false);
+	fd = R.fd;
+	big = R.logged > 4 * R.live + 64;
+	pthread_mutex_unlock(&R.lock);
+	/* compaction swaps R.fd, under wlock too: fd stays this one */
+	if (n && fd >= 0 && write_all(fd, buf, n))
+		(void)fdatasync(fd);
+	free(buf);
+	if (big) {
+		pthread_mutex_lock(&R.lock);
 		(void)compact();
+		pthread_mutex_unlock(&R.lock);
+	}
+	pthread_mutex_unlock(&R.wlock);
 }
 
 void nfs4_recov_note(const uint8_t *id, uint32_t len, bool add)

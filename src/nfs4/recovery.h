@@ -40,8 +40,15 @@ int nfs4_recov_open(const char *state_dir, uint64_t now, uint32_t lease, char *e
 		    size_t errlen);
 void nfs4_recov_close(void);
 
-/* Client id @id (@len bytes) holds state now (@add) or no longer. */
+/* Client id @id (@len bytes) holds state now (@add) or no longer: the
+ * set changes at once, the file at the next nfs4_recov_sync(). */
 void nfs4_recov_note(const uint8_t *id, uint32_t len, bool add);
+
+/* Write and flush what was noted since the last call; the caller holds
+ * none of the NFSv4 tables' locks (a worker before its reply goes, so a
+ * confirmed client is on disk before it hears so). One atomic load when
+ * nothing was noted. */
+void nfs4_recov_sync(void);
 
 /* Return values: true while the grace period lasts at @now. */
 bool nfs4_recov_in_grace(uint64_t now);

@@ -533,6 +533,8 @@ int main(int argc, char **argv)
 		if (sig < 0) {
 			unsigned int n = vfs_nodes_sweep_removed();
 
+			if (o.nfs4)
+				nfs4_sweep();
 			if (n)
 				log_debug("closed %u cached object(s) removed meanwhile", n);
 			continue;

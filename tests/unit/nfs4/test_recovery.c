@@ -67,7 +67,12 @@ int main(void)
 	nfs4_recov_note(B, sizeof(B), true);
 	nfs4_recov_note(C, sizeof(C), true);
 	nfs4_recov_note(C, sizeof(C), false);
-	ok(lines() == 4, "four lines logged as they happened (%ld)", lines());
+	ok(lines() == 0 && nfs4_recov_may_reclaim(A, sizeof(A)) == false,
+	   "noted: nothing written yet (the caller may hold its tables' locks)");
+	nfs4_recov_sync();
+	ok(lines() == 4, "nfs4_recov_sync: four lines, in the order noted (%ld)", lines());
+	nfs4_recov_sync();
+	ok(lines() == 4, "a second sync writes nothing more");
 
 	/* ---- a restart: A and B may reclaim ---- */
 	ok(restart(1000) == 0 && nfs4_recov_previous() == 2 && nfs4_recov_in_grace(1000),
@@ -112,6 +117,7 @@ int main(void)
 	for (i = 0; i < 200; i++) {
 		nfs4_recov_note(C, sizeof(C), true);
 		nfs4_recov_note(C, sizeof(C), false);
+		nfs4_recov_sync();
 	}
 	ok(lines() < 100, "a log far longer than its clients is compacted (%ld lines)", lines());
 
