@@ -25,4 +25,36 @@ int util_hexval(char c);
  */
 bool util_parse_u32(const char *s, size_t n, uint32_t lo, uint32_t hi, uint32_t *out);
 
+/*
+ * Budgets shared by threads: take @n of what *@used may reach, @cap, or
+ * nothing. An add, then a subtract when it went past: no lock, and a
+ * failed take never leaves the count changed.
+ * Return values: true when taken (give it back with util_give*()).
+ */
+static inline bool util_take(unsigned int *used, unsigned int n, unsigned int cap)
+{
+	if (__atomic_add_fetch(used, n, __ATOMIC_RELAXED) <= cap)
+		return true;
+	__atomic_sub_fetch(used, n, __ATOMIC_RELAXED);
+	return false;
+}
+
+static inline void util_give(unsigned int *used, unsigned int n)
+{
+	__atomic_sub_fetch(used, n, __ATOMIC_RELAXED);
+}
+
+static inline bool util_take_size(size_t *used, size_t n, size_t cap)
+{
+	if (__atomic_add_fetch(used, n, __ATOMIC_RELAXED) <= cap)
+		return true;
+	__atomic_sub_fetch(used, n, __ATOMIC_RELAXED);
+	return false;
+}
+
+static inline void util_give_size(size_t *used, size_t n)
+{
+	__atomic_sub_fetch(used, n, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/num.h"
 #include "vfs/vfs.h"
 
 #define MAX_SHARDS 64u  /* a power of two */
@@ -144,8 +145,8 @@ static void map_free(struct fmap *m)
 		munmap(m->base, m->len);
 	free(m->present);
 	if (m->len) {
-		__atomic_fetch_sub(&map_bytes, m->len, __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
+		util_give_size(&map_bytes, m->len);
+		util_give(&map_count, 1);
 	}
 	free(m);
 }
@@ -441,11 +442,11 @@ static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end, bool *retr
 		return NULL;
 	}
 	len = ((size_t)st.st_size + (size_t)pg - 1) & ~((size_t)pg - 1);
-	if (__atomic_add_fetch(&map_count, 1, __ATOMIC_RELAXED) > VFS_MAP_COUNT ||
-	    __atomic_add_fetch(&map_bytes, len, __ATOMIC_RELAXED) > VFS_MAP_BUDGET) {
+	if (!util_take(&map_count, 1, VFS_MAP_COUNT))
+		return NULL;
+	if (!util_take_size(&map_bytes, len, VFS_MAP_BUDGET)) {
 		/* Full: not for this node while it is cached. */
-		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&map_bytes, len, __ATOMIC_RELAXED);
+		util_give(&map_count, 1);
 		return NULL;
 	}
 	/* PROT_WRITE with MAP_SHARED needs a descriptor open for reading
@@ -471,8 +472,8 @@ static struct fmap *map_make(struct vfs_node *n, int i, uint64_t end, bool *retr
 	if (m)
 		map_free(m);
 	else {
-		__atomic_fetch_sub(&map_count, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&map_bytes, len, __ATOMIC_RELAXED);
+		util_give(&map_count, 1);
+		util_give_size(&map_bytes, len);
 	}
 	return NULL;
 }
@@ -625,9 +626,7 @@ bool vfs_node_pin(struct vfs_node *n)
 	pthread_mutex_lock(&s->lock);
 	if (n->pins == 0) {
 		/* a node out of the table is not what the handle finds */
-		ok = n->cached && __atomic_add_fetch(&pinned, 1, __ATOMIC_RELAXED) <= pin_cap;
-		if (!ok && n->cached)
-			__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
+		ok = n->cached && util_take(&pinned, 1, pin_cap);
 	}
 	if (ok) {
 		if (n->pins == 0) {
@@ -654,7 +653,7 @@ void vfs_node_unpin(struct vfs_node *n)
 	}
 	__atomic_store_n(&n->pins, n->pins - 1, __ATOMIC_RELAXED);
 	if (n->pins == 0) {
-		__atomic_fetch_sub(&pinned, 1, __ATOMIC_RELAXED);
+		util_give(&pinned, 1);
 		if (n->cached) {
 			/* back on the LRU list, the most recent */
 			pinned_unlink(s, n);

@@ -33,6 +33,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "util/num.h"
 #include "vfs/ops.h"
 #include "vfs/vfs.h"
 
@@ -68,15 +69,12 @@ unsigned int vfs_lock_holders(void)
 
 static bool slot_take(void)
 {
-	if (__atomic_add_fetch(&holders, 1, __ATOMIC_RELAXED) <= vfs_lock_budget(0))
-		return true;
-	__atomic_sub_fetch(&holders, 1, __ATOMIC_RELAXED);
-	return false;
+	return util_take(&holders, 1, vfs_lock_budget(0));
 }
 
 static void slot_put(void)
 {
-	__atomic_sub_fetch(&holders, 1, __ATOMIC_RELAXED);
+	util_give(&holders, 1);
 }
 
 int vfs_px_lock_open(const struct vfs_export *e, const struct vfs_obj *o, bool write,
