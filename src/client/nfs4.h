@@ -17,24 +17,28 @@
  *   the server had done it (NFS4ERR_RETRY_UNCACHED_REP: we never ask it
  *   to cache replies; or SEQ_FALSE_RETRY) the slot moves on and the sync
  *   layer sends again.
- * - Recovery: a SEQUENCE answered NFS4ERR_BADSESSION or DEADSESSION
- *   (the server restarted, or dropped the session), or SEQ_MISORDERED
- *   (a slot out of step with the server's), makes the next
- *   synchronous call make a new session, with the client id it has, and
- *   with a new one (EXCHANGE_ID again) when CREATE_SESSION says the
- *   client id is gone (STALE_CLIENTID, or anything but success); the
- *   call is then sent again, once. Open state is not reclaimed: the sync
- *   API holds none between calls.
- * - The typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
- *   COMMIT, GETATTR by handle) send SEQUENCE + PUTFH + the operation
- *   under the operation's descriptor (statistics), and the library does
- *   what the sync layer does for them without blocking: NFS4ERR_DELAY
+ * - Retries (NC4_RETRY), the same for the synchronous calls and the
+ *   typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
+ *   COMMIT, GETATTR by handle, each SEQUENCE + PUTFH + the operation
+ *   under the operation's descriptor, for statistics): NFS4ERR_DELAY
  *   puts the COMPOUND on a timed list (10 ms doubling to 1 s, for up to
- *   timeo), resent from nfsx_service when due; a lost session starts an
- *   asynchronous recovery (CREATE_SESSION with the client id, EXCHANGE_ID
- *   first when it is gone, RECLAIM_COMPLETE for a new one) while the
- *   COMPOUNDs wait in the slot queue, sent again once; a failed recovery
- *   fails them with -ENOTCONN and leaves the next sync call to try.
+ *   timeo), resent from nfsx_service when due; a synchronous call runs
+ *   the loop meanwhile.
+ * - Recovery, one way for every call: a SEQUENCE of the current session
+ *   answered NFS4ERR_BADSESSION or DEADSESSION (the server restarted,
+ *   or dropped the session), or SEQ_MISORDERED (a slot out of step with
+ *   the server's), starts an asynchronous recovery: CREATE_SESSION with
+ *   the client id it has, EXCHANGE_ID first when CREATE_SESSION says
+ *   the client id is gone (STALE_CLIENTID, or anything but success), and
+ *   then RECLAIM_COMPLETE on slot 0 before anything else. The COMPOUNDs
+ *   wait in the slot queue meanwhile and are sent again, once; such a
+ *   reply of an older session is only sent again (the current session
+ *   may be fine). The first session is made by the same steps
+ *   (nfsx4_session_open waits for them). A failed recovery fails what
+ *   waits with -ENOTCONN and leaves the next sync call to try again.
+ * - Open state is not reclaimed: after a recovery that needed a new
+ *   client id, stateids from nfsx4_open are void (the caller opens
+ *   again); the sync API's I/O opens and closes in one COMPOUND.
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
@@ -87,6 +91,7 @@ struct nc4_session {
 	int rec_step;                /* its step waiting for rec_due (DELAY) */
 	uint64_t rec_due, rec_give_up;
 	unsigned rec_backoff;
+	int rec_err;                 /* why the last one failed */
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
 	verifier4 verf;

@@ -279,7 +279,9 @@ int nfsx4_compound(struct nfsx_ctx *c, uint32_t minor, const struct nfs_argop4 *
 /*
  * nfsx4_session_open - EXCHANGE_ID (an owner unique to this context),
  * CREATE_SESSION, RECLAIM_COMPLETE; waits (synchronous). The sync API
- * calls it on its first use of a version 4 context.
+ * calls it on its first use of a version 4 context. With a session up
+ * it does nothing; while the library recovers a lost one it waits for
+ * that; after a recovery failed it tries again.
  * Return values: 0, a negative errno, or the nfsstat4 that failed.
  */
 int nfsx4_session_open(struct nfsx_ctx *c);

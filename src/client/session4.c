@@ -31,6 +31,36 @@
 
 static atomic_uint owner_counter;
 
+/* What a reply's status asks of the sender. */
+enum verdict {
+	V_DONE,   /* an outcome for the caller */
+	V_AGAIN,  /* send again after a back-off */
+	V_LOST,   /* the session is gone: a new one, then send again */
+};
+
+static enum verdict verdict(const struct nfsx4_res *r)
+{
+	/* A retried sequence id the server had done (answered by SEQUENCE,
+	 * see seq_result, or by the operation after it): the slot has moved
+	 * on, send again as after a DELAY. */
+	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
+	    r->status == NFS4ERR_SEQ_FALSE_RETRY)
+		return V_AGAIN;
+	/* The session is gone, or a slot's sequence id is out of step with
+	 * the server's (nothing tells by how much): a new session. */
+	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&
+	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
+	     r->status == NFS4ERR_SEQ_MISORDERED))
+		return V_LOST;
+	return V_DONE;
+}
+
+/* The wait after @ms of back-off: doubled, up to DELAY_MAX_MS. */
+static unsigned backoff_next(unsigned ms)
+{
+	return ms * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : ms * 2;
+}
+
 struct nc4_req {
 	struct nc_list link;         /* waitq, delayq or freeq */
 	struct nfsx4_args args;
@@ -81,42 +111,28 @@ static void req_put(struct nfsx_ctx *ctx, struct nc4_req *q)
 struct wait4 {
 	bool done;
 	int err;
-	bool delay;
-	bool lost;                 /* the session is gone: make one, send again */
+	bool again;                /* sync_raw: send again after a back-off */
 	nc4_extract_fn extract;
 	void *out;
 };
 
+/* The outcome; under NC4_RETRY an AGAIN or LOST verdict comes only when
+ * the session gave up retrying, and is the call's status. */
 static void wait4_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct wait4 *w = priv;
 	const struct nfsx4_res *r = res;
+	enum verdict v;
 
 	(void)ctx;
 	w->done = true;
 	w->err = err;
-	w->delay = false;
-	w->lost = false;
+	w->again = false;
 	if (err)
 		return;
-	/* A retried sequence id the server had done (answered by SEQUENCE,
-	 * see seq_result, or by the operation after it): the slot has moved
-	 * on, send again as after a DELAY. */
-	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
-	    r->status == NFS4ERR_SEQ_FALSE_RETRY) {
-		w->delay = true;
-		return;
-	}
-	/* The session is gone, or a slot's sequence id is out of step with
-	 * the server's (nothing tells by how much): a new session. */
-	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&
-	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
-	     r->status == NFS4ERR_SEQ_MISORDERED)) {
-		w->lost = true;
-		w->err = (int)r->status;
-		return;
-	}
-	w->err = w->extract ? w->extract(r, w->out) : (int)r->status;
+	v = verdict(r);
+	w->again = v == V_AGAIN;
+	w->err = v == V_DONE && w->extract ? w->extract(r, w->out) : (int)r->status;
 }
 
 static int wait4_run(struct nfsx_ctx *ctx, struct wait4 *w)
@@ -140,7 +156,7 @@ static void pause_ms(struct nfsx_ctx *ctx, unsigned ms)
 static unsigned delay_wait(struct nfsx_ctx *ctx, unsigned ms)
 {
 	pause_ms(ctx, ms);
-	return ms * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : ms * 2;
+	return backoff_next(ms);
 }
 
 /* A COMPOUND outside the session, DELAY retried as in nc4_sync. */
@@ -160,47 +176,33 @@ static int sync_raw(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 		if (r < 0)
 			return r;
 		r = wait4_run(ctx, &w);
-		if (!w.delay)
+		if (!w.again)
 			return r;
 		if (nc_now() >= give_up)
-			return NFS4ERR_DELAY;
+			return r;
 		backoff = delay_wait(ctx, backoff);
 	}
 }
 
+/*
+ * The session's own retries (NC4_RETRY) do the work: the DELAY back-off
+ * on its timed list and a lost session's recovery, the one the
+ * asynchronous wrappers get, while this call runs the loop.
+ */
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out)
 {
-	uint64_t give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
-	unsigned backoff = DELAY_MIN_MS;
-	bool recovered = false;
+	struct wait4 w = { .extract = extract, .out = out };
 	int r;
 
 	if (nc_sync_forbidden(ctx))
 		return -EDEADLK;
 	if ((!ctx->v4 || !ctx->v4->up) && (r = nfsx4_session_open(ctx)) != 0)
 		return r;
-	for (;;) {
-		struct wait4 w = { .extract = extract, .out = out };
-
-		r = nfsx4_call(ctx, ops, nops, wait4_cb, &w);
-		if (r < 0)
-			return r;
-		r = wait4_run(ctx, &w);
-		if (w.lost && !recovered && ctx->v4) {
-			recovered = true;
-			ctx->v4->up = false;
-			r = nfsx4_session_open(ctx);
-			if (r != 0)
-				return r;
-			continue;
-		}
-		if (!w.delay)
-			return r;
-		if (nc_now() >= give_up)
-			return NFS4ERR_DELAY;
-		backoff = delay_wait(ctx, backoff);
-	}
+	r = nc4_call_as(ctx, NULL, NC4_RETRY, ops, nops, wait4_cb, &w);
+	if (r < 0)
+		return r;
+	return wait4_run(ctx, &w);
 }
 
 /* ---- client id and session ------------------------------------------ */
@@ -272,9 +274,6 @@ static int x_status(const struct nfsx4_res *r, void *out)
 	return (int)r->status;
 }
 
-static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s);
-static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s);
-
 /* A session CREATE_SESSION granted: its slot table, from scratch. */
 static int session_install(struct nc4_session *s)
 {
@@ -294,20 +293,19 @@ static int session_install(struct nc4_session *s)
 static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s);
 static void dispatch(struct nfsx_ctx *ctx);
 static int free_slot(const struct nc4_session *s);
+static void recover_start(struct nfsx_ctx *ctx);
 
+/*
+ * The first session, or a new one after a recovery failed, is made by
+ * the recovery's steps (one way to make a session), waited for here.
+ */
 int nfsx4_session_open(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
-	struct nfs_argop4 op;
-	int r;
+	bool first;
 
 	if (nc_sync_forbidden(ctx))
 		return -EDEADLK;
-	/* An asynchronous recovery under way: its outcome first. */
-	while (s && s->recovering && ctx->v4 == s)
-		nfsx_run_once(ctx, -1);
-	if (s && s->up)
-		return 0;
 	if (!s) {
 		s = calloc(1, sizeof(*s));
 		if (!s)
@@ -319,35 +317,16 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		make_owner(ctx, s);
 		ctx->v4 = s;
 	}
-	if (!s->have_clientid && (r = exchange_id(ctx, s)) != 0)
-		return r;
-	r = create_session(ctx, s);
-	if (r != 0 && r != NFS4ERR_DELAY && r > 0 && s->gen > 0) {
-		/* The client id went with the session: a new one. */
-		s->have_clientid = false;
-		if ((r = exchange_id(ctx, s)) != 0)
-			return r;
-		r = create_session(ctx, s);
-	}
-	if (r != 0)
-		return r;
-	r = session_install(s);
-	if (r != 0)
-		return r;
-	s->up = true;
-
-	/* Nothing to reclaim: a new client (RFC 8881 18.51). */
-	memset(&op, 0, sizeof(op));
-	op.argop = OP_RECLAIM_COMPLETE;
-	op.u.opreclaim_complete.rca_one_fs = false;
-	r = nc4_sync(ctx, &op, 1, x_status, NULL);
-	if (r == NFS4ERR_COMPLETE_ALREADY)
-		r = 0;
-	if (r == 0)
+	first = s->gen == 0;
+	if (!s->up && !s->recovering)
+		recover_start(ctx);
+	while (s->recovering)
+		nfsx_run_once(ctx, -1);
+	if (!s->up)
+		return s->rec_err ? s->rec_err : -ENOTCONN;
+	if (first)
 		read_lease(ctx, s);
-	if (r == 0)
-		dispatch(ctx);
-	return r;
+	return 0;
 }
 
 static int x_lease(const struct nfsx4_res *r, void *out)
@@ -465,26 +444,6 @@ static void cs_op(const struct nfsx_ctx *ctx, const struct nc4_session *s, struc
 		   ctx->o.slots);
 	chan_attrs(&op->u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
 	op->u.opcreate_session.csa_cb_program = 0x40000000;
-}
-
-static int exchange_id(struct nfsx_ctx *ctx, struct nc4_session *s)
-{
-	struct nfs_argop4 op;
-	int r;
-
-	eid_op(s, &op);
-	r = sync_raw(ctx, &op, 1, x_exchange_id, s);
-	if (r == 0)
-		s->have_clientid = true;
-	return r;
-}
-
-static int create_session(struct nfsx_ctx *ctx, struct nc4_session *s)
-{
-	struct nfs_argop4 op;
-
-	cs_op(ctx, s, &op);
-	return sync_raw(ctx, &op, 1, x_create_session, s);
 }
 
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
@@ -642,8 +601,6 @@ static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfs
 	return 0;
 }
 
-static void recover_start(struct nfsx_ctx *ctx);
-
 /*
  * NC4_RETRY: what the sync layer's loop does, without waiting. A DELAY
  * (or a retried sequence id the server had done) puts @q on the timed
@@ -657,26 +614,30 @@ static bool retry(struct nfsx_ctx *ctx, struct nc4_session *s, struct nc4_req *q
 
 	if (err || ctx->dying)
 		return false;
-	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
-	    r->status == NFS4ERR_SEQ_FALSE_RETRY) {
+	switch (verdict(r)) {
+	case V_AGAIN:
 		if (now >= q->give_up)
 			return false;
 		q->due = now + (uint64_t)q->backoff * 1000000u;
-		q->backoff = q->backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : q->backoff * 2;
+		q->backoff = backoff_next(q->backoff);
 		nc_list_add_tail(&s->delayq, &q->link);
 		return true;
-	}
-	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE && !q->recovered &&
-	    (r->status == NFS4ERR_BADSESSION || r->status == NFS4ERR_DEADSESSION ||
-	     r->status == NFS4ERR_SEQ_MISORDERED)) {
-		/* A reply of an older session: the current one may be fine. */
-		if (q->gen == s->gen && s->up && !s->recovering)
-			recover_start(ctx);
+	case V_LOST:
+		/* A reply of an older session says nothing of the current
+		 * one: sent again, without using up the one resend. */
+		if (q->gen == s->gen) {
+			if (q->recovered)
+				return false;
+			q->recovered = true;
+			if (s->up && !s->recovering)
+				recover_start(ctx);
+		}
 		if (!s->up && !s->recovering)
 			return false;
-		q->recovered = true;
 		nc_list_add_head(&s->waitq, &q->link);
 		return true;
+	case V_DONE:
+		break;
 	}
 	return false;
 }
@@ -779,7 +740,8 @@ static void recover_fail(struct nfsx_ctx *ctx, int err)
 {
 	struct nc4_session *s = ctx->v4;
 
-	nc_set_error(ctx, "NFSv4.1 session recovery failed: %s", nfsx_strerror(err));
+	nc_set_error(ctx, "NFSv4.1 session: %s", nfsx_strerror(err));
+	s->rec_err = err;
 	s->recovering = false;
 	s->up = false;
 	fail_waiting(ctx, &s->waitq, -ENOTCONN);
@@ -796,7 +758,7 @@ static bool rec_delay(struct nfsx_ctx *ctx, int step, int r)
 		return false;
 	s->rec_step = step;
 	s->rec_due = now + (uint64_t)s->rec_backoff * 1000000u;
-	s->rec_backoff = s->rec_backoff * 2 > DELAY_MAX_MS ? DELAY_MAX_MS : s->rec_backoff * 2;
+	s->rec_backoff = backoff_next(s->rec_backoff);
 	return true;
 }
 
@@ -906,19 +868,20 @@ static void rec_step(struct nfsx_ctx *ctx, int step)
 		recover_fail(ctx, r);
 }
 
-/* The session is gone (BADSESSION, DEADSESSION) or out of step
- * (SEQ_MISORDERED): a new one, with the client id while it lives. */
+/* No session yet, or it is gone (BADSESSION, DEADSESSION) or out of
+ * step (SEQ_MISORDERED): a new one, with the client id while it lives. */
 static void recover_start(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
 
 	s->up = false;
 	s->recovering = true;
-	s->rec_fresh = false;
+	s->rec_fresh = !s->have_clientid;
+	s->rec_err = 0;
 	s->rec_due = 0;
 	s->rec_backoff = DELAY_MIN_MS;
 	s->rec_give_up = nc_now() + (uint64_t)ctx->o.timeo_ms * 1000000u;
-	rec_step(ctx, REC_CREATE_SESSION);
+	rec_step(ctx, s->have_clientid ? REC_CREATE_SESSION : REC_EXCHANGE_ID);
 }
 
 void nc4_tick(struct nfsx_ctx *ctx, uint64_t now)
