@@ -47,9 +47,9 @@ static inline unsigned nc4_backoff_next(unsigned ms)
 }
 
 struct nc4_req {
+	/* nc4_req_get clears everything up to ops */
 	struct nc_list link;         /* waitq, delayq or freeq */
 	struct nfsx4_args args;
-	struct nfs_argop4 ops[NFSX4_MAX_OPS];
 	const struct nfsx_proc *as;  /* submitted under (statistics) */
 	unsigned flags;              /* NC4_RETRY, NC4_LAST */
 	uint32_t slot, gen;
@@ -57,9 +57,11 @@ struct nc4_req {
 	uint64_t due, give_up;       /* NC4_RETRY: resend at, stop retrying at */
 	unsigned backoff;            /* NC4_RETRY: the next wait after DELAY, ms */
 	bool recovered;              /* NC4_RETRY: sent again after a lost session */
-	struct nfs_resop4 stand_in;  /* NC4_LAST: when the server stopped before */
 	nfsx_cb cb;
 	void *priv;
+	/* filled before use */
+	struct nfs_argop4 ops[NFSX4_MAX_OPS];
+	struct nfs_resop4 stand_in;  /* NC4_LAST: when the server stopped before */
 };
 
 /* ---- session4_slots.c ---- */

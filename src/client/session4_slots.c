@@ -25,10 +25,8 @@ struct nc4_req *nc4_req_get(struct nc4_session *s)
 		if (!q)
 			return NULL;
 	}
-	/* Everything but the operations, which the caller fills. */
+	/* Not the operations, which the caller fills (nor stand_in). */
 	memset(q, 0, offsetof(struct nc4_req, ops));
-	memset((char *)q + offsetof(struct nc4_req, as), 0,
-	       offsetof(struct nc4_req, stand_in) - offsetof(struct nc4_req, as));
 	nc_list_init(&q->link);
 	return q;
 }

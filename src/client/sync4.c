@@ -308,6 +308,11 @@ int nc4_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 		rmax = all.maxread;
 	if (all.maxwrite && all.maxwrite < wmax)
 		wmax = all.maxwrite;
+	/* nor more than CREATE_SESSION asked for */
+	if (rmax > NC4_IO_MAX)
+		rmax = NC4_IO_MAX;
+	if (wmax > NC4_IO_MAX)
+		wmax = NC4_IO_MAX;
 	/* A WRITE that is the last operation sends its data from the
 	 * caller's buffer, so only the session bounds it (nc4_write). */
 	if (rtmax)
