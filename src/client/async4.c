@@ -46,8 +46,8 @@ int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, 
 	ops[1].argop = OP_OPEN;
 	o->share_access = a->share_access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
 	o->share_deny = a->share_deny;
-	/* The session's open-owner lives as long as the context. */
-	o->owner.clientid = c->v4->clientid;
+	/* The session's open-owner lives as long as the context; its
+	 * client id is filled when the COMPOUND is sent. */
 	o->owner.owner.data = (const uint8_t *)c->v4->open_owner;
 	o->owner.owner.len = (uint32_t)strlen(c->v4->open_owner);
 	o->openhow.opentype = OPEN4_NOCREATE;

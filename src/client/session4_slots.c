@@ -82,6 +82,7 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 {
 	struct nc4_session *s = ctx->v4;
 	struct SEQUENCE4args *sa = &q->ops[0].u.opsequence;
+	uint32_t i;
 	int r;
 
 	q->slot = slot;
@@ -95,6 +96,11 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	sa->sa_slotid = slot;
 	sa->sa_highest_slotid = highest_busy(s);
 	sa->sa_cachethis = false;
+	/* The client id of now: a recovery since the submission may have
+	 * made a new one. */
+	for (i = 1; i < q->args.nops; i++)
+		if (q->ops[i].argop == OP_OPEN)
+			q->ops[i].u.opopen.owner.clientid = s->clientid;
 	r = nfsx_call(ctx, q->as ? q->as : &nfsx_nfs4_compound, &q->args, req_done, q);
 	if (r < 0)
 		s->slots[slot].busy = false;

@@ -495,7 +495,7 @@ static void op_open(struct nfs_argop4 *o, struct nfsx_ctx *c, uint32_t access)
 	op_simple(o, OP_OPEN);
 	a->share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
 	a->share_deny = OPEN4_SHARE_DENY_NONE;
-	a->owner.clientid = c->v4->clientid;
+	/* owner.clientid: filled when the COMPOUND is sent */
 	a->owner.owner.data = (const uint8_t *)c->v4->open_owner;
 	a->owner.owner.len = (uint32_t)strlen(c->v4->open_owner);
 	a->openhow.opentype = OPEN4_NOCREATE;

@@ -26,6 +26,8 @@
  *   it, every call done once with success (none failed while the new
  *   session was made, which takes a second here);
  * - DELAY to CREATE_SESSION during a recovery: sent again;
+ * - an nfsx4_open sent again after a recovery that made a new client id
+ *   carries the new one;
  * - a BADSESSION reply of an old session, read after the new session
  *   is made (the server answers out of order): sent again without using
  *   up the call's one resend after a lost session, so that when the new
@@ -223,6 +225,10 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			r->u.opgetfh.u.resok4.object.data = fh128;
 			r->u.opgetfh.u.resok4.object.len = sizeof(fh128);
 			break;
+		case OP_OPEN:
+			if (ops[i].u.opopen.owner.clientid != srv.clientid)
+				status = r->u.opopen.status = NFS4ERR_STALE_CLIENTID;
+			break;
 		case OP_DESTROY_SESSION:
 			srv.destroy_session++;
 			break;
@@ -372,6 +378,17 @@ static void aget_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	g->st = r->status;
 	if (r->status == NFS4_OK && r->u.resok4.obj_attributes.attr_vals.len == 12)
 		g->size = xdr__get32(r->u.resok4.obj_attributes.attr_vals.data + 8);
+}
+
+static void open_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aget *g = priv;
+
+	(void)ctx;
+	g->calls++;
+	g->err = err;
+	if (!err)
+		g->st = ((const struct OPEN4res *)res)->status;
 }
 
 /* nfsx4_getattr of @fh under the current script, submitted. */
@@ -666,6 +683,27 @@ int main(void)
 		   srv.sess - sess0 == 1,
 		   "CREATE_SESSION answered DELAY during a recovery: sent again, one new session, "
 		   "both calls done (%s, %d/%u)", nfsx_strerror(r), g.err, g.st);
+	}
+
+	/* nfsx4_open across a new client id */
+	{
+		struct nfsx4_open_args oa;
+		struct aget g;
+		int rc = -1;
+
+		srv_restart(true);
+		memset(&oa, 0, sizeof(oa));
+		oa.fh.data = fh.data;
+		oa.fh.len = fh.len;
+		oa.share_access = OPEN4_SHARE_ACCESS_READ;
+		oa.share_deny = OPEN4_SHARE_DENY_NONE;
+		memset(&g, 0, sizeof(g));
+		if (nfsx4_open(c, &oa, open_cb, &g) == 0) {
+			aget_wait(c, &g, 1);
+			rc = g.calls == 1 && g.err == 0 ? (int)g.st : -1;
+		}
+		ok(rc == NFS4_OK && nfsx4_clientid(c) == srv.clientid,
+		   "nfsx4_open sent again after a new client id carries it (%d)", rc);
 	}
 
 	/* A BADSESSION of the old session read after the new one is made;
