@@ -38,7 +38,9 @@
  *   waits with -ENOTCONN and leaves the next sync call to try again.
  * - Open state is not reclaimed: after a recovery that needed a new
  *   client id, stateids from nfsx4_open are void (the caller opens
- *   again); the sync API's I/O opens and closes in one COMPOUND.
+ *   again); the sync API's I/O opens and closes in one COMPOUND. A
+ *   context has one open-owner: two nfsx4_open of a file share a
+ *   stateid, and one close ends both.
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
@@ -56,11 +58,12 @@
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
 /*
  * What a READ or WRITE COMPOUND of ours holds besides the data, at most:
- * RPC header with a full AUTH_SYS credential (about 400 bytes), SEQUENCE,
- * PUTFH of a 128-byte handle, OPEN and CLOSE around the sync API's I/O.
- * The I/O sizes are the session's sizes less this, so that a server that
- * grants 1 MiB + 4 KiB (nfsxd's record bound) still gets 1 MiB READs and
- * WRITEs.
+ * the RPC header with an AUTH_SYS credential at its largest (RFC 5531:
+ * a 255-byte machine name and 16 groups), SEQUENCE, PUTFH of an
+ * NFS4_FHSIZE handle, and OPEN and CLOSE around the sync API's I/O.
+ * The I/O sizes are the session's sizes less this, so that a server
+ * that grants a little over 1 MiB (room for the headers) still gets
+ * 1 MiB READs and WRITEs.
  */
 #define NC4_IO_SLACK (2u << 10)
 

@@ -16,7 +16,9 @@
  *   OPEN by handle (CLAIM_FH, no delegation wanted), the I/O with the
  *   current stateid and CLOSE of it: no open state outlives the call.
  *   When the I/O fails after the OPEN, the CLOSE goes out alone, as it
- *   does after a WRITE over 512 KiB (sent last, from the caller's buffer).
+ *   does after a WRITE of more than half of NC_CALL_MAX (the core's
+ *   bound on an encoded call; such a WRITE goes last, from the caller's
+ *   buffer).
  * - A create is OPEN4_CREATE (UNCHECKED4, or GUARDED4 for @exclusive)
  *   by name, GETFH, CLOSE.
  * - A listing starts with "." and ".." (GETATTR, LOOKUPP), which NFSv4's
