@@ -51,6 +51,8 @@
 #ifndef NFSX_CLIENT_NFS4_H
 #define NFSX_CLIENT_NFS4_H
 
+#include <string.h>
+
 #include "client/internal.h"
 
 #define NC4_MINOR 1
@@ -163,6 +165,23 @@ typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
  */
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out);
+
+/* PUTFH of @fh (the handle's bytes are not copied). */
+static inline void nc4_op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
+{
+	memset(o, 0, sizeof(*o));
+	o->argop = OP_PUTFH;
+	o->u.opputfh.object = *fh;
+}
+
+/*
+ * nc4_op_open_fh - OPEN of an existing file by the current handle
+ * (CLAIM_FH), with the context's open-owner, no delegation wanted;
+ * owner.clientid is filled when the COMPOUND is sent (the client id of
+ * then). @s must be the context's session.
+ */
+void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t access,
+		    uint32_t deny);
 
 /* The status every result starts with. */
 static inline enum nfsstat4 nc4_op_status(const struct nfs_resop4 *r)

@@ -206,6 +206,22 @@ void nc4_cs_op(const struct nfsx_ctx *ctx, const struct nc4_session *s, struct n
 	op->u.opcreate_session.csa_cb_program = 0x40000000;
 }
 
+void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t access,
+		    uint32_t deny)
+{
+	struct OPEN4args *a = &o->u.opopen;
+
+	memset(o, 0, sizeof(*o));
+	o->argop = OP_OPEN;
+	a->share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	a->share_deny = deny;
+	/* The session's open-owner lives as long as the context. */
+	a->owner.owner.data = (const uint8_t *)s->open_owner;
+	a->owner.owner.len = (uint32_t)strlen(s->open_owner);
+	a->openhow.opentype = OPEN4_NOCREATE;
+	a->claim.claim = CLAIM_FH;
+}
+
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
 {
 	return c->v4 && c->v4->up ? c->v4->clientid : 0;
