@@ -15,7 +15,6 @@
  */
 #include "client/nfs4.h"
 
-#include <errno.h>
 #include <string.h>
 
 /* PUTFH @fh + @op with @args (@size bytes, the operation's own
@@ -23,25 +22,32 @@
 static int send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
 		   size_t size, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
+	struct nfs_argop4 *ops;
+	struct nc4_req *q;
+	int r;
 
+	r = nc4_call_begin(c, 2, &q, &ops);
+	if (r < 0)
+		return r;
 	nc4_op_putfh(&ops[0], fh);
 	memset(&ops[1], 0, sizeof(ops[1]));
 	ops[1].argop = op;
-	if (args)
-		memcpy(&ops[1].u, args, size);
-	return nc4_call_as(c, &nfsx_nfs4_ops[op], NC4_RETRY | NC4_LAST, ops, 2, cb, priv);
+	memcpy(&ops[1].u, args, size);
+	return nc4_call_end(c, q, &nfsx_nfs4_ops[op], NC4_RETRY | NC4_LAST, cb, priv);
 }
 
 int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
+	struct nfs_argop4 *ops;
+	struct nc4_req *q;
+	int r;
 
-	if (!c->v4 || (!c->v4->up && !c->v4->recovering))
-		return -ENOTCONN;
+	r = nc4_call_begin(c, 2, &q, &ops);
+	if (r < 0)
+		return r;
 	nc4_op_putfh(&ops[0], &a->fh);
 	nc4_op_open_fh(&ops[1], c->v4, a->share_access, a->share_deny);
-	return nc4_call_as(c, &nfsx_nfs4_ops[OP_OPEN], NC4_RETRY | NC4_LAST, ops, 2, cb, priv);
+	return nc4_call_end(c, q, &nfsx_nfs4_ops[OP_OPEN], NC4_RETRY | NC4_LAST, cb, priv);
 }
 
 int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb, void *priv)

@@ -137,6 +137,20 @@ int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
 		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv);
 
 /*
+ * nc4_call_as in two steps, the operations written in place:
+ * nc4_call_begin - a request for @nops operations after SEQUENCE, which
+ * the caller fills at *@ops (not zeroed), then passes to nc4_call_end
+ * (nothing may run the loop in between).
+ * Return values: 0, or as nc4_call_as (nothing to end then).
+ * nc4_call_end - send or queue the request.
+ * Return values: as nc4_call_as.
+ */
+int nc4_call_begin(struct nfsx_ctx *c, uint32_t nops, struct nc4_req **qp,
+		   struct nfs_argop4 **ops);
+int nc4_call_end(struct nfsx_ctx *c, struct nc4_req *q, const struct nfsx_proc *as,
+		 unsigned flags, nfsx_cb cb, void *priv);
+
+/*
  * nc4_check_reply - results answer @ops in order, no more of them than
  * were sent, and a short list ends with an error; counts each result in
  * its operation's statistics, but for @as (the descriptor the COMPOUND

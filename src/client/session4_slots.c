@@ -248,12 +248,11 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		nc4_dispatch(ctx);
 }
 
-int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
-		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv)
+int nc4_call_begin(struct nfsx_ctx *c, uint32_t nops, struct nc4_req **qp,
+		   struct nfs_argop4 **ops)
 {
 	struct nc4_session *s = c->v4;
 	struct nc4_req *q;
-	int slot, r;
 
 	if (!s || (!s->up && !s->recovering))
 		return -ENOTCONN;
@@ -262,11 +261,20 @@ int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
 	q = nc4_req_get(s);
 	if (!q)
 		return -ENOMEM;
-	if (nops)
-		memcpy(&q->ops[1], ops, nops * sizeof(*ops));
 	q->args.minorversion = NC4_MINOR;
 	q->args.nops = nops + 1;
 	q->args.ops = q->ops;
+	*qp = q;
+	*ops = &q->ops[1];
+	return 0;
+}
+
+int nc4_call_end(struct nfsx_ctx *c, struct nc4_req *q, const struct nfsx_proc *as,
+		 unsigned flags, nfsx_cb cb, void *priv)
+{
+	struct nc4_session *s = c->v4;
+	int slot, r;
+
 	q->as = as;
 	q->flags = flags;
 	q->backoff = DELAY_MIN_MS;
@@ -282,6 +290,21 @@ int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
 	if (r < 0)
 		nc4_req_put(c, q);
 	return r;
+}
+
+int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
+		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv)
+{
+	struct nfs_argop4 *o;
+	struct nc4_req *q;
+	int r;
+
+	r = nc4_call_begin(c, nops, &q, &o);
+	if (r < 0)
+		return r;
+	if (nops)
+		memcpy(o, ops, nops * sizeof(*ops));
+	return nc4_call_end(c, q, as, flags, cb, priv);
 }
 
 int nfsx4_call(struct nfsx_ctx *c, const struct nfs_argop4 *ops, uint32_t nops,
