@@ -172,10 +172,13 @@ typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
 
 /*
  * nc4_sync - @ops in a COMPOUND of the session (made first if there is
- * none), waited for; NFS4ERR_DELAY (from SEQUENCE or any operation) is
- * retried with back-off (10 ms doubling to 1 s) for up to the context's
- * timeo. @extract sees every reply, whatever its status.
- * Return values: a negative errno, else what @extract returned.
+ * none), sent under NC4_RETRY and waited for: NFS4ERR_DELAY (from
+ * SEQUENCE or any operation) is retried with back-off for up to the
+ * context's timeo, a lost session recovered and the COMPOUND sent again.
+ * @extract sees the reply that ends the call, whatever its status, but
+ * for a DELAY or a lost session the retries gave up on.
+ * Return values: a negative errno, the status the retries gave up on,
+ * else what @extract returned.
  */
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out);
