@@ -15,92 +15,64 @@
  */
 #include "client/nfs4.h"
 
-#include <errno.h>
 #include <string.h>
 
-static void op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
+/* PUTFH @fh + @op with @args (@size bytes, the operation's own
+ * arguments struct), under @op's descriptor. */
+static int send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
+		   size_t size, nfsx_cb cb, void *priv)
 {
-	memset(o, 0, sizeof(*o));
-	o->argop = OP_PUTFH;
-	o->u.opputfh.object = *fh;
-}
+	struct nfs_argop4 *ops;
+	struct nc4_req *q;
+	int r;
 
-/* PUTFH @fh + @op (argop and arguments filled by the caller). */
-static int send2(struct nfsx_ctx *c, const nfs_fh4 *fh, struct nfs_argop4 *ops, nfsx_cb cb,
-		 void *priv)
-{
-	enum nfs_opnum4 op = ops[1].argop;
-
-	op_putfh(&ops[0], fh);
-	return nc4_call_as(c, &nfsx_nfs4_ops[op], NC4_RETRY | NC4_LAST, ops, 2, cb, priv);
+	r = nc4_call_begin(c, 2, &q, &ops);
+	if (r < 0)
+		return r;
+	nc4_op_putfh(&ops[0], fh);
+	memset(&ops[1], 0, sizeof(ops[1]));
+	ops[1].argop = op;
+	memcpy(&ops[1].u, args, size);
+	return nc4_call_end(c, q, &nfsx_nfs4_ops[op], NC4_RETRY | NC4_LAST, cb, priv);
 }
 
 int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
-	struct OPEN4args *o = &ops[1].u.opopen;
+	struct nfs_argop4 *ops;
+	struct nc4_req *q;
+	int r;
 
-	if (!c->v4 || (!c->v4->up && !c->v4->recovering))
-		return -ENOTCONN;
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_OPEN;
-	o->share_access = a->share_access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
-	o->share_deny = a->share_deny;
-	/* The session's open-owner lives as long as the context. */
-	o->owner.clientid = c->v4->clientid;
-	o->owner.owner.data = (const uint8_t *)c->v4->open_owner;
-	o->owner.owner.len = (uint32_t)strlen(c->v4->open_owner);
-	o->openhow.opentype = OPEN4_NOCREATE;
-	o->claim.claim = CLAIM_FH;
-	return send2(c, &a->fh, ops, cb, priv);
+	r = nc4_call_begin(c, 2, &q, &ops);
+	if (r < 0)
+		return r;
+	nc4_op_putfh(&ops[0], &a->fh);
+	nc4_op_open_fh(&ops[1], c->v4, a->share_access, a->share_deny);
+	return nc4_call_end(c, q, &nfsx_nfs4_ops[OP_OPEN], NC4_RETRY | NC4_LAST, cb, priv);
 }
 
 int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
+	struct CLOSE4args x = { .open_stateid = a->stateid };
 
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_CLOSE;
-	ops[1].u.opclose.open_stateid = a->stateid;
-	return send2(c, &a->fh, ops, cb, priv);
+	return send_op(c, &a->fh, OP_CLOSE, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_read(struct nfsx_ctx *c, const struct nfsx4_read_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
-
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_READ;
-	ops[1].u.opread = a->args;
-	return send2(c, &a->fh, ops, cb, priv);
+	return send_op(c, &a->fh, OP_READ, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_write(struct nfsx_ctx *c, const struct nfsx4_write_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
-
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_WRITE;
-	ops[1].u.opwrite = a->args;
-	return send2(c, &a->fh, ops, cb, priv);
+	return send_op(c, &a->fh, OP_WRITE, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_commit(struct nfsx_ctx *c, const struct nfsx4_commit_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
-
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_COMMIT;
-	ops[1].u.opcommit = a->args;
-	return send2(c, &a->fh, ops, cb, priv);
+	return send_op(c, &a->fh, OP_COMMIT, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_cb cb, void *priv)
 {
-	struct nfs_argop4 ops[2];
-
-	memset(&ops[1], 0, sizeof(ops[1]));
-	ops[1].argop = OP_GETATTR;
-	ops[1].u.opgetattr = a->args;
-	return send2(c, &a->fh, ops, cb, priv);
+	return send_op(c, &a->fh, OP_GETATTR, &a->args, sizeof(a->args), cb, priv);
 }

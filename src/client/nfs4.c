@@ -9,10 +9,12 @@
  * reply's length, the nested lists (directory entries, bitmaps) come
  * from it, and a reply that is not consumed to its last byte is -EPROTO.
  *
- * Statistics: the core keeps the COMPOUND's (transmissions, times,
- * bytes) under nfsx_nfs4_compound; each result inside a reply is
- * counted under its operation's descriptor in nfsx_nfs4_ops, a key of
- * the same per-context table, so nfsx_stats_get() serves both.
+ * Statistics: the core counts a COMPOUND (transmissions, times, bytes)
+ * under the descriptor it was submitted under: nfsx_nfs4_compound, or
+ * for the typed wrappers their operation's entry of nfsx_nfs4_ops.
+ * nc4_check_reply adds one op to the entry of each other result inside
+ * the reply (ops only). All are keys of the same per-context table, so
+ * nfsx_stats_get() serves both.
  */
 #include "client/nfs4.h"
 #include "client/procs.h"

@@ -17,24 +17,30 @@
  *   the server had done it (NFS4ERR_RETRY_UNCACHED_REP: we never ask it
  *   to cache replies; or SEQ_FALSE_RETRY) the slot moves on and the sync
  *   layer sends again.
- * - Recovery: a SEQUENCE answered NFS4ERR_BADSESSION or DEADSESSION
- *   (the server restarted, or dropped the session), or SEQ_MISORDERED
- *   (a slot out of step with the server's), makes the next
- *   synchronous call make a new session, with the client id it has, and
- *   with a new one (EXCHANGE_ID again) when CREATE_SESSION says the
- *   client id is gone (STALE_CLIENTID, or anything but success); the
- *   call is then sent again, once. Open state is not reclaimed: the sync
- *   API holds none between calls.
- * - The typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
- *   COMMIT, GETATTR by handle) send SEQUENCE + PUTFH + the operation
- *   under the operation's descriptor (statistics), and the library does
- *   what the sync layer does for them without blocking: NFS4ERR_DELAY
+ * - Retries (NC4_RETRY), the same for the synchronous calls and the
+ *   typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
+ *   COMMIT, GETATTR by handle, each SEQUENCE + PUTFH + the operation
+ *   under the operation's descriptor, for statistics): NFS4ERR_DELAY
  *   puts the COMPOUND on a timed list (10 ms doubling to 1 s, for up to
- *   timeo), resent from nfsx_service when due; a lost session starts an
- *   asynchronous recovery (CREATE_SESSION with the client id, EXCHANGE_ID
- *   first when it is gone, RECLAIM_COMPLETE for a new one) while the
- *   COMPOUNDs wait in the slot queue, sent again once; a failed recovery
- *   fails them with -ENOTCONN and leaves the next sync call to try.
+ *   timeo), resent from nfsx_service when due; a synchronous call runs
+ *   the loop meanwhile.
+ * - Recovery, one way for every call: a SEQUENCE of the current session
+ *   answered NFS4ERR_BADSESSION or DEADSESSION (the server restarted,
+ *   or dropped the session), or SEQ_MISORDERED (a slot out of step with
+ *   the server's), starts an asynchronous recovery: CREATE_SESSION with
+ *   the client id it has, EXCHANGE_ID first when CREATE_SESSION says
+ *   the client id is gone (STALE_CLIENTID, or anything but success), and
+ *   then RECLAIM_COMPLETE on slot 0 before anything else. The COMPOUNDs
+ *   wait in the slot queue meanwhile and are sent again, once; such a
+ *   reply of an older session is only sent again (the current session
+ *   may be fine). The first session is made by the same steps
+ *   (nfsx4_session_open waits for them). A failed recovery fails what
+ *   waits with -ENOTCONN and leaves the next sync call to try again.
+ * - Open state is not reclaimed: after a recovery that needed a new
+ *   client id, stateids from nfsx4_open are void (the caller opens
+ *   again); the sync API's I/O opens and closes in one COMPOUND. A
+ *   context has one open-owner: two nfsx4_open of a file share a
+ *   stateid, and one close ends both.
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
@@ -45,6 +51,8 @@
 #ifndef NFSX_CLIENT_NFS4_H
 #define NFSX_CLIENT_NFS4_H
 
+#include <string.h>
+
 #include "client/internal.h"
 
 #define NC4_MINOR 1
@@ -52,11 +60,12 @@
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
 /*
  * What a READ or WRITE COMPOUND of ours holds besides the data, at most:
- * RPC header with a full AUTH_SYS credential (about 400 bytes), SEQUENCE,
- * PUTFH of a 128-byte handle, OPEN and CLOSE around the sync API's I/O.
- * The I/O sizes are the session's sizes less this, so that a server that
- * grants 1 MiB + 4 KiB (nfsxd's record bound) still gets 1 MiB READs and
- * WRITEs.
+ * the RPC header with an AUTH_SYS credential at its largest (RFC 5531:
+ * a 255-byte machine name and 16 groups), SEQUENCE, PUTFH of an
+ * NFS4_FHSIZE handle, and OPEN and CLOSE around the sync API's I/O.
+ * The I/O sizes are the session's sizes less this, so that a server
+ * that grants a little over 1 MiB (room for the headers) still gets
+ * 1 MiB READs and WRITEs.
  */
 #define NC4_IO_SLACK (2u << 10)
 
@@ -87,6 +96,7 @@ struct nc4_session {
 	int rec_step;                /* its step waiting for rec_due (DELAY) */
 	uint64_t rec_due, rec_give_up;
 	unsigned rec_backoff;
+	int rec_err;                 /* why the last one failed */
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
 	verifier4 verf;
@@ -127,6 +137,20 @@ int nc4_call_as(struct nfsx_ctx *c, const struct nfsx_proc *as, unsigned flags,
 		const struct nfs_argop4 *ops, uint32_t nops, nfsx_cb cb, void *priv);
 
 /*
+ * nc4_call_as in two steps, the operations written in place:
+ * nc4_call_begin - a request for @nops operations after SEQUENCE, which
+ * the caller fills at *@ops (not zeroed), then passes to nc4_call_end
+ * (nothing may run the loop in between).
+ * Return values: 0, or as nc4_call_as (nothing to end then).
+ * nc4_call_end - send or queue the request.
+ * Return values: as nc4_call_as.
+ */
+int nc4_call_begin(struct nfsx_ctx *c, uint32_t nops, struct nc4_req **qp,
+		   struct nfs_argop4 **ops);
+int nc4_call_end(struct nfsx_ctx *c, struct nc4_req *q, const struct nfsx_proc *as,
+		 unsigned flags, nfsx_cb cb, void *priv);
+
+/*
  * nc4_check_reply - results answer @ops in order, no more of them than
  * were sent, and a short list ends with an error; counts each result in
  * its operation's statistics, but for @as (the descriptor the COMPOUND
@@ -148,13 +172,33 @@ typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
 
 /*
  * nc4_sync - @ops in a COMPOUND of the session (made first if there is
- * none), waited for; NFS4ERR_DELAY (from SEQUENCE or any operation) is
- * retried with back-off (10 ms doubling to 1 s) for up to the context's
- * timeo. @extract sees every reply, whatever its status.
- * Return values: a negative errno, else what @extract returned.
+ * none), sent under NC4_RETRY and waited for: NFS4ERR_DELAY (from
+ * SEQUENCE or any operation) is retried with back-off for up to the
+ * context's timeo, a lost session recovered and the COMPOUND sent again.
+ * @extract sees the reply that ends the call, whatever its status, but
+ * for a DELAY or a lost session the retries gave up on.
+ * Return values: a negative errno, the status the retries gave up on,
+ * else what @extract returned.
  */
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out);
+
+/* PUTFH of @fh (the handle's bytes are not copied). */
+static inline void nc4_op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
+{
+	memset(o, 0, sizeof(*o));
+	o->argop = OP_PUTFH;
+	o->u.opputfh.object = *fh;
+}
+
+/*
+ * nc4_op_open_fh - OPEN of an existing file by the current handle
+ * (CLAIM_FH), with the context's open-owner, no delegation wanted;
+ * owner.clientid is filled when the COMPOUND is sent (the client id of
+ * then). @s must be the context's session.
+ */
+void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t access,
+		    uint32_t deny);
 
 /* The status every result starts with. */
 static inline enum nfsstat4 nc4_op_status(const struct nfs_resop4 *r)

@@ -279,7 +279,9 @@ int nfsx4_compound(struct nfsx_ctx *c, uint32_t minor, const struct nfs_argop4 *
 /*
  * nfsx4_session_open - EXCHANGE_ID (an owner unique to this context),
  * CREATE_SESSION, RECLAIM_COMPLETE; waits (synchronous). The sync API
- * calls it on its first use of a version 4 context.
+ * calls it on its first use of a version 4 context. With a session up
+ * it does nothing; while the library recovers a lost one it waits for
+ * that; after a recovery failed it tries again.
  * Return values: 0, a negative errno, or the nfsstat4 that failed.
  */
 int nfsx4_session_open(struct nfsx_ctx *c);
@@ -340,8 +342,14 @@ struct nfsx4_getattr_args {
 	nfs_fh4 fh;
 	struct GETATTR4args args;
 };
-/* OPEN of an existing file by handle (CLAIM_FH), with the context's
- * open-owner, no delegation wanted; close it with nfsx4_close. */
+/*
+ * OPEN of an existing file by handle (CLAIM_FH), no delegation wanted;
+ * close it with nfsx4_close. A context has one open-owner: two opens of
+ * a file share one stateid, and one close ends both. Open state is not
+ * reclaimed: after a session recovery that needed a new client id (the
+ * server restarted) the stateids from nfsx4_open are void, and I/O with
+ * them fails (NFS4ERR_BAD_STATEID, STALE_STATEID...): open again.
+ */
 int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, void *priv);
 int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb, void *priv);
 int nfsx4_read(struct nfsx_ctx *c, const struct nfsx4_read_args *a, nfsx_cb cb, void *priv);
@@ -359,9 +367,8 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 /* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */
 
-/* NFSv4's largest handle (NFS4_FHSIZE; NFSv3's is 64): NFS-Ganesha's
- * NFSv4 handles are all 128 bytes. */
-#define NFSX_FH_MAX 128
+/* The largest handle: NFSv4's limit, NFS4_FHSIZE (128; NFSv3's is 64). */
+#define NFSX_FH_MAX NFS4_FHSIZE
 
 struct nfsx_fh {
 	uint32_t len;

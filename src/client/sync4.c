@@ -16,7 +16,9 @@
  *   OPEN by handle (CLAIM_FH, no delegation wanted), the I/O with the
  *   current stateid and CLOSE of it: no open state outlives the call.
  *   When the I/O fails after the OPEN, the CLOSE goes out alone, as it
- *   does after a WRITE over 512 KiB (sent last, from the caller's buffer).
+ *   does after a WRITE of more than half of NC_CALL_MAX (the core's
+ *   bound on an encoded call; such a WRITE goes last, from the caller's
+ *   buffer).
  * - A create is OPEN4_CREATE (UNCHECKED4, or GUARDED4 for @exclusive)
  *   by name, GETFH, CLOSE.
  * - A listing starts with "." and ".." (GETATTR, LOOKUPP), which NFSv4's
@@ -40,10 +42,9 @@
 
 static void op_putfh(struct nfs_argop4 *o, const struct nfsx_fh *fh)
 {
-	memset(o, 0, sizeof(*o));
-	o->argop = OP_PUTFH;
-	o->u.opputfh.object.data = fh->data;
-	o->u.opputfh.object.len = fh->len;
+	nfs_fh4 f = { .data = fh->data, .len = fh->len };
+
+	nc4_op_putfh(o, &f);
 }
 
 static void op_simple(struct nfs_argop4 *o, enum nfs_opnum4 op)
@@ -308,6 +309,11 @@ int nc4_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 		rmax = all.maxread;
 	if (all.maxwrite && all.maxwrite < wmax)
 		wmax = all.maxwrite;
+	/* nor more than CREATE_SESSION asked for */
+	if (rmax > NC4_IO_MAX)
+		rmax = NC4_IO_MAX;
+	if (wmax > NC4_IO_MAX)
+		wmax = NC4_IO_MAX;
 	/* A WRITE that is the last operation sends its data from the
 	 * caller's buffer, so only the session bounds it (nc4_write). */
 	if (rtmax)
@@ -483,20 +489,6 @@ int nc4_readdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, bool plus, nfsx_d
 
 /* ---- OPEN, READ, WRITE, CLOSE ------------------------------------------ */
 
-static void op_open(struct nfs_argop4 *o, struct nfsx_ctx *c, uint32_t access)
-{
-	struct OPEN4args *a = &o->u.opopen;
-
-	op_simple(o, OP_OPEN);
-	a->share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
-	a->share_deny = OPEN4_SHARE_DENY_NONE;
-	a->owner.clientid = c->v4->clientid;
-	a->owner.owner.data = (const uint8_t *)c->v4->open_owner;
-	a->owner.owner.len = (uint32_t)strlen(c->v4->open_owner);
-	a->openhow.opentype = OPEN4_NOCREATE;
-	a->claim.claim = CLAIM_FH;
-}
-
 /* The current stateid (RFC 8881 16.2.3.1.2): seqid 1, other all zeros. */
 static struct stateid4 current_sid(void)
 {
@@ -577,7 +569,7 @@ int nc4_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *b
 	if ((!c->v4 || !c->v4->up) && (r = nfsx4_session_open(c)) != 0)
 		return r;
 	op_putfh(&ops[0], fh);
-	op_open(&ops[1], c, OPEN4_SHARE_ACCESS_READ);
+	nc4_op_open_fh(&ops[1], c->v4, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE);
 	op_simple(&ops[2], OP_READ);
 	ops[2].u.opread.stateid = cur;
 	ops[2].u.opread.offset = off;
@@ -603,7 +595,7 @@ int nc4_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const 
 	if ((!c->v4 || !c->v4->up) && (r = nfsx4_session_open(c)) != 0)
 		return r;
 	op_putfh(&ops[0], fh);
-	op_open(&ops[1], c, OPEN4_SHARE_ACCESS_WRITE);
+	nc4_op_open_fh(&ops[1], c->v4, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE);
 	op_simple(&ops[2], OP_WRITE);
 	ops[2].u.opwrite.stateid = cur;
 	ops[2].u.opwrite.offset = off;
@@ -678,7 +670,7 @@ int nc4_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 	if ((!c->v4 || !c->v4->up) && (r = nfsx4_session_open(c)) != 0)
 		return r;
 	op_putfh(&ops[0], dir);
-	op_open(&ops[1], c, OPEN4_SHARE_ACCESS_WRITE);
+	nc4_op_open_fh(&ops[1], c->v4, OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE);
 	a = &ops[1].u.opopen;
 	a->openhow.opentype = OPEN4_CREATE;
 	a->openhow.u.how.mode = exclusive ? GUARDED4 : UNCHECKED4;

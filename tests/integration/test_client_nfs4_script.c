@@ -19,6 +19,19 @@
  * - the server's target highest slot id: 0 makes the client use slot 0
  *   only, however many COMPOUNDs it has queued;
  * - a 128-byte handle (NFSv4's largest, NFS-Ganesha's size) is taken;
+ * - session recovery, one way for the blocking and the asynchronous
+ *   calls: the server loses the session (and the client id) while
+ *   nfsx4_getattr calls wait out a DELAY back-off and a blocking call
+ *   gets BADSESSION first: one new session, RECLAIM_COMPLETE first on
+ *   it, every call done once with success (none failed while the new
+ *   session was made, which takes a second here);
+ * - DELAY to CREATE_SESSION during a recovery: sent again;
+ * - an nfsx4_open sent again after a recovery that made a new client id
+ *   carries the new one;
+ * - a BADSESSION reply of an old session, read after the new session
+ *   is made (the server answers out of order): sent again without using
+ *   up the call's one resend after a lost session, so that when the new
+ *   session is lost as well the call recovers again and succeeds.
  * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
  */
 #include <arpa/inet.h>
@@ -45,7 +58,7 @@ enum script {
 #define LOG_MAX 1024
 
 struct seqlog {
-	uint32_t slot, seq, highest, first_op;
+	uint32_t slot, seq, highest, first_op, sess;
 };
 
 static struct {
@@ -59,9 +72,28 @@ static struct {
 	struct seqlog log[LOG_MAX];
 	unsigned destroy_session, destroy_clientid;
 	unsigned exchange_ids, exid_delays;
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1 };
+	uint8_t sess;              /* the live session: SID with this last byte */
+	uint64_t clientid;         /* the live client id */
+	unsigned create_sessions, cs_delays, cs_sleep_ms;
+	int kill_after_cs;         /* > 0: kill_after set by the next CREATE_SESSION */
+	int kill_after;            /* > 0: the session dies after this many SEQUENCEs */
+	bool hold_bad;             /* hold the next BADSESSION reply ... */
+	bool hold_now;             /* ... (this one) until a CREATE_SESSION is answered */
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1, .sess = 1,
+	  .clientid = 0x1234, .kill_after_cs = -1 };
 
 static const uint8_t SID[16] = "nfsx-test-sessn";
+
+/* The server drops its session (a restart), and its client id with it
+ * when @forget. */
+static void srv_restart(bool forget)
+{
+	pthread_mutex_lock(&srv.lock);
+	srv.sess++;
+	if (forget)
+		srv.clientid++;
+	pthread_mutex_unlock(&srv.lock);
+}
 static uint8_t fh128[128];
 
 static bool read_full(int fd, void *buf, size_t n)
@@ -101,8 +133,10 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 
 		srv.log[srv.nlog++] = (struct seqlog){ sa->sa_slotid, sa->sa_sequenceid,
 						       sa->sa_highest_slotid,
-						       n > 1 ? ops[1].argop : 0 };
+						       n > 1 ? ops[1].argop : 0,
+						       sa->sa_sessionid.val[15] };
 	}
+	srv.hold_now = false;
 	for (i = 0; i < n && status == NFS4_OK; i++) {
 		struct nfs_resop4 *r = &res[i];
 
@@ -116,12 +150,32 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 				status = r->u.opexchange_id.eir_status = NFS4ERR_DELAY;
 				break;
 			}
-			r->u.opexchange_id.u.eir_resok4.eir_clientid = 0x1234;
+			r->u.opexchange_id.u.eir_resok4.eir_clientid = srv.clientid;
 			r->u.opexchange_id.u.eir_resok4.eir_sequenceid = 1;
 			r->u.opexchange_id.u.eir_resok4.eir_flags = EXCHGID4_FLAG_USE_NON_PNFS;
 			break;
 		case OP_CREATE_SESSION:
+			srv.create_sessions++;
+			if (srv.cs_sleep_ms) {
+				usleep(srv.cs_sleep_ms * 1000u);
+				srv.cs_sleep_ms = 0;
+			}
+			if (srv.cs_delays > 0) {
+				srv.cs_delays--;
+				status = r->u.opcreate_session.csr_status = NFS4ERR_DELAY;
+				break;
+			}
+			if (ops[i].u.opcreate_session.csa_clientid != srv.clientid) {
+				status = r->u.opcreate_session.csr_status = NFS4ERR_STALE_CLIENTID;
+				break;
+			}
+			srv.sess++;
+			if (srv.kill_after_cs >= 0) {
+				srv.kill_after = srv.kill_after_cs;
+				srv.kill_after_cs = -1;
+			}
 			memcpy(r->u.opcreate_session.u.csr_resok4.csr_sessionid.val, SID, 16);
+			r->u.opcreate_session.u.csr_resok4.csr_sessionid.val[15] = srv.sess;
 			r->u.opcreate_session.u.csr_resok4.csr_sequence =
 				ops[i].u.opcreate_session.csa_sequence;
 			chan(&r->u.opcreate_session.u.csr_resok4.csr_fore_chan_attrs, 4);
@@ -130,12 +184,21 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 		case OP_SEQUENCE: {
 			struct SEQUENCE4resok *ok = &r->u.opsequence.u.sr_resok4;
 
+			if (memcmp(ops[i].u.opsequence.sa_sessionid.val, SID, 15) != 0 ||
+			    ops[i].u.opsequence.sa_sessionid.val[15] != srv.sess) {
+				status = r->u.opsequence.sr_status = NFS4ERR_BADSESSION;
+				srv.hold_now = srv.hold_bad;
+				srv.hold_bad = false;
+				break;
+			}
+			if (srv.kill_after > 0 && --srv.kill_after == 0)
+				srv.sess++; /* after this reply */
 			if (srv.script == S_SEQ_DELAY && srv.delays > 0) {
 				srv.delays--;
 				status = r->u.opsequence.sr_status = NFS4ERR_DELAY;
 				break;
 			}
-			memcpy(ok->sr_sessionid.val, SID, 16);
+			memcpy(ok->sr_sessionid.val, ops[i].u.opsequence.sa_sessionid.val, 16);
 			ok->sr_sequenceid = ops[i].u.opsequence.sa_sequenceid;
 			ok->sr_slotid = ops[i].u.opsequence.sa_slotid;
 			ok->sr_highest_slotid = 3;
@@ -162,6 +225,10 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			r->u.opgetfh.u.resok4.object.data = fh128;
 			r->u.opgetfh.u.resok4.object.len = sizeof(fh128);
 			break;
+		case OP_OPEN:
+			if (ops[i].u.opopen.owner.clientid != srv.clientid)
+				status = r->u.opopen.status = NFS4ERR_STALE_CLIENTID;
+			break;
 		case OP_DESTROY_SESSION:
 			srv.destroy_session++;
 			break;
@@ -183,7 +250,8 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 static void *serve(void *arg)
 {
 	int fd = accept(srv.lfd, NULL, NULL);
-	static uint8_t in[1 << 21], out[1 << 16], arena_mem[1 << 20];
+	static uint8_t in[1 << 21], out[1 << 16], arena_mem[1 << 20], held[1 << 12];
+	size_t held_len = 0;
 
 	(void)arg;
 	for (;;) {
@@ -237,8 +305,19 @@ static void *serve(void *arg)
 		for (i = 0; i < n; i++)
 			xdr_enc_nfs_resop4(&e, &res[i]);
 		xdr__put32(out, 0x80000000u | (uint32_t)xdr_enc_len(&e));
+		if (srv.hold_now && 4 + xdr_enc_len(&e) <= sizeof(held)) {
+			/* answered later, after a CREATE_SESSION's reply */
+			held_len = 4 + xdr_enc_len(&e);
+			memcpy(held, out, held_len);
+			continue;
+		}
 		if (write(fd, out, 4 + xdr_enc_len(&e)) != (ssize_t)(4 + xdr_enc_len(&e)))
 			break;
+		if (held_len && h.nops && ops[0].argop == OP_CREATE_SESSION && status == NFS4_OK) {
+			if (write(fd, held, held_len) != (ssize_t)held_len)
+				break;
+			held_len = 0;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -301,21 +380,64 @@ static void aget_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		g->size = xdr__get32(r->u.resok4.obj_attributes.attr_vals.data + 8);
 }
 
-/* nfsx4_getattr of @fh under the current script, run to its callback. */
-static int aget(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct aget *g,
-		unsigned *pending_while_waiting)
+static void open_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct aget *g = priv;
+
+	(void)ctx;
+	g->calls++;
+	g->err = err;
+	if (!err)
+		g->st = ((const struct OPEN4res *)res)->status;
+}
+
+/* nfsx4_getattr of @fh under the current script, submitted. */
+static int aget_start(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct aget *g)
 {
 	static uint32_t w[2] = { 1u << FATTR4_TYPE | 1u << FATTR4_SIZE, 0 };
 	struct nfsx4_getattr_args a;
-	uint64_t end = nc_now() + 20000000000ull;
-	int r;
 
 	memset(g, 0, sizeof(*g));
 	a.fh.data = fh->data;
 	a.fh.len = fh->len;
 	a.args.attr_request.len = 2;
 	a.args.attr_request.val = w;
-	r = nfsx4_getattr(c, &a, aget_cb, g);
+	return nfsx4_getattr(c, &a, aget_cb, g);
+}
+
+/* Run the loop until the @n calls of @g are done, for at most 20 s. */
+static void aget_wait(struct nfsx_ctx *c, struct aget *g, unsigned n)
+{
+	uint64_t end = nc_now() + 20000000000ull;
+	unsigned i;
+
+	for (;;) {
+		for (i = 0; i < n && g[i].calls; i++)
+			;
+		if (i == n || nc_now() >= end)
+			return;
+		nfsx_run_once(c, 5);
+	}
+}
+
+static bool aget_all_ok(const struct aget *g, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (g[i].calls != 1 || g[i].err != 0 || g[i].st != NFS4_OK || g[i].size != 4242)
+			return false;
+	return true;
+}
+
+/* nfsx4_getattr of @fh under the current script, run to its callback. */
+static int aget(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct aget *g,
+		unsigned *pending_while_waiting)
+{
+	uint64_t end = nc_now() + 20000000000ull;
+	int r;
+
+	r = aget_start(c, fh, g);
 	if (r < 0 || g->calls)
 		return r < 0 ? r : -EINPROGRESS; /* a callback from inside the call */
 	*pending_while_waiting = 0;
@@ -501,6 +623,108 @@ int main(void)
 				above0 = true;
 		ok(r == 0 && done == 20 && i == log_len() && above0,
 		   "target 3: slots 1 to 3 in use as well, none above");
+	}
+
+	/* The session and the client id lost while calls wait out a DELAY
+	 * back-off; a blocking call gets BADSESSION first. */
+	{
+		struct aget g[3];
+		unsigned cs0, sess0, rc = 0;
+
+		script(S_OP_DELAY, 1 << 30);
+		n0 = log_len();
+		for (i = 0; i < 3; i++)
+			aget_start(c, &fh, &g[i]);
+		/* six DELAYs each: the next sends are 320 ms away */
+		t0 = nc_now();
+		while ((log_len() - n0 < 18 || nfsx_pending(c) != 0) &&
+		       nc_now() - t0 < 10000000000ull)
+			nfsx_run_once(c, 1);
+		srv_restart(true);
+		pthread_mutex_lock(&srv.lock);
+		srv.script = S_OK;
+		srv.cs_sleep_ms = 1000;
+		cs0 = srv.create_sessions;
+		sess0 = srv.sess;
+		pthread_mutex_unlock(&srv.lock);
+		n0 = log_len();
+		r = nfsx_getattr(c, &fh, &at);
+		aget_wait(c, g, 3);
+		for (i = n0; i < log_len(); i++)
+			if (srv.log[i].sess == srv.sess) {
+				rc = srv.log[i].first_op;
+				break;
+			}
+		ok(r == 0 && at.size == 4242 && aget_all_ok(g, 3),
+		   "session lost while 3 nfsx4_getattr wait after DELAY, a blocking call first: "
+		   "all done once with success (%s; %d %d %d)", nfsx_strerror(r), g[0].err,
+		   g[1].err, g[2].err);
+		ok(srv.create_sessions - cs0 == 2 && srv.sess - sess0 == 1 && rc == OP_RECLAIM_COMPLETE &&
+		   nfsx4_clientid(c) == srv.clientid,
+		   "one new session with a new client id, RECLAIM_COMPLETE first on it "
+		   "(%u CREATE_SESSION, first op %u)", srv.create_sessions - cs0, rc);
+	}
+
+	/* DELAY to CREATE_SESSION during a recovery */
+	{
+		struct aget g;
+		unsigned cs0, sess0;
+
+		srv_restart(false);
+		pthread_mutex_lock(&srv.lock);
+		srv.cs_delays = 1;
+		cs0 = srv.create_sessions;
+		sess0 = srv.sess;
+		pthread_mutex_unlock(&srv.lock);
+		aget_start(c, &fh, &g);
+		r = nfsx_getattr(c, &fh, &at);
+		aget_wait(c, &g, 1);
+		ok(r == 0 && aget_all_ok(&g, 1) && srv.create_sessions - cs0 == 2 &&
+		   srv.sess - sess0 == 1,
+		   "CREATE_SESSION answered DELAY during a recovery: sent again, one new session, "
+		   "both calls done (%s, %d/%u)", nfsx_strerror(r), g.err, g.st);
+	}
+
+	/* nfsx4_open across a new client id */
+	{
+		struct nfsx4_open_args oa;
+		struct aget g;
+		int rc = -1;
+
+		srv_restart(true);
+		memset(&oa, 0, sizeof(oa));
+		oa.fh.data = fh.data;
+		oa.fh.len = fh.len;
+		oa.share_access = OPEN4_SHARE_ACCESS_READ;
+		oa.share_deny = OPEN4_SHARE_DENY_NONE;
+		memset(&g, 0, sizeof(g));
+		if (nfsx4_open(c, &oa, open_cb, &g) == 0) {
+			aget_wait(c, &g, 1);
+			rc = g.calls == 1 && g.err == 0 ? (int)g.st : -1;
+		}
+		ok(rc == NFS4_OK && nfsx4_clientid(c) == srv.clientid,
+		   "nfsx4_open sent again after a new client id carries it (%d)", rc);
+	}
+
+	/* A BADSESSION of the old session read after the new one is made;
+	 * the new session is lost in turn before that call is sent again. */
+	{
+		struct aget g[2];
+		unsigned cs0;
+
+		srv_restart(false);
+		pthread_mutex_lock(&srv.lock);
+		srv.hold_bad = true;
+		srv.kill_after_cs = 1;
+		cs0 = srv.create_sessions;
+		pthread_mutex_unlock(&srv.lock);
+		aget_start(c, &fh, &g[0]);
+		aget_start(c, &fh, &g[1]);
+		aget_wait(c, g, 2);
+		ok(aget_all_ok(g, 2) && srv.create_sessions - cs0 == 2,
+		   "a stale BADSESSION does not use up the resend: both calls done after two "
+		   "recoveries (%d/%u, %d/%u; %u CREATE_SESSION)", g[0].err, g[0].st, g[1].err,
+		   g[1].st, srv.create_sessions - cs0);
 	}
 
 	nfsx_ctx_free(c);

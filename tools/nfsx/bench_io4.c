@@ -15,20 +15,26 @@ struct wait4 {
 	uint8_t verf[NFS4_VERIFIER_SIZE];
 };
 
-static void done4(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+static void open_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct wait4 *w = priv;
+	const struct OPEN4res *r = res;
+
+	(void)ctx;
+	w->done = true;
+	w->rc = err ? err : (int)r->status;
+	if (!w->rc)
+		w->sid = r->u.resok4.stateid;
+}
+
+/* CLOSE: its status only (every result starts with its status). */
+static void status_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct wait4 *w = priv;
 
 	(void)ctx;
 	w->done = true;
-	w->rc = err;
-	if (err)
-		return;
-	/* every result starts with its status */
-	w->rc = (int)((const struct OPEN4res *)res)->status;
-	if (w->rc)
-		return;
-	w->sid = ((const struct OPEN4res *)res)->u.resok4.stateid;
+	w->rc = err ? err : (int)((const struct CLOSE4res *)res)->status;
 }
 
 static void write_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
@@ -58,7 +64,7 @@ static void commit_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 }
 
 /* Run the loop until @w is done (a call queued with rc 0). */
-static int wait(struct nfsx_ctx *c, struct wait4 *w, int rc)
+static int run_until_done(struct nfsx_ctx *c, struct wait4 *w, int rc)
 {
 	if (rc < 0)
 		return rc;
@@ -85,7 +91,7 @@ int bench_open4(struct nfsx_ctx *c, const struct nfsx_fh *fh, struct stateid4 *s
 	int rc;
 
 	/* The wrappers need the session the sync calls made. */
-	rc = wait(c, &w, nfsx4_open(c, &a, done4, &w));
+	rc = run_until_done(c, &w, nfsx4_open(c, &a, open_done, &w));
 	if (rc == 0)
 		*sid = w.sid;
 	return rc;
@@ -96,7 +102,7 @@ int bench_close4(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct stat
 	struct nfsx4_close_args a = { .fh = fh4(fh), .stateid = *sid };
 	struct wait4 w = { 0 };
 
-	return wait(c, &w, nfsx4_close(c, &a, done4, &w));
+	return run_until_done(c, &w, nfsx4_close(c, &a, status_done, &w));
 }
 
 int bench_write4(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct stateid4 *sid,
@@ -112,7 +118,7 @@ int bench_write4(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct stat
 	a.args.stable = (enum stable_how4)how;   /* the same values */
 	a.args.data.data = buf;
 	a.args.data.len = len;
-	rc = wait(c, &w, nfsx4_write(c, &a, write_done, &w));
+	rc = run_until_done(c, &w, nfsx4_write(c, &a, write_done, &w));
 	*written = rc == 0 ? w.count : 0;
 	if (rc == 0)
 		memcpy(verf, w.verf, NFS3_WRITEVERFSIZE);
@@ -125,7 +131,7 @@ int bench_commit4(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS
 	struct wait4 w = { 0 };
 	int rc;
 
-	rc = wait(c, &w, nfsx4_commit(c, &a, commit_done, &w));
+	rc = run_until_done(c, &w, nfsx4_commit(c, &a, commit_done, &w));
 	if (rc == 0)
 		memcpy(verf, w.verf, NFS3_WRITEVERFSIZE);
 	return rc;

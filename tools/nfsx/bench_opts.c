@@ -41,7 +41,7 @@ const char bench_usage[] =
 "  randseed=N        seed of offsets and data [0x6e667378]\n"
 "  name=NAME         job name, used in file names [nfsx]\n"
 "  nfs_version=V     3, 4.1, or 4 (the highest NFSv4 minor version libnfsx\n"
-"                    speaks: 4.1 today; 4.2 is not supported yet); vers=V also.\n"
+"                    speaks: 4.1; 4.2 is refused); vers=V also.\n"
 "                    Over NFSv4.1 each file is opened once and its stateid\n"
 "                    used by every READ and WRITE [the URL's version, 3]\n"
 "  output-format=F   normal|json [normal]\n"
@@ -376,8 +376,8 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 	}
 	if (!strcmp(key, "nfs_version") || !strcmp(key, "vers")) {
 		NEED_VAL();
-		/* "4": the highest minor version libnfsx speaks, only 4.1 today
-		 * (a server without 4.1 then fails the session, no 4.0). */
+		/* "4": the highest minor version libnfsx speaks, 4.1 (a
+		 * server without 4.1 then fails the session, no 4.0). */
 		if (!strcmp(val, "3"))
 			o->nfs_version = 3;
 		else if (!strcmp(val, "4") || !strcmp(val, "4.1"))
