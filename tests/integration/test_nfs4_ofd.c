@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "local_lock.h"
 #include "nfs4_state_raw.h"
 #include "tap.h"
 
@@ -65,43 +66,11 @@ static char *local_path(const char *name)
 	return b;
 }
 
-/* An OFD lock of @type on [@start, @start + @len) (@len 0: to the end)
- * of file @name. Return values: the descriptor holding it, or -errno
- * (-EAGAIN: a conflict). */
-static int local_lock(const char *name, short type, off_t start, off_t len)
+/* Could a local process lock the range of file @name now? Return
+ * values: as local_lock_try's (0 free, -EAGAIN held, other -errno). */
+static int local(const char *name, short type, off_t start, off_t len)
 {
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
-	int lfd = open(local_path(name), (type == F_WRLCK ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	int e;
-
-	if (lfd < 0)
-		return -errno;
-	if (fcntl(lfd, F_OFD_SETLK, &fl) == 0)
-		return lfd;
-	e = errno == EACCES ? EAGAIN : errno;
-	close(lfd);
-	return -e;
-}
-
-/* Can a local process lock the range now? (taken and let go at once) */
-static bool local_free(const char *name, short type, off_t start, off_t len)
-{
-	int l = local_lock(name, type, start, len);
-
-	if (l >= 0)
-		close(l);
-	else if (l != -EAGAIN)
-		printf("#   local lock of %s: %s\n", name, strerror(-l));
-	return l >= 0;
-}
-
-static bool local_blocked(const char *name, short type, off_t start, off_t len)
-{
-	int l = local_lock(name, type, start, len);
-
-	if (l >= 0)
-		close(l);
-	return l == -EAGAIN;
+	return local_lock_try(local_path(name), type, start, len);
 }
 
 /* What F_OFD_GETLK tells a local process about [@start, @start + @len). */
@@ -417,23 +386,23 @@ static void test_nfs_holds(void)
 	   holders_of("f1"));
 	server_fds("f1", &(int){ 0 }, &acc);
 	ok(acc == O_RDWR, "opened for writing, as a write lock needs (O_RDWR, %d)", acc);
-	ok(local_blocked("f1", F_WRLCK, 50, 10),
+	ok(local("f1", F_WRLCK, 50, 10) == -EAGAIN,
 	   "a local process's F_OFD_SETLK WRITE [50,60): EAGAIN");
-	ok(local_blocked("f1", F_RDLCK, 99, 1), "... READ [99,100): EAGAIN");
+	ok(local("f1", F_RDLCK, 99, 1) == -EAGAIN, "... READ [99,100): EAGAIN");
 	fl = local_getlk("f1", F_RDLCK, 0, 0);
 	ok(fl.l_type == F_WRLCK && fl.l_start == 0 && fl.l_len == 100,
 	   "F_OFD_GETLK shows a write lock of [0,100) (type %d, %lld+%lld)", fl.l_type,
 	   (long long)fl.l_start, (long long)fl.l_len);
-	ok(local_free("f1", F_WRLCK, 100, 50), "a local WRITE lock of [100,150): free");
+	ok(local("f1", F_WRLCK, 100, 50) == 0, "a local WRITE lock of [100,150): free");
 
 	n = unlock(&la, &f.fh, 40, 20);
 	ok(n == NFS4_OK, "A: LOCKU [40,60), the middle (%ld)", n);
-	ok(local_free("f1", F_WRLCK, 40, 20), "the hole [40,60) is free locally");
-	ok(local_blocked("f1", F_WRLCK, 39, 1) && local_blocked("f1", F_WRLCK, 60, 1),
+	ok(local("f1", F_WRLCK, 40, 20) == 0, "the hole [40,60) is free locally");
+	ok(local("f1", F_WRLCK, 39, 1) == -EAGAIN && local("f1", F_WRLCK, 60, 1) == -EAGAIN,
 	   "[0,40) and [60,100) still held: split as the client asked");
 	n = unlock(&la, &f.fh, 0, 100);
 	ok(n == NFS4_OK, "A: LOCKU [0,100) (%ld)", n);
-	ok(local_free("f1", F_WRLCK, 0, 0), "then a local WRITE lock of the whole file: free");
+	ok(local("f1", F_WRLCK, 0, 0) == 0, "then a local WRITE lock of the whole file: free");
 	ok(holders_of("f1") == 0, "and the lock stateid's descriptor is closed (%d)",
 	   holders_of("f1"));
 
@@ -442,24 +411,24 @@ static void test_nfs_holds(void)
 	server_fds("f1", &(int){ 0 }, &acc);
 	ok(n == NFS4_OK && acc == O_RDONLY,
 	   "A: LOCK READ [0,10): a descriptor opened for reading only (%ld, %d)", n, acc);
-	ok(local_free("f1", F_RDLCK, 0, 10) && local_blocked("f1", F_WRLCK, 5, 1),
+	ok(local("f1", F_RDLCK, 0, 10) == 0 && local("f1", F_WRLCK, 5, 1) == -EAGAIN,
 	   "a local READ lock shares it, a local WRITE lock does not");
 	n = lock_ex(&la, &f.fh, WRITE_LT, 20, 10, &r);
 	server_fds("f1", &(int){ 0 }, &acc);
 	ok(n == NFS4_OK && holders_of("f1") == 1 && acc == O_RDWR,
 	   "A: LOCK WRITE [20,30): one descriptor still, reopened for writing (%ld, %d, %d)", n,
 	   holders_of("f1"), acc);
-	ok(local_free("f1", F_RDLCK, 0, 10) && local_blocked("f1", F_WRLCK, 0, 10) &&
-	   local_blocked("f1", F_RDLCK, 25, 1),
+	ok(local("f1", F_RDLCK, 0, 10) == 0 && local("f1", F_WRLCK, 0, 10) == -EAGAIN &&
+	   local("f1", F_RDLCK, 25, 1) == -EAGAIN,
 	   "the read lock moved with it, the write lock is held");
 	n = lock_ex(&la, &f.fh, WRITE_LT, 1000, U64MAX, &r);
-	ok(n == NFS4_OK && local_blocked("f1", F_RDLCK, 1ll << 40, 1),
+	ok(n == NFS4_OK && local("f1", F_RDLCK, 1ll << 40, 1) == -EAGAIN,
 	   "A: LOCK WRITE [1000,end): held to the end of any file (%ld)", n);
 	n = lock_ex(&la, &f.fh, WRITE_LT, (1ull << 63) + 10, 10, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE past 2^63, which no local process can name: OK (%ld)",
 	   n);
 	n = unlock(&la, &f.fh, 0, U64MAX);
-	ok(n == NFS4_OK && local_free("f1", F_WRLCK, 0, 0) && holders_of("f1") == 0,
+	ok(n == NFS4_OK && local("f1", F_WRLCK, 0, 0) == 0 && holders_of("f1") == 0,
 	   "A: LOCKU [0,end): all free locally, no descriptor left (%ld)", n);
 
 	/* a read open takes read locks only; the holder is read-only */
@@ -470,10 +439,10 @@ static void test_nfs_holds(void)
 		n = open_name(&orr, "f1", OPEN4_SHARE_ACCESS_READ, &fr);
 		n = n == NFS4_OK ? lock_new(&orr, &fr, &lr, READ_LT, 0, 5, &r) : n;
 		server_fds("f1", &(int){ 0 }, &acc);
-		ok(n == NFS4_OK && acc == O_RDONLY && local_blocked("f1", F_WRLCK, 0, 1),
+		ok(n == NFS4_OK && acc == O_RDONLY && local("f1", F_WRLCK, 0, 1) == -EAGAIN,
 		   "a READ open's READ lock: held on a read-only descriptor (%ld, %d)", n, acc);
 		v4_close(fd, &orr, &fr);
-		ok(local_free("f1", F_WRLCK, 0, 0) && holders_of("f1") == 0,
+		ok(local("f1", F_WRLCK, 0, 0) == 0 && holders_of("f1") == 0,
 		   "CLOSE of that open releases it locally, closes its descriptor");
 	}
 	n = release(cid_a, "ofd-la");
@@ -520,15 +489,15 @@ static void test_local_holds(void)
 	n = lock_ex(&la, &f.fh, WRITE_LT, 250, 10, &r);
 	ok(denied_local(&r, 200, 100, WRITE_LT, owner),
 	   "A's existing owner: LOCK WRITE [250,260): DENIED");
-	ok(local_blocked("f2", F_WRLCK, 100, 1), "A's [0,200) is held against the local side");
+	ok(local("f2", F_WRLCK, 100, 1) == -EAGAIN, "A's [0,200) is held against the local side");
 
 	posix_holder_end(&ph);
 	n = lock_ex(&la, &f.fh, WRITE_LT, 250, 10, &r);
 	ok(n == NFS4_OK, "the local process lets go: A's LOCK WRITE [250,260) OK (%ld)", n);
-	ok(local_blocked("f2", F_RDLCK, 255, 1), "and held locally now");
+	ok(local("f2", F_RDLCK, 255, 1) == -EAGAIN, "and held locally now");
 
 	/* an OFD lock has no process: the owner says so */
-	l = local_lock("f2", F_RDLCK, 400, 0);
+	l = local_lock_hold(local_path("f2"), F_RDLCK, 400, 0);
 	ok(l >= 0, "a local process takes an OFD READ lock of [400,end) (%d)", l);
 	n = lock_ex(&la, &f.fh, WRITE_LT, 500, 1, &r);
 	ok(denied_local(&r, 400, U64MAX, READ_LT, "local process"),
@@ -538,7 +507,7 @@ static void test_local_holds(void)
 	if (l >= 0)
 		close(l);
 	n = unlock(&la, &f.fh, 0, U64MAX);
-	ok(n == NFS4_OK && local_free("f2", F_WRLCK, 0, 0) && holders_of("f2") == 0,
+	ok(n == NFS4_OK && local("f2", F_WRLCK, 0, 0) == 0 && holders_of("f2") == 0,
 	   "A: LOCKU [0,end): free locally, no descriptor left (%ld)", n);
 	v4_close(fd, &oa, &f);
 }
@@ -562,17 +531,17 @@ static void test_drops(void)
 	   "A: WRITE [0,10), B: READ [20,30): two descriptors, one a lock stateid (%ld, %d)", n,
 	   holders_of("f3"));
 	n = release(cid_a, "ofd-la3");
-	ok(n == NFS4ERR_LOCKS_HELD && local_blocked("f3", F_WRLCK, 5, 1),
+	ok(n == NFS4ERR_LOCKS_HELD && local("f3", F_WRLCK, 5, 1) == -EAGAIN,
 	   "RELEASE_LOCKOWNER with a lock held: LOCKS_HELD, the lock stays (%ld)", n);
 	n = v4_close(fd, &oa, &fa);
 	ok(n == NFS4_OK, "A: CLOSE with its lock held (%ld)", n);
-	ok(local_free("f3", F_WRLCK, 0, 10) && holders_of("f3") == 1,
+	ok(local("f3", F_WRLCK, 0, 10) == 0 && holders_of("f3") == 1,
 	   "the CLOSE released it locally and closed its descriptor (%d left: B's)",
 	   holders_of("f3"));
-	ok(local_blocked("f3", F_WRLCK, 25, 1), "B's lock holds");
+	ok(local("f3", F_WRLCK, 25, 1) == -EAGAIN, "B's lock holds");
 	n = unlock(&lb, &fb.fh, 0, U64MAX);
 	n = n == NFS4_OK ? release(cid_b, "ofd-lb3") : n;
-	ok(n == NFS4_OK && local_free("f3", F_WRLCK, 0, 0) && holders_of("f3") == 0,
+	ok(n == NFS4_OK && local("f3", F_WRLCK, 0, 0) == 0 && holders_of("f3") == 0,
 	   "B: LOCKU, RELEASE_LOCKOWNER: all free, no descriptor (%ld)", n);
 	v4_close(fd, &ob, &fb);
 
@@ -588,7 +557,7 @@ static void test_drops(void)
 		oe.cid = le.cid = cid_e;
 		n = n == NFS4_OK ? open_name(&oe, "f4", OPEN4_SHARE_ACCESS_BOTH, &fe) : n;
 		n = n == NFS4_OK ? lock_new(&oe, &fe, &le, WRITE_LT, 0, U64MAX, &r) : n;
-		ok(n == NFS4_OK && local_blocked("f4", F_RDLCK, 0, 1),
+		ok(n == NFS4_OK && local("f4", F_RDLCK, 0, 1) == -EAGAIN,
 		   "client E: LOCK WRITE [0,end) of 'f4', held locally (%ld)", n);
 		n = v4_client_verf(fd, 0, "nfsx-ofd-client-e", v2, true, &cid_e2);
 		ok(n == NFS4_OK && cid_e2 != cid_e, "E reboots: a new SETCLIENTID and CONFIRM (%ld)",
@@ -598,7 +567,7 @@ static void test_drops(void)
 		n = lockt(&fe.fh, cid_b, "ofd-lb4", WRITE_LT, 0, 1, &r);
 		ok(n == NFS4_OK, "B's LOCKT of 'f4' meets the old instance's lock, which goes: "
 		   "OK (%ld)", n);
-		ok(local_free("f4", F_WRLCK, 0, 0) && holders_of("f4") == 0,
+		ok(local("f4", F_WRLCK, 0, 0) == 0 && holders_of("f4") == 0,
 		   "its old state went with its lock: free locally, no descriptor");
 	}
 }
@@ -627,7 +596,7 @@ static void test_expiry(void)
 	oc.cid = lc.cid = cid_c;
 	n = n == NFS4_OK ? open_name(&oc, "f5", OPEN4_SHARE_ACCESS_BOTH, &fc) : n;
 	n = n == NFS4_OK ? lock_new(&oc, &fc, &lc, WRITE_LT, 0, 100, &r) : n;
-	ok(n == NFS4_OK && local_blocked("f5", F_WRLCK, 0, 1),
+	ok(n == NFS4_OK && local("f5", F_WRLCK, 0, 1) == -EAGAIN,
 	   "client C: LOCK WRITE [0,100) of 'f5', held locally (%ld)", n);
 	/* C says nothing for 12.5 s (the lease is 10 s); A and B renew */
 	t0 = mono();
@@ -639,7 +608,7 @@ static void test_expiry(void)
 	n = lockt(&fc.fh, cid_b, "ofd-lb5", WRITE_LT, 50, 1, &r);
 	ok(n == NFS4_OK, "after C's lease: B's LOCKT WRITE [50,51) meets C's lock, which goes "
 	   "(courtesy): OK (%ld)", n);
-	ok(local_free("f5", F_WRLCK, 0, 0) && holders_of("f5") == 0,
+	ok(local("f5", F_WRLCK, 0, 0) == 0 && holders_of("f5") == 0,
 	   "C's lock is gone locally too, its descriptor closed");
 }
 
@@ -686,10 +655,10 @@ static void test_emfile(void)
 	n = lock_new(&oa, &f, &la, WRITE_LT, 0, 10, &r);
 	ok(n == NFS4ERR_RESOURCE && oa.seqid == seq,
 	   "A: LOCK with no descriptor to open: RESOURCE, the seqid not counted (%ld)", n);
-	ok(local_free("f6", F_WRLCK, 0, 0), "nothing held locally");
+	ok(local("f6", F_WRLCK, 0, 0) == 0, "nothing held locally");
 	prlimit(server, RLIMIT_NOFILE, &old, NULL);
 	n = lock_new(&oa, &f, &la, WRITE_LT, 0, 10, &r);
-	ok(n == NFS4_OK && local_blocked("f6", F_WRLCK, 0, 1),
+	ok(n == NFS4_OK && local("f6", F_WRLCK, 0, 1) == -EAGAIN,
 	   "the limit back: the same LOCK again: OK, held locally (%ld)", n);
 	n = unlock(&la, &f.fh, 0, 10);
 	ok(n == NFS4_OK && holders_of("f6") == 0, "LOCKU: no descriptor left (%ld)", n);
@@ -756,13 +725,13 @@ static void test_emfile41(void)
 	if (n == NFS4_OK)
 		lsid = s.ops[2].u.oplock.u.resok4.lock_stateid;
 	v4_res_free(&s);
-	ok(n == NFS4_OK && local_blocked("f6", F_WRLCK, 5, 1),
+	ok(n == NFS4_OK && local("f6", F_WRLCK, 5, 1) == -EAGAIN,
 	   "4.1: the limit back, the same LOCK: OK, held locally (%ld)", n);
 	v4op_locku(&op, WRITE_LT, 0, &lsid, 0, U64MAX);
 	v4_res_init(&s);
 	n = on_fh41(&ses, &fh, &op, &s);
 	v4_res_free(&s);
-	ok(n == NFS4_OK && local_free("f6", F_WRLCK, 0, 0) && holders_of("f6") == 0,
+	ok(n == NFS4_OK && local("f6", F_WRLCK, 0, 0) == 0 && holders_of("f6") == 0,
 	   "4.1: LOCKU: free locally, no descriptor (%ld)", n);
 	v4op_close(&op, 0, &osid);
 	v4_res_init(&s);
