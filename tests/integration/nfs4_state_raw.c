@@ -45,14 +45,36 @@ static void count(struct v4_owner *o, long st)
 		o->seqid++;
 }
 
+long v4_call_flavor(int fd, uint32_t flavor, uint32_t uid, const struct nfs_argop4 *ops,
+		    uint32_t n, struct v4_res *s)
+{
+	uint32_t was = v4_flavor;
+	long st = -1;
+
+	v4_flavor = flavor;
+	if (v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s))
+		st = s->status;
+	else
+		v4_diag(s);
+	v4_flavor = was;
+	return st;
+}
+
 long v4_call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
 		struct v4_res *s)
 {
-	if (!v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->status;
+	return v4_call_flavor(fd, AUTH_SYS, uid, ops, n, s);
+}
+
+long v4_walk_flavor(int fd, uint32_t flavor, const char *path, struct v4_fh *fh)
+{
+	uint32_t was = v4_flavor;
+	long st;
+
+	v4_flavor = flavor;
+	st = v4_walk(fd, path, fh);
+	v4_flavor = was;
+	return st;
 }
 
 long v4_on_fh(int fd, uint32_t uid, const struct v4_fh *fh, const struct nfs_argop4 *op,

@@ -51,12 +51,21 @@ static inline bool v4_same_other(const struct stateid4 *a, const struct stateid4
 }
 
 /*
- * v4_call_as - COMPOUND @ops (minor version 0) as AUTH_SYS @uid/@uid.
+ * v4_call_flavor - COMPOUND @ops (minor version 0) with credential
+ * @flavor: AUTH_SYS @uid/@uid, or AUTH_NONE (@uid unused).
  * Return values: the COMPOUND's status; -1 when no decodable reply came
  * (reported with v4_diag()).
  */
+long v4_call_flavor(int fd, uint32_t flavor, uint32_t uid, const struct nfs_argop4 *ops,
+		    uint32_t n, struct v4_res *s);
+
+/* v4_call_as - v4_call_flavor() as AUTH_SYS @uid/@uid. */
 long v4_call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
 		struct v4_res *s);
+
+/* v4_walk_flavor - v4_walk() with credential @flavor (AUTH_SYS: uid 0).
+ * Return values: as v4_walk(). */
+long v4_walk_flavor(int fd, uint32_t flavor, const char *path, struct v4_fh *fh);
 
 /*
  * v4_on_fh - PUTFH @fh, @op as AUTH_SYS @uid on @fd; the reply in @s

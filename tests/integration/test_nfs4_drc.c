@@ -46,25 +46,13 @@ static bool same_reply(const struct v4_res *a, const struct v4_res *b)
 	       memcmp(a->r.body, b->r.body, a->r.body_len) == 0;
 }
 
-/*
- * Send @ops twice with one fresh xid: the first reply in @s1, the
- * retransmission's in @s2.
- * Return values: the first reply's status; -1 when either did not decode.
- */
+/* @ops twice with one xid: the first reply's status; -1 when either did
+ * not decode. Whether the second is the first is the caller's check. */
 static long twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
 		  struct v4_res *s2)
 {
-	uint32_t xid = rpc_next_xid();
-
-	if (!v4_call_xid(fd, xid, ops, n, s1)) {
-		v4_diag(s1);
-		return -1;
-	}
-	if (!v4_call_xid(fd, xid, ops, n, s2)) {
-		v4_diag(s2);
-		return -1;
-	}
-	return s1->status;
+	v4_twice(fd, true, ops, n, s1, s2);
+	return s1->xdr_ok && s2->xdr_ok ? (long)s1->status : -1;
 }
 
 /* PUTFH of the rw export, then @op: twice with one xid. */

@@ -537,17 +537,6 @@ static void test_ranges(void)
 	v4_close(fd, &o2, &gb);
 }
 
-/* The same COMPOUND twice: true when the second reply is the first's,
- * byte for byte. */
-static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
-		  struct v4_res *s2)
-{
-	if (call(ops, n, s1) < 0 || call(ops, n, s2) < 0)
-		return false;
-	return s1->r.body_len == s2->r.body_len &&
-	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
-}
-
 static void test_replay(void)
 {
 	struct v4_owner o1 = { 0, "open-r-a", 1 }, o2 = { 0, "open-r-b", 1 };
@@ -571,7 +560,7 @@ static void test_replay(void)
 		      la.name);
 	v4_res_init(&s1);
 	v4_res_init(&s2);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK,
 	   "LOCK of a new lock-owner sent twice with the same seqids: OK, the same reply byte "
 	   "for byte (%u, %u)", s1.status, s2.status);
@@ -586,7 +575,7 @@ static void test_replay(void)
 
 	/* an existing lock-owner's LOCK sent twice */
 	v4op_lock(&ops[1], WRITE_LT, false, 20, 10, &la.sid, la.seqid);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK && s1.ops[1].u.oplock.u.resok4.lock_stateid.seqid == 2,
 	   "LOCK of an existing lock-owner sent twice: OK, the same reply byte for byte, "
 	   "the stateid's seqid 2 once (%u, %u)", s1.status, s2.status);
@@ -601,7 +590,7 @@ static void test_replay(void)
 	ok(n == NFS4_OK, "B: LOCK READ [100,110) with lock_seqid 2^31 (%ld)", n);
 	v4op_putfh(&ops[0], &rb.fh);
 	v4op_lock(&ops[1], READ_LT, false, 5, 1, &lb.sid, lb.seqid);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4ERR_DENIED && s1.nops == 2 &&
 	   s1.ops[1].u.oplock.u.denied.owner.owner.len == strlen("lock-r-a"),
 	   "B's conflicting LOCK sent twice: DENIED, the same reply byte for byte, A's owner "
@@ -613,7 +602,7 @@ static void test_replay(void)
 	/* a LOCKU sent twice */
 	v4op_putfh(&ops[0], &ra.fh);
 	v4op_locku(&ops[1], WRITE_LT, la.seqid, &la.sid, 20, 10);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK,
 	   "LOCKU sent twice with the same seqid: OK, the same reply byte for byte (%u, %u)",
 	   s1.status, s2.status);
