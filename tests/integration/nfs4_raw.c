@@ -165,6 +165,23 @@ bool v4_call_xid(int fd, uint32_t xid, const struct nfs_argop4 *ops, uint32_t no
 	return ok;
 }
 
+bool v4_twice(int fd, bool same_xid, const struct nfs_argop4 *ops, uint32_t nops,
+	      struct v4_res *s1, struct v4_res *s2)
+{
+	uint32_t xid = rpc_next_xid();
+
+	if (!v4_call_xid(fd, xid, ops, nops, s1)) {
+		v4_diag(s1);
+		return false;
+	}
+	if (!v4_call_xid(fd, same_xid ? xid : rpc_next_xid(), ops, nops, s2)) {
+		v4_diag(s2);
+		return false;
+	}
+	return s1->r.body_len == s2->r.body_len &&
+	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
+}
+
 bool v4_compound_raw(int fd, const struct rpc_buf *args, struct v4_res *out)
 {
 	return send_args(fd, 0, 0, args, out);

@@ -68,6 +68,19 @@ bool v4_call_xid(int fd, uint32_t xid, const struct nfs_argop4 *ops, uint32_t no
 		 struct v4_res *out);
 
 /*
+ * v4_twice - COMPOUND @ops (minor version 0, AUTH_SYS uid 0) twice on
+ * @fd, the replies into @s1 and @s2: with one xid when @same_xid (a
+ * retransmission: the duplicate request cache answers the second), else
+ * with a fresh xid each (a client's replay: an owner's seqid replay
+ * cache answers it).
+ * Return values: true when both replies decoded and the second's body
+ * (the results after accept_stat) is the first's, byte for byte; a reply
+ * that did not decode is reported with v4_diag().
+ */
+bool v4_twice(int fd, bool same_xid, const struct nfs_argop4 *ops, uint32_t nops,
+	      struct v4_res *s1, struct v4_res *s2);
+
+/*
  * v4_compound_raw - send @args as the COMPOUND's arguments, verbatim
  * (for malformed requests), as uid 0; the reply is decoded like
  * v4_compound's when it is accepted.

@@ -45,14 +45,36 @@ static void count(struct v4_owner *o, long st)
 		o->seqid++;
 }
 
+long v4_call_flavor(int fd, uint32_t flavor, uint32_t uid, const struct nfs_argop4 *ops,
+		    uint32_t n, struct v4_res *s)
+{
+	uint32_t was = v4_flavor;
+	long st = -1;
+
+	v4_flavor = flavor;
+	if (v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s))
+		st = s->status;
+	else
+		v4_diag(s);
+	v4_flavor = was;
+	return st;
+}
+
 long v4_call_as(int fd, uint32_t uid, const struct nfs_argop4 *ops, uint32_t n,
 		struct v4_res *s)
 {
-	if (!v4_compound(fd, uid, uid, "t", 1, 0, ops, n, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->status;
+	return v4_call_flavor(fd, AUTH_SYS, uid, ops, n, s);
+}
+
+long v4_walk_flavor(int fd, uint32_t flavor, const char *path, struct v4_fh *fh)
+{
+	uint32_t was = v4_flavor;
+	long st;
+
+	v4_flavor = flavor;
+	st = v4_walk(fd, path, fh);
+	v4_flavor = was;
+	return st;
 }
 
 long v4_on_fh(int fd, uint32_t uid, const struct v4_fh *fh, const struct nfs_argop4 *op,
@@ -180,6 +202,134 @@ long v4_renew(int fd, clientid4 cid)
 	v4op_renew(&op, cid);
 	v4_res_init(&s);
 	st = v4_call_as(fd, 0, &op, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
+	v4_res_free(&s);
+	return st;
+}
+
+long v4_open_name(int fd, struct v4_owner *o, const struct v4_fh *dir, const char *name,
+		  uint32_t access, uint32_t deny, struct v4_opened *r)
+{
+	struct nfs_argop4 op;
+
+	v4op_open(&op, o->seqid, access, deny, o->cid, o->name, name);
+	return v4_open_conf(fd, o, 0, dir, &op, r);
+}
+
+long v4_lock_call(int fd, const struct v4_fh *fh, const struct nfs_argop4 *op,
+		  struct v4_lk *r, struct v4_res *s)
+{
+	const struct LOCK4denied *d = NULL;
+	struct nfs_argop4 ops[2];
+
+	memset(r, 0, sizeof(*r));
+	r->st = -1;
+	v4op_putfh(&ops[0], fh);
+	ops[1] = *op;
+	if (v4_call_as(fd, 0, ops, 2, s) < 0 || s->nops != 2)
+		return r->st;
+	r->st = v4_op_status(s, 1);
+	if (op->argop == OP_LOCK && r->st == NFS4_OK)
+		r->sid = s->ops[1].u.oplock.u.resok4.lock_stateid;
+	else if (op->argop == OP_LOCK && r->st == NFS4ERR_DENIED)
+		d = &s->ops[1].u.oplock.u.denied;
+	else if (op->argop == OP_LOCKT && r->st == NFS4ERR_DENIED)
+		d = &s->ops[1].u.oplockt.u.denied;
+	else if (op->argop == OP_LOCKU && r->st == NFS4_OK)
+		r->sid = s->ops[1].u.oplocku.u.lock_stateid;
+	if (d) {
+		/* the owner's bytes copied out of the reply, which the
+		 * caller may free; one longer than the limit is cut */
+		r->den = *d;
+		if (r->den.owner.owner.len > sizeof(r->downer))
+			r->den.owner.owner.len = sizeof(r->downer);
+		memcpy(r->downer, d->owner.owner.data, r->den.owner.owner.len);
+		r->den.owner.owner.data = r->downer;
+	}
+	return r->st;
+}
+
+/* v4_lock_call() with the reply freed at once. */
+static long lock_call_free(int fd, const struct v4_fh *fh, const struct nfs_argop4 *op,
+			   struct v4_lk *r)
+{
+	struct v4_res s;
+	long st;
+
+	v4_res_init(&s);
+	st = v4_lock_call(fd, fh, op, r, &s);
+	v4_res_free(&s);
+	return st;
+}
+
+long v4_lowner_call(int fd, struct v4_lowner *lo, const struct v4_fh *fh,
+		    const struct nfs_argop4 *a, struct v4_lk *r)
+{
+	long st = lock_call_free(fd, fh, a, r);
+
+	if (v4_seqid_counted(st))
+		lo->seqid++;
+	if (st == NFS4_OK)
+		lo->sid = r->sid;
+	return st;
+}
+
+long v4_lock_new(int fd, struct v4_owner *o, const struct v4_opened *op, struct v4_lowner *lo,
+		 enum nfs_lock_type4 type, uint64_t off, uint64_t len, struct v4_lk *r)
+{
+	struct nfs_argop4 a;
+	long st;
+
+	v4op_lock_new(&a, type, false, off, len, o->seqid, &op->sid, lo->seqid, lo->cid,
+		      lo->name);
+	st = lock_call_free(fd, &op->fh, &a, r);
+	if (v4_seqid_counted(st)) {
+		o->seqid++;
+		lo->seqid++;
+	}
+	if (st == NFS4_OK) {
+		lo->have = true;
+		lo->sid = r->sid;
+	}
+	return st;
+}
+
+long v4_lock_ex(int fd, struct v4_lowner *lo, const struct v4_fh *fh, enum nfs_lock_type4 type,
+		uint64_t off, uint64_t len, struct v4_lk *r)
+{
+	struct nfs_argop4 a;
+
+	v4op_lock(&a, type, false, off, len, &lo->sid, lo->seqid);
+	return v4_lowner_call(fd, lo, fh, &a, r);
+}
+
+long v4_unlock(int fd, struct v4_lowner *lo, const struct v4_fh *fh, enum nfs_lock_type4 type,
+	       uint64_t off, uint64_t len, struct v4_lk *r)
+{
+	struct nfs_argop4 a;
+	struct v4_lk ignored;
+
+	v4op_locku(&a, type, lo->seqid, &lo->sid, off, len);
+	return v4_lowner_call(fd, lo, fh, &a, r ? r : &ignored);
+}
+
+long v4_lockt(int fd, const struct v4_fh *fh, clientid4 cid, const char *owner,
+	      enum nfs_lock_type4 type, uint64_t off, uint64_t len, struct v4_lk *r)
+{
+	struct nfs_argop4 a;
+
+	v4op_lockt(&a, type, off, len, cid, owner);
+	return lock_call_free(fd, fh, &a, r);
+}
+
+long v4_release(int fd, clientid4 cid, const char *owner)
+{
+	struct nfs_argop4 a;
+	struct v4_res s;
+	long st;
+
+	v4op_release_lockowner(&a, cid, owner);
+	v4_res_init(&s);
+	st = v4_call_as(fd, 0, &a, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
 	v4_res_free(&s);
 	return st;
 }

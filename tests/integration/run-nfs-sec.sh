@@ -61,22 +61,20 @@ pick_port P2 || { echo "Bail out! no free port"; exit 1; }
 
 # Kerberos asked for: no start (exit status 1), the line named.
 REFUSED=0
-"$NFSXD" --foreground --state-dir "$WORK/refused.state" --no-rpcbind --port "$P" \
-	--bind 127.0.0.1 --nfs-vers 3,4 --exports-file "$WORK/exports-krb5" \
-	>"$WORK/refused.log" 2>&1 </dev/null &
-RPID=$!
-STARTED_PIDS+=("$RPID")
+start_nfsxd refused --no-rpcbind --port "$P" --bind 127.0.0.1 --nfs-vers 3,4 \
+	--exports-file "$WORK/exports-krb5"
+RPID=$SERVER_PID
 for ((i = 0; i < 100; i++)); do
 	alive "$RPID" || break
 	sleep 0.1
 done
 if alive "$RPID"; then
 	echo "# nfsxd started on an exports file with sec=krb5p"
-	kill "$RPID"
+	stop_nfsxd "$RPID"
 else
 	wait "$RPID"
 	rc=$?
-	STARTED_PIDS=()
+	forget_pid "$RPID"
 	if [ "$rc" -eq 1 ] && grep -q "exports-krb5:2: \"sec=krb5p\": krb5p needs RPCSEC_GSS" \
 		"$WORK/refused.log"; then
 		REFUSED=1

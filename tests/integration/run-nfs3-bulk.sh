@@ -30,14 +30,8 @@ fi
 
 # One event loop: every connection on it, as the reload check needs.
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd bulk --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve bulk "$P" --log-level warn \
 	--threads 1 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log bulk
-	exit 1
-fi
 
 # The test ends by stopping nfsxd (SIGTERM in the middle of a WRITE):
 # it must have exited 0, with a clean log.

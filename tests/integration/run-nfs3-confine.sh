@@ -78,7 +78,7 @@ mnt -t tmpfs -o size=1m tmpfs "$BASE/xn/hid"
 echo h >"$BASE/xn/hid/h"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd confine --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve confine "$P" --log-level warn \
 	--export "$BASE/x:rw,no_root_squash" \
 	--export "$BASE/bx:rw,no_root_squash" \
 	--export "$BASE/tx:rw" \
@@ -86,12 +86,6 @@ start_nfsxd confine --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
 	--export "$BASE/xn:rw,no_root_squash" \
 	--export "$BASE/xn/child:rw,no_root_squash,nohide" \
 	--export "$BASE/xn/hid:rw,no_root_squash"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log confine
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "confine:$PID"

@@ -56,17 +56,11 @@ chown 1000:1000 "$R/sticky/mine" "$R/pub/own1000"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 umask 022
-start_nfsxd ns --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve ns "$P" --log-level warn \
 	--export "$BASE/rw:rw,no_root_squash" \
 	--export "$BASE/rw2:rw,no_root_squash" \
 	--export "$BASE/ro:ro,no_root_squash" \
 	--export "$BASE/sq:rw"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log ns
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "ns:$PID"

@@ -62,14 +62,8 @@ done
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 # a listing cache that holds the 100,000-entry directory (test_linear)
-start_nfsxd readdir --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve readdir "$P" --log-level warn \
 	--dir-cache-bytes 268435456 "${ARGS[@]}"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log readdir
-	exit 1
-fi
 
 "$TEST" "$P" "${EXPORTS[@]}"
 finish $? "readdir:$PID"

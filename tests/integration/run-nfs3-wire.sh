@@ -38,14 +38,8 @@ $BASE/sec *(ro)
 EOT
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd nfs3wire --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve nfs3wire "$P" --log-level warn \
 	--exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log nfs3wire
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "nfs3wire:$PID"

@@ -17,14 +17,8 @@ mkdir -p "$WORK/exp" || exit 1
 echo "$WORK/exp 127.0.0.1(ro,insecure)" >"$WORK/exports"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd cb --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level debug \
+serve cb "$P" --log-level debug \
 	--nfs-vers 3,4 --workers 1 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log cb
-	exit 1
-fi
 "$TEST" "$P" "$WORK/cb.log"
 rc=$?
 finish "$rc" "cb:$PID"

@@ -19,14 +19,7 @@ echo "$WORK/exp 127.0.0.1(ro,insecure)" >"$WORK/exports"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 start() {
-	start_nfsxd "$1" --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
-		--nfs-vers 3,4 --exports-file "$WORK/exports"
-	PID=$SERVER_PID
-	if ! wait_port "$P" 10 "$PID"; then
-		echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-		show_log "$1"
-		exit 1
-	fi
+	serve "$1" "$P" --log-level warn --nfs-vers 3,4 --exports-file "$WORK/exports"
 }
 
 start first

@@ -50,20 +50,9 @@ EOT
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 pick_port P0 || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd v4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
-	--nfs-vers 3,4 --exports-file "$WORK/exports1"
-PID=$SERVER_PID
-start_nfsxd v4root --no-rpcbind --port "$P0" --bind 127.0.0.1 --log-level warn \
-	--nfs-vers 3,4 --exports-file "$WORK/exports0"
-PID0=$SERVER_PID
-for x in "$P:$PID:v4" "$P0:$PID0:v4root"; do
-	IFS=: read -r port pid name <<<"$x"
-	if ! wait_port "$port" 10 "$pid"; then
-		echo "Bail out! nfsxd did not start listening on 127.0.0.1:$port"
-		show_log "$name"
-		exit 1
-	fi
-done
+serve v4root "$P0" --log-level warn --nfs-vers 3,4 --exports-file "$WORK/exports0"
+PID0=$PID
+serve v4 "$P" --log-level warn --nfs-vers 3,4 --exports-file "$WORK/exports1"
 
 "$TEST" "$P" "$P0" "$BASE"
 finish $? "v4:$PID" "v4root:$PID0"

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Meson wrapper for the nfs4-inline test: nfsxd (--log-level debug)
 # exports a directory on tmpfs (/dev/shm) and, when $WORK is not on
-# tmpfs, one on a disk, each with a file "f" of 256 KiB; runs
-# test_nfs4_inline, stops nfsxd and checks that the count of COMPOUNDs
-# run on event loops it logs at exit is the count the test expects.
+# tmpfs, one on a disk, each with a file "f" of 256 KiB, read-only, and
+# another on tmpfs with a file "w" (0666) read-write; runs
+# test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
+# run on event loops and on workers it logs at exit are the counts the
+# test expects.
 #
 # Usage: run-nfs4-inline.sh NFSXD TEST_NFS4_INLINE
 
@@ -19,11 +21,15 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ] ||
 	exit 0
 fi
 at_cleanup "rm -rf '$MEM'"
-chmod 755 "$WORK" "$MEM"
+MEMW=$(mktemp -d /dev/shm/nfsx-inw.XXXXXX) || { echo "Bail out! no directory in /dev/shm"; exit 1; }
+at_cleanup "rm -rf '$MEMW'"
+: >"$MEMW/w"
+chmod 666 "$MEMW/w"
+chmod 755 "$WORK" "$MEM" "$MEMW"
 # byte i is i * 7 % 251
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(i * 7 % 251 for i in range(262144)))' \
 	>"$MEM/f" || exit 1
-EXPORTS=(--export "$MEM:ro,insecure")
+EXPORTS=(--export "$MEM:ro,insecure" --export "$MEMW:rw,no_root_squash,insecure")
 DISK=-
 case $(stat -f -c %T "$WORK") in
 tmpfs | ramfs) ;;
@@ -37,19 +43,24 @@ esac
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 serve inline "$P" --log-level debug \
 	--nfs-vers 3,4 "${EXPORTS[@]}"
-"$TEST" "$P" "$MEM" "$DISK" >"$WORK/out"
+"$TEST" "$P" "$MEM" "$DISK" "$MEMW" >"$WORK/out"
 rc=$?
 grep -v '^1\.\.' "$WORK/out"
 TAP_N=$(grep -cE '^(not )?ok ' "$WORK/out")
 TAP_FAILED=$(grep -cE '^not ok ' "$WORK/out")
 want=$(sed -n 's/^# compounds on event loops: //p' "$WORK/out")
+want_w=$(sed -n 's/^# compounds on workers: //p' "$WORK/out")
 
 tap_ok "$(alive "$PID"; echo $?)" "nfsxd alive after the test"
 stop_nfsxd "$PID" "$STOP_TMO"
 tap_ok "$([ "$STOP_STATUS" -eq 0 ]; echo $?)" "nfsxd exits 0 on SIGTERM"
-got=$(sed -n 's/.*NFSv4: \([0-9]*\) COMPOUND(s) ran on event loops.*/\1/p' "$WORK/inline.log")
+counts='s/.*NFSv4: \([0-9]*\) COMPOUND(s) ran on event loops, \([0-9]*\) on workers.*/'
+got=$(sed -n "${counts}\1/p" "$WORK/inline.log")
+got_w=$(sed -n "${counts}\2/p" "$WORK/inline.log")
 tap_ok "$([ -n "$want" ] && [ "$got" = "$want" ]; echo $?)" \
 	"COMPOUNDs run on event loops: ${got:-none logged}, the test expects ${want:-?}"
+tap_ok "$([ -n "$want_w" ] && [ "$got_w" = "$want_w" ]; echo $?)" \
+	"COMPOUNDs run on workers: ${got_w:-none logged}, the test expects ${want_w:-?}"
 tap_ok "$(logs_clean; echo $?)" "no sanitizer report in the nfsxd log"
 if [ "$rc" -ne 0 ] || [ "$TAP_FAILED" -gt 0 ]; then
 	show_log inline

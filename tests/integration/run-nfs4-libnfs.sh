@@ -44,15 +44,9 @@ chmod 755 "$BASE/exec755" "$BASE" "$BASE/w"
 for i in $(seq -f '%03g' 0 299); do : >"$BASE/many/f$i"; done
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd libnfs4 --no-rpcbind --port "$P" --bind 127.0.0.1 \
+serve libnfs4 "$P" \
 	--log-level "${NFS4_LIBNFS_LOG:-warn}" --nfs-vers 3,4 \
 	--export "$BASE:rw,no_root_squash"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log libnfs4
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "libnfs4:$PID"

@@ -34,14 +34,8 @@ export NFSX_TEST_SANITIZED
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 umask 022
-start_nfsxd mem4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve mem4 "$P" --log-level warn \
 	--nfs-vers 3,4 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log mem4
-	exit 1
-fi
 
 "$TEST" "$P" "$WORK/exp" "$PID"
 finish $? "mem4:$PID"

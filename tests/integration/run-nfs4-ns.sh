@@ -60,14 +60,8 @@ EOT
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 umask 022
-start_nfsxd ns4 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve ns4 "$P" --log-level warn \
 	--nfs-vers 3,4 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log ns4
-	exit 1
-fi
 
 "$TEST" "$P" "$BASE"
 finish $? "ns4:$PID"

@@ -19,13 +19,7 @@ mkdir -p "$WORK/exp" || exit 1
 echo "$WORK/exp 127.0.0.1(ro,insecure)" >"$WORK/exports"
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd v41 --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn \
+serve v41 "$P" --log-level warn \
 	--nfs-vers 3,4 --exports-file "$WORK/exports"
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log v41
-	exit 1
-fi
 "$TEST" "$P" "$WORK/exp"
 finish $? "v41:$PID"

@@ -15,13 +15,7 @@ need_nfsxd "${1:-}"
 TEST=$(realpath "${2:?usage: run-wire.sh NFSXD TEST_RPC_WIRE}")
 
 pick_port P || { echo "Bail out! no free port"; exit 1; }
-start_nfsxd wire --no-rpcbind --port "$P" --bind 127.0.0.1 --log-level warn
-PID=$SERVER_PID
-if ! wait_port "$P" 10 "$PID"; then
-	echo "Bail out! nfsxd did not start listening on 127.0.0.1:$P"
-	show_log wire
-	exit 1
-fi
+serve wire "$P" --log-level warn
 
 "$TEST" "$P" "$PID"
 finish $? "wire:$PID"

@@ -22,12 +22,15 @@ version=$(sed -n "s/^  version : '\([^']*\)',$/\1/p" "$src/meson.build")
 # NFSX_DEB_REUSE=1: check the packages an earlier run left in OUTDIR.
 if [ -n "${NFSX_DEB_REUSE:-}" ] && [ -f "$out/lintian.txt" ]; then
 	! grep -q '^E: ' "$out/lintian.txt" >"$WORK/build-deb.log"
+	st=$?
+	tap_ok $st "NFSX_DEB_REUSE: the packages of an earlier build, lintian found no error" ||
+		tap_diag <"$out/lintian.txt"
 else
 	"$src/scripts/build-deb.sh" "$out" >"$WORK/build-deb.log" 2>&1
+	st=$?
+	tap_ok $st "scripts/build-deb.sh builds the packages, lintian finds no error" ||
+		tap_diag <"$WORK/build-deb.log"
 fi
-st=$?
-tap_ok $st "scripts/build-deb.sh builds the packages, lintian finds no error" ||
-	tap_diag <"$WORK/build-deb.log"
 grep -E '^[WI]: ' "$out/lintian.txt" 2>/dev/null | tap_diag
 for p in nfsxd nfsx libnfsx0 libnfsx-dev; do
 	[ -f "$out/${p}_${version}_$(dpkg --print-architecture).deb" ]
@@ -72,6 +75,19 @@ has libnfsx-dev /usr/include/nfsx/nfsx.h /usr/include/nfsx/xdr/xdr.h \
 conf=$(dpkg-deb -I "${debs[0]}" conffiles 2>/dev/null)
 echo "$conf" | grep -qx /etc/default/nfsxd && echo "$conf" | grep -qx /etc/nfsx/exports
 tap_ok $? "nfsxd's conffiles: /etc/default/nfsxd and /etc/nfsx/exports"
+
+# The admin sets the exports before the server serves: installing does
+# not start the unit (debhelper's --no-enable and --no-start are
+# separate; a start is a deb-systemd-invoke start or restart in
+# postinst). An upgrade may try-restart it: that starts nothing that is
+# not running. Removing the package stops it (prerm).
+postinst=$(dpkg-deb -I "${debs[0]}" postinst 2>/dev/null)
+invokes=$(echo "$postinst" | grep -E 'deb-systemd-invoke|systemctl[^|]* (start|restart)')
+[ -n "$postinst" ] && ! echo "$invokes" | grep -v 'deb-systemd-invoke try-restart ' | grep -q .
+tap_ok $? "nfsxd's postinst does not start the unit (at most a try-restart on upgrade)" ||
+	tap_diag "$postinst"
+dpkg-deb -I "${debs[0]}" prerm 2>/dev/null | grep -q "deb-systemd-invoke stop 'nfsxd.service'"
+tap_ok $? "nfsxd's prerm stops the unit on removal"
 
 unit=$root/lib/systemd/system/nfsxd.service
 grep -qx 'ExecStart=/usr/sbin/nfsxd --foreground $NFSXD_OPTS' "$unit" &&

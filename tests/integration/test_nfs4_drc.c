@@ -5,8 +5,12 @@
  * flags OP_CACHEME (CREATE, REMOVE, RENAME, LINK, SETATTR, WRITE,
  * SETCLIENTID, SETCLIENTID_CONFIRM), sent again with its xid as a
  * client that lost the reply does, gets the first reply back byte for
- * byte, not EXIST or NOENT from a second run; one without such an
- * operation runs again (a GETATTR sees the file as it is now). A
+ * byte, not EXIST or NOENT from a second run; a SETATTR(size) or a
+ * WRITE sent again is not run again over a local change made in
+ * between (CREATE, REMOVE, RENAME, LINK, SETATTR and WRITE are tested
+ * here; the SETCLIENTID pair by pynfs). One without such an operation
+ * runs again (a GETATTR sees the file as it is now), and so does
+ * another COMPOUND that carries a used xid. A
  * COMPOUND of an OPEN (whose owner keeps its own replay) and a CREATE
  * is answered from the cache whole, and the owner's seqid was counted
  * once. What each call did is checked with stat(2) on the server's
@@ -42,25 +46,13 @@ static bool same_reply(const struct v4_res *a, const struct v4_res *b)
 	       memcmp(a->r.body, b->r.body, a->r.body_len) == 0;
 }
 
-/*
- * Send @ops twice with one fresh xid: the first reply in @s1, the
- * retransmission's in @s2.
- * Return values: the first reply's status; -1 when either did not decode.
- */
+/* @ops twice with one xid: the first reply's status; -1 when either did
+ * not decode. Whether the second is the first is the caller's check. */
 static long twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
 		  struct v4_res *s2)
 {
-	uint32_t xid = rpc_next_xid();
-
-	if (!v4_call_xid(fd, xid, ops, n, s1)) {
-		v4_diag(s1);
-		return -1;
-	}
-	if (!v4_call_xid(fd, xid, ops, n, s2)) {
-		v4_diag(s2);
-		return -1;
-	}
-	return s1->status;
+	v4_twice(fd, true, ops, n, s1, s2);
+	return s1->xdr_ok && s2->xdr_ok ? (long)s1->status : -1;
 }
 
 /* PUTFH of the rw export, then @op: twice with one xid. */
@@ -137,6 +129,114 @@ static void test_remove_rename_link(void)
 	ok(n == NFS4_OK && exists("rw/linked"), "LINK: OK (%ld)", n);
 	ok(s2.status == NFS4_OK && same_reply(&s1, &s2),
 	   "LINK again with its xid: the first reply, not EXIST (%u)", s2.status);
+	v4_res_free(&s1);
+	v4_res_free(&s2);
+}
+
+/* The size of @rel on the server's disk, or -1. */
+static long long disk_size(const char *rel)
+{
+	struct stat st;
+
+	return stat(v4_path(base, rel), &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/*
+ * PUTFH of the rw export, LOOKUP 'rw/@name', @op, sent with xid @xid;
+ * then a local process sets the file's size to @local_size, which a
+ * second run of @op would undo, and the same COMPOUND goes again with
+ * @xid.
+ * Return values: the first reply's status; -1 when a reply did not
+ * decode or the local truncate failed.
+ */
+static long around_local(uint32_t xid, const char *name, const struct nfs_argop4 *op,
+			 off_t local_size, struct v4_res *s1, struct v4_res *s2)
+{
+	struct nfs_argop4 ops[3];
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "rw/%s", name);
+	v4op_putfh(&ops[0], &fh_rw);
+	v4op_lookup(&ops[1], name);
+	ops[2] = *op;
+	if (!v4_call_xid(fd, xid, ops, 3, s1)) {
+		v4_diag(s1);
+		return -1;
+	}
+	if (truncate(v4_path(base, rel), local_size) < 0) {
+		printf("#   truncate %s: %m\n", rel);
+		return -1;
+	}
+	if (!v4_call_xid(fd, xid, ops, 3, s2)) {
+		v4_diag(s2);
+		return -1;
+	}
+	return s1->status;
+}
+
+/* SETATTR and WRITE change a file without naming anything: a second run
+ * would not fail, it would do the change again over what happened in
+ * between. */
+static void test_setattr_write(void)
+{
+	static const char more[] = "def";
+	struct nfs_argop4 op;
+	struct v4_fattr f;
+	struct v4_res s1, s2;
+	long n;
+
+	v4_res_init(&s1);
+	v4_res_init(&s2);
+	/* 'trunc' holds 10 bytes: cut to 4, a local writer makes it 8 */
+	v4f_init(&f);
+	v4f_u64(&f, FATTR4_SIZE, 4);
+	v4op_setattr(&op, 0, NULL, &f);
+	n = around_local(rpc_next_xid(), "trunc", &op, 8, &s1, &s2);
+	ok(n == NFS4_OK, "SETATTR(size 4) of a 10-byte file: OK (%ld)", n);
+	ok(n == NFS4_OK && s2.status == NFS4_OK && same_reply(&s1, &s2) &&
+	   disk_size("rw/trunc") == 8,
+	   "SETATTR again with its xid: the first reply, not run again (the local size 8 "
+	   "stands: %lld)", disk_size("rw/trunc"));
+
+	/* 'app' holds "abc": WRITE "def" at its end, a local writer cuts
+	 * the file back to 3 bytes */
+	v4op_write(&op, NULL, 3, FILE_SYNC4, more, (uint32_t)strlen(more));
+	n = around_local(rpc_next_xid(), "app", &op, 3, &s1, &s2);
+	ok(n == NFS4_OK, "WRITE of 3 bytes at the end of a 3-byte file: OK (%ld)", n);
+	ok(n == NFS4_OK && s2.status == NFS4_OK && same_reply(&s1, &s2) &&
+	   disk_size("rw/app") == 3,
+	   "WRITE again with its xid: the first reply, not appended again (size %lld, 3)",
+	   disk_size("rw/app"));
+	v4_res_free(&s1);
+	v4_res_free(&s2);
+}
+
+/* The cache is keyed by the call too, not by its xid alone: another
+ * COMPOUND that happens to carry a used xid (a client that wrapped its
+ * xids, or two clients behind one address) runs. */
+static void test_xid_reused(void)
+{
+	struct nfs_argop4 op;
+	struct v4_res s1, s2;
+	uint32_t xid = rpc_next_xid();
+	long n;
+
+	v4_res_init(&s1);
+	v4_res_init(&s2);
+	/* names of one length: the arguments differ only in their bytes */
+	v4op_create(&op, NF4DIR, "xid-a", NULL, 0, 0, NULL);
+	{
+		struct nfs_argop4 ops[2];
+
+		v4op_putfh(&ops[0], &fh_rw);
+		ops[1] = op;
+		n = v4_call_xid(fd, xid, ops, 2, &s1) ? (long)s1.status : -1;
+		ok(n == NFS4_OK && exists("rw/xid-a"), "CREATE 'xid-a' with xid X: OK (%ld)", n);
+		v4op_create(&ops[1], NF4DIR, "xid-b", NULL, 0, 0, NULL);
+		n = v4_call_xid(fd, xid, ops, 2, &s2) ? (long)s2.status : -1;
+		ok(n == NFS4_OK && exists("rw/xid-b"),
+		   "CREATE 'xid-b' with the same xid X: it runs, not the cached reply (%ld)", n);
+	}
 	v4_res_free(&s1);
 	v4_res_free(&s2);
 }
@@ -242,6 +342,8 @@ int main(int argc, char **argv)
 	}
 	test_create();
 	test_remove_rename_link();
+	test_setattr_write();
+	test_xid_reused();
 	test_not_cached();
 	test_with_open();
 	close(fd);

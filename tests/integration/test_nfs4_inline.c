@@ -7,13 +7,19 @@
  * on a disk go to a worker, and since nothing of theirs ran on the loop
  * (not even SEQUENCE) each is answered as new on its slot with the
  * seqid it was sent with, and the next seqid on that slot works.
- * The test prints how many COMPOUNDs it expects on the loop; the
- * wrapper compares that with the count nfsxd logs when it stops.
+ * While another 4.1 client (B, with a back channel) holds a write
+ * delegation of a file in W_DIR, a READ of any file goes to a worker
+ * (where a conflicting one would recall it) and works; once B returns
+ * it, the loop takes READs again.
+ * The test prints how many COMPOUNDs it expects on the loop and on
+ * workers; the wrapper compares both with the counts nfsxd logs when it
+ * stops.
  *
- * Usage: test_nfs4_inline PORT MEM_DIR DISK_DIR|-
+ * Usage: test_nfs4_inline PORT MEM_DIR DISK_DIR|- W_DIR
  * (run-nfs4-inline.sh: MEM_DIR on tmpfs and DISK_DIR, when there is a
- * disk, exported to 127.0.0.1; each holds a file "f" of FILE_LEN bytes,
- * byte i being i * 7 % 251.)
+ * disk, exported read-only to 127.0.0.1; each holds a file "f" of
+ * FILE_LEN bytes, byte i being i * 7 % 251. W_DIR, on tmpfs, exported
+ * rw,no_root_squash, holds "w", mode 0666.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +34,9 @@
 
 static int fd = -1;
 static unsigned int on_loop;     /* COMPOUNDs this test expects on the loop */
+static unsigned int on_worker;   /* and on workers */
+static int fd_b = -1;            /* client B's connection */
+static uint16_t port_of_a;
 
 static bool data_ok(const struct xdr_bytes *b, uint64_t off, uint32_t len)
 {
@@ -89,10 +98,166 @@ static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *ow
 	return good;
 }
 
+/* COMPOUND (minor version 1) @ops on B's connection. Calls nfsxd sends
+ * there before the reply (its back channel) are read and dropped: none
+ * is expected, as nothing here conflicts with B's delegation. Return
+ * values: as v4_compound(). */
+static bool b_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
+{
+	struct rpc_buf args, cred, msg, rec;
+	struct rpc_call c;
+	uint32_t xid = rpc_next_xid();
+	bool done = false;
+
+	rpc_buf_init(&args);
+	rpc_buf_init(&cred);
+	rpc_buf_init(&msg);
+	rpc_buf_init(&rec);
+	v4_res_free(out);
+	if (!v4_encode(&args, "b", 1, 1, ops, n))
+		goto out;
+	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
+	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
+	c.cred_flavor = AUTH_SYS;
+	c.cred_body = cred.data;
+	c.cred_len = cred.len;
+	c.args = args.data;
+	c.args_len = args.len;
+	rpc_call_encode(&msg, &c);
+	if (rpc_send_record(fd_b, msg.data, msg.len) < 0)
+		goto out;
+	while (rpc_recv_record(fd_b, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
+		if (rpc_get_u32(rec.data + 4) != RPC_CALL && rpc_get_u32(rec.data) == xid) {
+			done = v4_res_take(out, &rec);
+			break;
+		}
+		rpc_buf_reset(&rec);
+	}
+out:
+	if (!done)
+		v4_diag(out);
+	rpc_buf_free(&args);
+	rpc_buf_free(&cred);
+	rpc_buf_free(&msg);
+	rpc_buf_free(&rec);
+	return done;
+}
+
+/* B: EXCHANGE_ID, CREATE_SESSION with a back channel on its connection
+ * (a delegation needs one), RECLAIM_COMPLETE: three COMPOUNDs, each a
+ * worker's. */
+static bool b_session(struct v4_session *s)
+{
+	struct callback_sec_parms4 none = { .cb_secflavor = AUTH_NONE };
+	struct nfs_argop4 ops[2];
+	struct v4_res r;
+	bool good = false;
+
+	v4_res_init(&r);
+	v4op_exchange_id(&ops[0], "inline-b", 1, 0);
+	on_worker++;
+	if (!b_call(ops, 1, &r) || r.status != NFS4_OK)
+		goto out;
+	s->clientid = r.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
+	s->cs_seq = r.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
+	v4op_create_session(&ops[0], s->clientid, s->cs_seq, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			    65536, 65536, 4096, 4);
+	ops[0].u.opcreate_session.csa_back_chan_attrs.ca_maxrequests = 1;
+	ops[0].u.opcreate_session.csa_cb_program = 0x40000002u;
+	ops[0].u.opcreate_session.csa_sec_parms.len = 1;
+	ops[0].u.opcreate_session.csa_sec_parms.val = &none;
+	on_worker++;
+	if (!b_call(ops, 1, &r) || r.status != NFS4_OK ||
+	    !(r.ops[0].u.opcreate_session.u.csr_resok4.csr_flags &
+	      CREATE_SESSION4_FLAG_CONN_BACK_CHAN))
+		goto out;
+	s->sid = r.ops[0].u.opcreate_session.u.csr_resok4.csr_sessionid;
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_reclaim_complete(&ops[1], false);
+	on_worker++;
+	good = b_call(ops, 2, &r) && r.status == NFS4_OK;
+out:
+	v4_res_free(&r);
+	return good;
+}
+
+/* B opens "w" in @dir for reading and writing and gets a write
+ * delegation: its handle and the delegation's stateid. */
+static bool b_write_deleg(struct v4_session *s, const struct v4_fh *dir, struct v4_fh *fh,
+			  struct stateid4 *dsid)
+{
+	const struct OPEN4resok *k;
+	struct nfs_argop4 ops[4];
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], dir);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, s->clientid,
+		  "owner-b", "w");
+	v4op_simple(&ops[3], OP_GETFH);
+	on_worker++;
+	good = b_call(ops, 4, &r) && r.status == NFS4_OK && r.nops == 4 &&
+	       v4_fh_of_res(&r, 3, fh);
+	k = good ? &r.ops[2].u.opopen.u.resok4 : NULL;
+	good = good && k->delegation.delegation_type == OPEN_DELEGATE_WRITE;
+	if (good)
+		*dsid = k->delegation.u.write.stateid;
+	else if (k)
+		printf("#   B's OPEN of w: delegation type %u\n", k->delegation.delegation_type);
+	v4_res_free(&r);
+	return good;
+}
+
+static long b_delegreturn(struct v4_session *s, const struct v4_fh *fh,
+			  const struct stateid4 *dsid)
+{
+	struct nfs_argop4 ops[3];
+	struct v4_res r;
+	long st = -1;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], fh);
+	v4op_simple(&ops[2], OP_DELEGRETURN);
+	ops[2].u.opdelegreturn.deleg_stateid = *dsid;
+	on_worker++;
+	if (b_call(ops, 3, &r))
+		st = r.status;
+	v4_res_free(&r);
+	return st;
+}
+
+/* A's READ while B holds a write delegation of another file: a worker's,
+ * and it works; B's delegation returned, the loop's again. */
+static void test_write_deleg(struct v4_session *a, const struct v4_fh *mem_f,
+			     const struct stateid4 *mem_sid, const struct v4_fh *w_dir)
+{
+	struct v4_session b = { 0 };
+	struct v4_fh w_fh;
+	struct stateid4 dsid;
+	long st;
+
+	fd_b = rpc_connect(port_of_a, 5000);
+	ok(fd_b >= 0 && b_session(&b),
+	   "B: EXCHANGE_ID, CREATE_SESSION with a back channel, RECLAIM_COMPLETE: OK");
+	ok(b_write_deleg(&b, w_dir, &w_fh, &dsid),
+	   "B: SEQUENCE, PUTFH, OPEN of w for read and write: a write delegation");
+	read_ok(a, mem_f, mem_sid, 4096, 4096,
+		"SEQUENCE, PUTFH, READ while another client holds a write delegation "
+		"(a worker's)");
+	on_worker++;
+	st = b_delegreturn(&b, &w_fh, &dsid);
+	ok(st == NFS4_OK, "B: SEQUENCE, PUTFH, DELEGRETURN: OK (%ld)", st);
+	if (fd_b >= 0)
+		close(fd_b);
+}
+
 int main(int argc, char **argv)
 {
 	struct v4_session s = { 0 };
-	struct v4_fh mem_dir = { 0 }, mem_f = { 0 }, disk_dir = { 0 }, disk_f = { 0 };
+	struct v4_fh mem_dir = { 0 }, mem_f = { 0 }, disk_dir = { 0 }, disk_f = { 0 }, w_dir = { 0 };
 	struct stateid4 mem_sid = { 0 }, disk_sid = { 0 };
 	struct nfs_argop4 ops[6];
 	struct v4_attrs at;
@@ -100,23 +265,28 @@ int main(int argc, char **argv)
 	uint32_t w[3], nw, i;
 	bool disk;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s PORT MEM_DIR DISK_DIR|-\n", argv[0]);
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s PORT MEM_DIR DISK_DIR|- W_DIR\n", argv[0]);
 		return 2;
 	}
 	disk = strcmp(argv[3], "-") != 0;
-	fd = rpc_connect((uint16_t)atoi(argv[1]), 5000);
+	port_of_a = (uint16_t)atoi(argv[1]);
+	fd = rpc_connect(port_of_a, 5000);
 	if (fd < 0) {
 		printf("Bail out! cannot connect to 127.0.0.1:%s\n", argv[1]);
 		return 1;
 	}
+	/* each walk is one NFSv4.0 COMPOUND: a worker's */
+	on_worker += disk ? 3 : 2;
 	if (v4_walk(fd, argv[2], &mem_dir) != NFS4_OK ||
-	    (disk && v4_walk(fd, argv[3], &disk_dir) != NFS4_OK)) {
+	    (disk && v4_walk(fd, argv[3], &disk_dir) != NFS4_OK) ||
+	    v4_walk(fd, argv[4], &w_dir) != NFS4_OK) {
 		printf("Bail out! no handle of the exports\n");
 		return 1;
 	}
 	ok(v4_session_open(fd, "inline-a", 1, 1u << 20, 1u << 20, 4096, 4, &s) == NFS4_OK,
 	   "EXCHANGE_ID, CREATE_SESSION: OK");
+	on_worker += 2;
 	v4_res_init(&r);
 	v4op_seq_next(&ops[0], &s, 0, false);
 	v4op_reclaim_complete(&ops[1], false);
@@ -124,6 +294,7 @@ int main(int argc, char **argv)
 	v4_res_free(&r);
 	ok(open_f(&s, &mem_dir, "owner-mem", &mem_f, &mem_sid),
 	   "SEQUENCE, PUTFH, OPEN, GETFH on tmpfs (a worker's): OK");
+	on_worker += 2;
 
 	/* on the loop */
 	for (i = 0; i < 10; i++) {
@@ -172,11 +343,16 @@ int main(int argc, char **argv)
 		"SEQUENCE, PUTFH, READ 132 KiB (a worker's)");
 	read_ok(&s, &mem_f, NULL, 8192, 4096,
 		"SEQUENCE, PUTFH, READ with the anonymous stateid (a worker's)");
+	on_worker += 2;
 	if (disk) {
 		ok(open_f(&s, &disk_dir, "owner-disk", &disk_f, &disk_sid),
 		   "SEQUENCE, PUTFH, OPEN, GETFH on a disk: OK");
 		read_ok(&s, &disk_f, &disk_sid, 4096, 4096,
 			"SEQUENCE, PUTFH, READ of a file on a disk (a worker's)");
+		on_worker += 2;
+	} else {
+		ok(1, "SEQUENCE, PUTFH, READ of a file on a disk (a worker's) # SKIP the "
+		   "scratch directory is on tmpfs: no disk to export");
 	}
 	v4_res_init(&r);
 	v4op_seq_next(&ops[0], &s, 0, false);
@@ -185,12 +361,15 @@ int main(int argc, char **argv)
 	v4op_access(&ops[3], ACCESS4_READ);
 	ok(v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4,
 	   "SEQUENCE, PUTFH, READ, ACCESS (a worker's): OK");
+	on_worker++;
 	v4_res_free(&r);
+	test_write_deleg(&s, &mem_f, &mem_sid, &w_dir);
 	/* and the loop again, on the next seqid */
 	read_ok(&s, &mem_f, &mem_sid, 100, 1000, "SEQUENCE, PUTFH, READ again on the loop");
 	on_loop++;
 
 	printf("# compounds on event loops: %u\n", on_loop);
+	printf("# compounds on workers: %u\n", on_worker);
 	close(fd);
 	return tap_done();
 }

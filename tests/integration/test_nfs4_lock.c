@@ -37,178 +37,21 @@ static char *path_of(const char *rel)
 	return v4_path(base, rel);
 }
 
-static long call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s)
-{
-	if (!v4_compound(fd, 0, 0, "t", 1, 0, ops, n, s)) {
-		v4_diag(s);
-		return -1;
-	}
-	return s->status;
-}
-
 /* ---- owners and their seqids ----------------------------------------- */
-
-/* A lock-owner and its lock stateid on one file. */
-struct lowner {
-	clientid4 cid;
-	const char *name;
-	uint32_t seqid;         /* the next one to send */
-	bool have;              /* sid is its lock stateid */
-	struct stateid4 sid;
-};
-
-/* PUTFH rw, OPEN (no create) of @name by @o, GETFH; OPEN_CONFIRM when
- * asked: the first failure's status. */
-static long open_name(struct v4_owner *o, const char *name, uint32_t access, uint32_t deny,
-		      struct v4_opened *r)
-{
-	struct nfs_argop4 op;
-
-	v4op_open(&op, o->seqid, access, deny, o->cid, o->name, name);
-	return v4_open_conf(fd, o, 0, &fh_rw, &op, r);
-}
 
 /* @o1 and then @o2 OPEN @name (read and write, deny none): the first
  * failure's status. */
 static long open_both(struct v4_owner *o1, struct v4_opened *r1, struct v4_owner *o2,
 		      struct v4_opened *r2, const char *name)
 {
-	long n = open_name(o1, name, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, r1);
+	long n = v4_open_name(fd, o1, &fh_rw, name, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE,
+			      r1);
 
-	return n == NFS4_OK ? open_name(o2, name, OPEN4_SHARE_ACCESS_BOTH,
-					OPEN4_SHARE_DENY_NONE, r2) : n;
+	return n == NFS4_OK ? v4_open_name(fd, o2, &fh_rw, name, OPEN4_SHARE_ACCESS_BOTH,
+					   OPEN4_SHARE_DENY_NONE, r2) : n;
 }
 
 /* ---- LOCK, LOCKT, LOCKU ---------------------------------------------- */
-
-/* What a LOCK or LOCKT answered. */
-struct lk {
-	long st;
-	struct stateid4 sid;            /* OK */
-	struct LOCK4denied den;         /* DENIED; its owner in downer */
-	uint8_t downer[NFS4_OPAQUE_LIMIT];
-};
-
-/* PUTFH @fh, @op: @op's status and result into @r; the reply stays in
- * @s for the caller (freed by it). */
-static long lock_call(const struct v4_fh *fh, const struct nfs_argop4 *op, struct lk *r,
-		      struct v4_res *s)
-{
-	struct nfs_argop4 ops[2];
-	const struct LOCK4denied *d = NULL;
-
-	memset(r, 0, sizeof(*r));
-	r->st = -1;
-	v4op_putfh(&ops[0], fh);
-	ops[1] = *op;
-	if (call(ops, 2, s) < 0 || s->nops != 2)
-		return r->st;
-	r->st = v4_op_status(s, 1);
-	if (op->argop == OP_LOCK && r->st == NFS4_OK)
-		r->sid = s->ops[1].u.oplock.u.resok4.lock_stateid;
-	else if (op->argop == OP_LOCK && r->st == NFS4ERR_DENIED)
-		d = &s->ops[1].u.oplock.u.denied;
-	else if (op->argop == OP_LOCKT && r->st == NFS4ERR_DENIED)
-		d = &s->ops[1].u.oplockt.u.denied;
-	else if (op->argop == OP_LOCKU && r->st == NFS4_OK)
-		r->sid = s->ops[1].u.oplocku.u.lock_stateid;
-	if (d) {
-		r->den = *d;
-		if (d->owner.owner.len <= sizeof(r->downer))
-			memcpy(r->downer, d->owner.owner.data, d->owner.owner.len);
-		r->den.owner.owner.data = r->downer;
-	}
-	return r->st;
-}
-
-/* LOCK or LOCKU @a by the lock-owner @lo on @fh: its seqid counted, its
- * lock stateid the new one when OK. */
-static long lowner_call(struct lowner *lo, const struct v4_fh *fh, const struct nfs_argop4 *a,
-			struct lk *r)
-{
-	struct v4_res s;
-	long st;
-
-	v4_res_init(&s);
-	st = lock_call(fh, a, r, &s);
-	v4_res_free(&s);
-	if (v4_seqid_counted(st))
-		lo->seqid++;
-	if (st == NFS4_OK)
-		lo->sid = r->sid;
-	return st;
-}
-
-/* LOCK by the new lock-owner @lo from @o's open @op: the seqids counted
- * (the open-owner's, and the lock-owner's from the lock_seqid given). */
-static long lock_new(struct v4_owner *o, const struct v4_opened *op, struct lowner *lo,
-		     enum nfs_lock_type4 type, uint64_t off, uint64_t len, struct lk *r)
-{
-	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
-
-	v4op_lock_new(&a, type, false, off, len, o->seqid, &op->sid, lo->seqid, lo->cid,
-		      lo->name);
-	v4_res_init(&s);
-	st = lock_call(&op->fh, &a, r, &s);
-	v4_res_free(&s);
-	if (v4_seqid_counted(st)) {
-		o->seqid++;
-		lo->seqid++;
-	}
-	if (st == NFS4_OK) {
-		lo->have = true;
-		lo->sid = r->sid;
-	}
-	return st;
-}
-
-/* LOCK by the lock-owner @lo, which holds a lock stateid on @fh. */
-static long lock_ex(struct lowner *lo, const struct v4_fh *fh, enum nfs_lock_type4 type,
-		    uint64_t off, uint64_t len, struct lk *r)
-{
-	struct nfs_argop4 a;
-
-	v4op_lock(&a, type, false, off, len, &lo->sid, lo->seqid);
-	return lowner_call(lo, fh, &a, r);
-}
-
-static long unlock(struct lowner *lo, const struct v4_fh *fh, enum nfs_lock_type4 type,
-		   uint64_t off, uint64_t len, struct lk *r)
-{
-	struct nfs_argop4 a;
-
-	v4op_locku(&a, type, lo->seqid, &lo->sid, off, len);
-	return lowner_call(lo, fh, &a, r);
-}
-
-static long lockt(const struct v4_fh *fh, clientid4 cid, const char *owner,
-		  enum nfs_lock_type4 type, uint64_t off, uint64_t len, struct lk *r)
-{
-	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
-
-	v4op_lockt(&a, type, off, len, cid, owner);
-	v4_res_init(&s);
-	st = lock_call(fh, &a, r, &s);
-	v4_res_free(&s);
-	return st;
-}
-
-static long release(clientid4 cid, const char *owner)
-{
-	struct nfs_argop4 a;
-	struct v4_res s;
-	long st;
-
-	v4op_release_lockowner(&a, cid, owner);
-	v4_res_init(&s);
-	st = call(&a, 1, &s) >= 0 && s.nops == 1 ? v4_op_status(&s, 0) : -1;
-	v4_res_free(&s);
-	return st;
-}
 
 static const char *state_dir;
 
@@ -236,7 +79,7 @@ static bool recorded(const char *id)
 
 /* Is @r a denial naming exactly the holder (@cid, @owner) of
  * [@off, @off + @len) as @type? */
-static bool denied_by(const struct lk *r, uint64_t off, uint64_t len, enum nfs_lock_type4 type,
+static bool denied_by(const struct v4_lk *r, uint64_t off, uint64_t len, enum nfs_lock_type4 type,
 		      clientid4 cid, const char *owner)
 {
 	size_t n = strlen(owner);
@@ -271,7 +114,7 @@ static long do_write(const struct v4_fh *fh, const struct stateid4 *sid, uint64_
 	v4op_putfh(&ops[0], fh);
 	v4op_write(&ops[1], sid, off, FILE_SYNC4, data, (uint32_t)strlen(data));
 	v4_res_init(&s);
-	st = call(ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
+	st = v4_call_as(fd, 0, ops, 2, &s) >= 0 && s.nops == 2 ? v4_op_status(&s, 1) : -1;
 	if (st == NFS4_OK && s.ops[1].u.opwrite.u.resok4.count != strlen(data))
 		st = -2;
 	v4_res_free(&s);
@@ -285,9 +128,10 @@ static struct v4_opened fa, fb;            /* "f", opened BOTH by each client */
 
 static void test_conflicts(void)
 {
-	struct lowner la = { .name = "lock-a", .seqid = 10 }, lb1 = { .name = "lock-b1", .seqid = 20 },
+	struct v4_lowner la = { .name = "lock-a", .seqid = 10 },
+			 lb1 = { .name = "lock-b1", .seqid = 20 },
 		      lb2 = { .name = "lock-b2", .seqid = 30 };
-	struct lk r, t;
+	struct v4_lk r, t;
 	uint32_t seq;
 	long n;
 
@@ -298,32 +142,32 @@ static void test_conflicts(void)
 	ob = (struct v4_owner){ cid_b, "open-b", 1 };
 	la.cid = cid_a;
 	lb1.cid = lb2.cid = cid_b;
-	n = open_name(&oa, "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &fa);
+	n = v4_open_name(fd, &oa, &fh_rw, "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &fa);
 	ok(n == NFS4_OK, "client A opens 'f' for BOTH (%ld)", n);
-	n = open_name(&ob, "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &fb);
+	n = v4_open_name(fd, &ob, &fh_rw, "f", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &fb);
 	ok(n == NFS4_OK, "client B opens 'f' for BOTH (%ld)", n);
 
-	n = lock_new(&oa, &fa, &la, WRITE_LT, 0, 100, &r);
+	n = v4_lock_new(fd, &oa, &fa, &la, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK && r.sid.seqid == 1 && !v4_same_other(&r.sid, &fa.sid),
 	   "LOCK WRITE [0,100) by a new lock-owner (open_to_lock_owner4): OK, a new lock "
 	   "stateid with seqid 1 (%ld, %u)", n, r.sid.seqid);
 
-	n = lock_new(&ob, &fb, &lb1, WRITE_LT, 50, 10, &r);
+	n = v4_lock_new(fd, &ob, &fb, &lb1, WRITE_LT, 50, 10, &r);
 	ok(denied_by(&r, 0, 100, WRITE_LT, cid_a, "lock-a"),
 	   "client B's LOCK WRITE [50,60): DENIED, naming A's lock exactly: offset 0, length "
 	   "100, WRITE_LT, A's clientid and owner bytes");
-	n = lockt(&fb.fh, cid_b, "lock-b1", WRITE_LT, 99, 1, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b1", WRITE_LT, 99, 1, &t);
 	ok(denied_by(&t, 0, 100, WRITE_LT, cid_a, "lock-a"),
 	   "LOCKT WRITE [99,100) by B: DENIED, naming the same holder");
-	n = lockt(&fb.fh, cid_b, "lock-b1", READ_LT, 0, 1, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b1", READ_LT, 0, 1, &t);
 	ok(denied_by(&t, 0, 100, WRITE_LT, cid_a, "lock-a"),
 	   "LOCKT READ [0,1) by B: DENIED (a write lock holds it)");
-	n = lockt(&fb.fh, cid_b, "lock-b1", WRITE_LT, 100, U64MAX, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b1", WRITE_LT, 100, U64MAX, &t);
 	ok(n == NFS4_OK, "LOCKT WRITE [100,end) by B, just past A's lock: OK (%ld)", n);
-	n = lockt(&fb.fh, cid_b, "nobody-yet", WRITE_LT, 10, 5, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "nobody-yet", WRITE_LT, 10, 5, &t);
 	ok(denied_by(&t, 0, 100, WRITE_LT, cid_a, "lock-a"),
 	   "LOCKT by a lock-owner the server never saw: DENIED the same");
-	n = lockt(&fa.fh, cid_a, "lock-a", WRITE_LT, 0, 100, &t);
+	n = v4_lockt(fd, &fa.fh, cid_a, "lock-a", WRITE_LT, 0, 100, &t);
 	ok(n == NFS4_OK, "LOCKT by the holder itself: OK, its own lock is no conflict (%ld)", n);
 
 	/*
@@ -334,75 +178,75 @@ static void test_conflicts(void)
 	 * new again with that next seqid, which is what the Linux client
 	 * sends (its lock seqid counted the DENIED).
 	 */
-	n = lock_new(&ob, &fb, &lb1, READ_LT, 200, 10, &r);
+	n = v4_lock_new(fd, &ob, &fb, &lb1, READ_LT, 200, 10, &r);
 	ok(n == NFS4_OK,
 	   "the denied lock-owner sent as new again with its next lock_seqid (RFC 7530 "
 	   "9.1.7, knfsd): OK (%ld)", n);
-	n = lock_new(&ob, &fb, &lb2, READ_LT, 300, 10, &r);
+	n = v4_lock_new(fd, &ob, &fb, &lb2, READ_LT, 300, 10, &r);
 	ok(n == NFS4_OK, "a second lock-owner of B takes READ [300,310): OK (%ld)", n);
 
-	n = unlock(&la, &fa.fh, WRITE_LT, 0, 100, &r);
+	n = v4_unlock(fd, &la, &fa.fh, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK && r.sid.seqid == 2 && v4_same_other(&r.sid, &la.sid),
 	   "LOCKU [0,100) by A: OK, the same lock stateid with seqid 2 (%ld, %u)", n,
 	   r.sid.seqid);
-	n = lock_ex(&lb2, &fb.fh, WRITE_LT, 0, 100, &r);
+	n = v4_lock_ex(fd, &lb2, &fb.fh, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK && v4_same_other(&r.sid, &lb2.sid) && r.sid.seqid == 2,
 	   "then B's LOCK WRITE [0,100) (existing lock-owner): OK, its stateid's seqid 2 "
 	   "(%ld, %u)", n, r.sid.seqid);
-	n = lockt(&fa.fh, cid_a, "lock-a", READ_LT, 0, U64MAX, &t);
+	n = v4_lockt(fd, &fa.fh, cid_a, "lock-a", READ_LT, 0, U64MAX, &t);
 	ok(denied_by(&t, 0, 100, WRITE_LT, cid_b, "lock-b2"),
 	   "LOCKT READ [0,end) by A: DENIED, naming B's lock-b2 [0,100) (the first in range)");
-	n = unlock(&lb2, &fb.fh, WRITE_LT, 0, 100, &r);
+	n = v4_unlock(fd, &lb2, &fb.fh, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "LOCKU by B: OK (%ld)", n);
 
 	/* read locks are shared; a write lock meets them */
-	n = lock_ex(&la, &fa.fh, READ_LT, 0, 50, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, READ_LT, 0, 50, &r);
 	ok(n == NFS4_OK, "A: LOCK READ [0,50): OK (%ld)", n);
-	n = lock_ex(&lb2, &fb.fh, READ_LT, 0, 100, &r);
+	n = v4_lock_ex(fd, &lb2, &fb.fh, READ_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "B: LOCK READ [0,100) over A's read lock: OK, read locks share (%ld)",
 	   n);
-	n = lockt(&fa.fh, cid_a, "lock-a", WRITE_LT, 60, 1, &t);
+	n = v4_lockt(fd, &fa.fh, cid_a, "lock-a", WRITE_LT, 60, 1, &t);
 	ok(denied_by(&t, 0, 100, READ_LT, cid_b, "lock-b2"),
 	   "LOCKT WRITE [60,61) by A: DENIED by B's READ_LT [0,100)");
-	n = lockt(&fa.fh, cid_a, "lock-a", READ_LT, 60, 1, &t);
+	n = v4_lockt(fd, &fa.fh, cid_a, "lock-a", READ_LT, 60, 1, &t);
 	ok(n == NFS4_OK, "LOCKT READ [60,61) by A: OK (%ld)", n);
 
 	/* a DENIED counts the lock-owner's seqid (RFC 7530 9.1.7) */
 	seq = la.seqid;
-	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, WRITE_LT, 0, 10, &r);
 	ok(denied_by(&r, 0, 100, READ_LT, cid_b, "lock-b2"),
 	   "A's LOCK WRITE [0,10) (an upgrade of its read lock): DENIED by B's read lock");
-	n = lock_ex(&la, &fa.fh, READ_LT, 400, 1, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, READ_LT, 400, 1, &r);
 	ok(n == NFS4_OK && la.seqid == seq + 2,
 	   "A's next LOCK with the seqid after the DENIED one's: OK, DENIED was counted (%ld)",
 	   n);
-	n = unlock(&lb2, &fb.fh, READ_LT, 0, 100, &r);
+	n = v4_unlock(fd, &lb2, &fb.fh, READ_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "B unlocks: OK (%ld)", n);
-	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 50, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, WRITE_LT, 0, 50, &r);
 	ok(n == NFS4_OK, "A's upgrade to WRITE [0,50) now: OK (%ld)", n);
-	n = lockt(&fb.fh, cid_b, "lock-b2", READ_LT, 49, 2, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b2", READ_LT, 49, 2, &t);
 	ok(denied_by(&t, 0, 50, WRITE_LT, cid_a, "lock-a"),
 	   "LOCKT by B: DENIED by A's WRITE [0,50), the upgraded range");
-	n = unlock(&la, &fa.fh, WRITE_LT, 0, U64MAX, &r);
+	n = v4_unlock(fd, &la, &fa.fh, WRITE_LT, 0, U64MAX, &r);
 	ok(n == NFS4_OK, "A: LOCKU [0,end): OK (%ld)", n);
 	if (lb1.have)
-		unlock(&lb1, &fb.fh, READ_LT, 0, U64MAX, &r);
-	n = lockt(&fb.fh, cid_b, "lock-b2", WRITE_LT, 0, U64MAX, &t);
+		v4_unlock(fd, &lb1, &fb.fh, READ_LT, 0, U64MAX, &r);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b2", WRITE_LT, 0, U64MAX, &t);
 	ok(n == NFS4_OK, "then nothing of A's is left: LOCKT WRITE [0,end) by B OK (%ld)", n);
 
 	/* the blocking types are the plain ones in 4.0 (no callback) */
-	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 10, &r);
-	n = n == NFS4_OK ? lock_ex(&lb2, &fb.fh, WRITEW_LT, 5, 1, &r) : n;
+	n = v4_lock_ex(fd, &la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = n == NFS4_OK ? v4_lock_ex(fd, &lb2, &fb.fh, WRITEW_LT, 5, 1, &r) : n;
 	ok(denied_by(&r, 0, 10, WRITE_LT, cid_a, "lock-a"),
 	   "B's LOCK WRITEW_LT over A's lock: DENIED at once, the holder's type WRITE_LT");
-	n = lockt(&fb.fh, cid_b, "lock-b2", READW_LT, 9, 1, &t);
+	n = v4_lockt(fd, &fb.fh, cid_b, "lock-b2", READW_LT, 9, 1, &t);
 	ok(denied_by(&t, 0, 10, WRITE_LT, cid_a, "lock-a"), "LOCKT READW_LT: DENIED likewise");
-	n = unlock(&la, &fa.fh, WRITE_LT, 0, 10, &r);
-	n = n == NFS4_OK ? lock_ex(&lb2, &fb.fh, READW_LT, 5, 1, &r) : n;
+	n = v4_unlock(fd, &la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = n == NFS4_OK ? v4_lock_ex(fd, &lb2, &fb.fh, READW_LT, 5, 1, &r) : n;
 	ok(n == NFS4_OK, "after A's LOCKU, B's LOCK READW_LT: OK (%ld)", n);
-	n = unlock(&lb2, &fb.fh, READ_LT, 0, U64MAX, &r);
+	n = v4_unlock(fd, &lb2, &fb.fh, READ_LT, 0, U64MAX, &r);
 	ok(n == NFS4_OK, "LOCKU of [0,end), most of it not locked: OK (%ld)", n);
-	n = unlock(&lb2, &fb.fh, WRITE_LT, 1000, 10, &r);
+	n = v4_unlock(fd, &lb2, &fb.fh, WRITE_LT, 1000, 10, &r);
 	ok(n == NFS4_OK, "LOCKU of a range the owner does not hold: OK, as POSIX (%ld)", n);
 
 	/* what LOCKT refuses before it looks for a conflict */
@@ -412,35 +256,36 @@ static void test_conflicts(void)
 
 		v4op_lockt(&a, WRITE_LT, 0, 1, cid_a, "lock-a");
 		v4_res_init(&s);
-		n = lock_call(&fh_rw, &a, &t, &s);
+		n = v4_lock_call(fd, &fh_rw, &a, &t, &s);
 		v4_res_free(&s);
 		ok(n == NFS4ERR_ISDIR, "LOCKT on a directory: ISDIR (%ld)", n);
 	}
-	n = lockt(&fa.fh, 0x1234567800000002ull, "lock-a", WRITE_LT, 0, 1, &t);
+	n = v4_lockt(fd, &fa.fh, 0x1234567800000002ull, "lock-a", WRITE_LT, 0, 1, &t);
 	ok(n == NFS4ERR_STALE_CLIENTID, "LOCKT with a clientid of no client: STALE_CLIENTID (%ld)",
 	   n);
 
 	/* a write lock needs an open for writing (knfsd's nfs4_check_openmode) */
 	{
 		struct v4_owner orr = { cid_a, "open-a-ro", 1 };
-		struct lowner lw = { .cid = cid_a, .name = "lock-a-ro-w", .seqid = 1 },
+		struct v4_lowner lw = { .cid = cid_a, .name = "lock-a-ro-w", .seqid = 1 },
 			      lr = { .cid = cid_a, .name = "lock-a-ro-r", .seqid = 1 };
 		struct v4_opened ro;
 
-		n = open_name(&orr, "f", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &ro);
+		n = v4_open_name(fd, &orr, &fh_rw, "f", OPEN4_SHARE_ACCESS_READ,
+				 OPEN4_SHARE_DENY_NONE, &ro);
 		ok(n == NFS4_OK, "A opens 'f' for READ only with another owner (%ld)", n);
-		n = lock_new(&orr, &ro, &lw, WRITE_LT, 0, 1, &r);
+		n = v4_lock_new(fd, &orr, &ro, &lw, WRITE_LT, 0, 1, &r);
 		ok(n == NFS4ERR_OPENMODE, "LOCK WRITE_LT from an open for READ only: OPENMODE "
 		   "(RFC 7530 13.1, NFS4ERR_OPENMODE; knfsd) (%ld)", n);
-		n = lock_new(&orr, &ro, &lr, READ_LT, 0, 1, &r);
+		n = v4_lock_new(fd, &orr, &ro, &lr, READ_LT, 0, 1, &r);
 		ok(n == NFS4_OK, "LOCK READ_LT from it: OK, the open-owner's seqid counted the "
 		   "OPENMODE (%ld)", n);
-		unlock(&lr, &ro.fh, READ_LT, 0, 1, &r);
+		v4_unlock(fd, &lr, &ro.fh, READ_LT, 0, 1, &r);
 		v4_close(fd, &orr, &ro);
 	}
 
 	/* the lock stateid for I/O */
-	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 10, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, WRITE_LT, 0, 10, &r);
 	n = n == NFS4_OK ? do_write(&fa.fh, &la.sid, 0, "LOCKED") : n;
 	ok(n == NFS4_OK, "WRITE with the lock stateid: OK (%ld)", n);
 	{
@@ -450,16 +295,17 @@ static void test_conflicts(void)
 		ok(n == NFS4_OK && strcmp(buf, "LOCKED") == 0,
 		   "READ with the lock stateid: OK, what was written (%ld, '%s')", n, buf);
 	}
-	unlock(&la, &fa.fh, WRITE_LT, 0, 10, &r);
+	v4_unlock(fd, &la, &fa.fh, WRITE_LT, 0, 10, &r);
 }
 
 /* The range arithmetic: a split, to the end, bad lengths. */
 static void test_ranges(void)
 {
 	struct v4_owner o1 = { 0, "open-g-a", 1 }, o2 = { 0, "open-g-b", 1 };
-	struct lowner la = { .name = "lock-g-a", .seqid = 1 }, lb = { .name = "lock-g-b", .seqid = 1 };
+	struct v4_lowner la = { .name = "lock-g-a", .seqid = 1 },
+			 lb = { .name = "lock-g-b", .seqid = 1 };
 	struct v4_opened ga, gb;
-	struct lk r, t;
+	struct v4_lk r, t;
 	uint32_t seq;
 	long n;
 
@@ -467,42 +313,42 @@ static void test_ranges(void)
 	o2.cid = lb.cid = cid_b;
 	n = open_both(&o1, &ga, &o2, &gb, "g");
 	ok(n == NFS4_OK, "both clients open 'g' (%ld)", n);
-	n = lock_new(&o1, &ga, &la, WRITE_LT, 0, 100, &r);
+	n = v4_lock_new(fd, &o1, &ga, &la, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,100): OK (%ld)", n);
-	n = unlock(&la, &ga.fh, WRITE_LT, 40, 20, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 40, 20, &r);
 	ok(n == NFS4_OK, "A: LOCKU [40,60), the middle: OK (%ld)", n);
-	n = lock_new(&o2, &gb, &lb, WRITE_LT, 40, 20, &r);
+	n = v4_lock_new(fd, &o2, &gb, &lb, WRITE_LT, 40, 20, &r);
 	ok(n == NFS4_OK, "B: LOCK WRITE [40,60), the hole: OK (%ld)", n);
-	n = lock_ex(&lb, &gb.fh, WRITE_LT, 30, 10, &r);
+	n = v4_lock_ex(fd, &lb, &gb.fh, WRITE_LT, 30, 10, &r);
 	ok(denied_by(&r, 0, 40, WRITE_LT, cid_a, "lock-g-a"),
 	   "B: LOCK WRITE [30,40): DENIED by A's left piece, offset 0 length 40");
-	n = lockt(&gb.fh, cid_b, "lock-g-b", READ_LT, 55, 10, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", READ_LT, 55, 10, &t);
 	ok(denied_by(&t, 60, 40, WRITE_LT, cid_a, "lock-g-a"),
 	   "B: LOCKT READ [55,65): DENIED by A's right piece, offset 60 length 40");
-	n = lockt(&ga.fh, cid_a, "lock-g-a", WRITE_LT, 45, 1, &t);
+	n = v4_lockt(fd, &ga.fh, cid_a, "lock-g-a", WRITE_LT, 45, 1, &t);
 	ok(denied_by(&t, 40, 20, WRITE_LT, cid_b, "lock-g-b"),
 	   "A: LOCKT [45,46): DENIED by B's [40,60)");
-	n = unlock(&lb, &gb.fh, WRITE_LT, 40, 20, &r);
+	n = v4_unlock(fd, &lb, &gb.fh, WRITE_LT, 40, 20, &r);
 	ok(n == NFS4_OK, "B: LOCKU [40,60): OK (%ld)", n);
-	n = lock_ex(&la, &ga.fh, WRITE_LT, 40, 20, &r);
-	n = n == NFS4_OK ? lockt(&gb.fh, cid_b, "lock-g-b", WRITE_LT, 99, 1, &t) : n;
+	n = v4_lock_ex(fd, &la, &ga.fh, WRITE_LT, 40, 20, &r);
+	n = n == NFS4_OK ? v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", WRITE_LT, 99, 1, &t) : n;
 	ok(denied_by(&t, 0, 100, WRITE_LT, cid_a, "lock-g-a"),
 	   "A locks the hole again: its three pieces merge, a denial names [0,100)");
-	n = unlock(&la, &ga.fh, WRITE_LT, 0, 100, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "A: LOCKU [0,100): OK (%ld)", n);
 
 	/* length all ones: to the end of the file, whatever its size */
-	n = lock_ex(&la, &ga.fh, WRITE_LT, 1000, U64MAX, &r);
+	n = v4_lock_ex(fd, &la, &ga.fh, WRITE_LT, 1000, U64MAX, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [1000, length NFS4_UINT64_MAX): OK (%ld)", n);
-	n = lockt(&gb.fh, cid_b, "lock-g-b", READ_LT, 1ull << 62, 1, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", READ_LT, 1ull << 62, 1, &t);
 	ok(denied_by(&t, 1000, U64MAX, WRITE_LT, cid_a, "lock-g-a"),
 	   "B: LOCKT at 2^62: DENIED, offset 1000 length NFS4_UINT64_MAX");
-	n = lockt(&gb.fh, cid_b, "lock-g-b", WRITE_LT, U64MAX, 1, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", WRITE_LT, U64MAX, 1, &t);
 	ok(denied_by(&t, 1000, U64MAX, WRITE_LT, cid_a, "lock-g-a"),
 	   "B: LOCKT of the last byte (offset 2^64-1, length 1): DENIED");
-	n = lockt(&gb.fh, cid_b, "lock-g-b", WRITE_LT, 0, 1000, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", WRITE_LT, 0, 1000, &t);
 	ok(n == NFS4_OK, "B: LOCKT [0,1000): OK (%ld)", n);
-	n = unlock(&la, &ga.fh, WRITE_LT, 1000, U64MAX, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 1000, U64MAX, &r);
 	ok(n == NFS4_OK, "A: LOCKU [1000,end): OK (%ld)", n);
 
 	/*
@@ -511,52 +357,41 @@ static void test_ranges(void)
 	 * seqid is not counted; the next call with the same seqid shows it.
 	 */
 	seq = la.seqid;
-	n = lock_ex(&la, &ga.fh, WRITE_LT, 0, 0, &r);
+	n = v4_lock_ex(fd, &la, &ga.fh, WRITE_LT, 0, 0, &r);
 	ok(n == NFS4ERR_INVAL, "LOCK of length 0: INVAL (%ld)", n);
 	la.seqid = seq;
-	n = lock_ex(&la, &ga.fh, WRITE_LT, U64MAX - 9, 20, &r);
+	n = v4_lock_ex(fd, &la, &ga.fh, WRITE_LT, U64MAX - 9, 20, &r);
 	ok(n == NFS4ERR_INVAL, "LOCK of offset 2^64-10, length 20 (past 2^64): INVAL (%ld)", n);
 	la.seqid = seq;
-	n = lock_ex(&la, &ga.fh, WRITE_LT, U64MAX - 9, 10, &r);
+	n = v4_lock_ex(fd, &la, &ga.fh, WRITE_LT, U64MAX - 9, 10, &r);
 	ok(n == NFS4_OK && la.seqid == seq + 1,
 	   "LOCK of offset 2^64-10, length 10 (to the last byte) with the same seqid: OK, "
 	   "the INVALs did not count it, as knfsd (%ld)", n);
-	n = unlock(&la, &ga.fh, WRITE_LT, 0, 0, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 0, 0, &r);
 	ok(n == NFS4ERR_INVAL, "LOCKU of length 0: INVAL (%ld)", n);
 	la.seqid = seq + 1;
-	n = unlock(&la, &ga.fh, WRITE_LT, 5, U64MAX - 3, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 5, U64MAX - 3, &r);
 	ok(n == NFS4ERR_INVAL, "LOCKU of offset 5, length 2^64-4 (past 2^64): INVAL (%ld)", n);
 	la.seqid = seq + 1;
-	n = lockt(&gb.fh, cid_b, "lock-g-b", WRITE_LT, 0, 0, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", WRITE_LT, 0, 0, &t);
 	ok(n == NFS4ERR_INVAL, "LOCKT of length 0: INVAL (%ld)", n);
-	n = lockt(&gb.fh, cid_b, "lock-g-b", WRITE_LT, 10, U64MAX - 5, &t);
+	n = v4_lockt(fd, &gb.fh, cid_b, "lock-g-b", WRITE_LT, 10, U64MAX - 5, &t);
 	ok(n == NFS4ERR_INVAL, "LOCKT past 2^64: INVAL (%ld)", n);
-	n = unlock(&la, &ga.fh, WRITE_LT, 0, U64MAX, &r);
+	n = v4_unlock(fd, &la, &ga.fh, WRITE_LT, 0, U64MAX, &r);
 	ok(n == NFS4_OK, "LOCKU [0,end) with the seqid after the OK: OK (%ld)", n);
 	v4_close(fd, &o1, &ga);
 	v4_close(fd, &o2, &gb);
 }
 
-/* The same COMPOUND twice: true when the second reply is the first's,
- * byte for byte. */
-static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1,
-		  struct v4_res *s2)
-{
-	if (call(ops, n, s1) < 0 || call(ops, n, s2) < 0)
-		return false;
-	return s1->r.body_len == s2->r.body_len &&
-	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
-}
-
 static void test_replay(void)
 {
 	struct v4_owner o1 = { 0, "open-r-a", 1 }, o2 = { 0, "open-r-b", 1 };
-	struct lowner la = { .name = "lock-r-a", .seqid = 7 },
+	struct v4_lowner la = { .name = "lock-r-a", .seqid = 7 },
 		      lb = { .name = "lock-r-b", .seqid = 1u << 31 };
 	struct nfs_argop4 ops[2];
 	struct v4_res s1, s2;
 	struct v4_opened ra, rb;
-	struct lk r;
+	struct v4_lk r;
 	bool same;
 	long n;
 
@@ -571,7 +406,7 @@ static void test_replay(void)
 		      la.name);
 	v4_res_init(&s1);
 	v4_res_init(&s2);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK,
 	   "LOCK of a new lock-owner sent twice with the same seqids: OK, the same reply byte "
 	   "for byte (%u, %u)", s1.status, s2.status);
@@ -586,7 +421,7 @@ static void test_replay(void)
 
 	/* an existing lock-owner's LOCK sent twice */
 	v4op_lock(&ops[1], WRITE_LT, false, 20, 10, &la.sid, la.seqid);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK && s1.ops[1].u.oplock.u.resok4.lock_stateid.seqid == 2,
 	   "LOCK of an existing lock-owner sent twice: OK, the same reply byte for byte, "
 	   "the stateid's seqid 2 once (%u, %u)", s1.status, s2.status);
@@ -597,11 +432,11 @@ static void test_replay(void)
 	v4_res_free(&s2);
 
 	/* B's denied LOCK sent twice: the denial, its owner too */
-	n = lock_new(&o2, &rb, &lb, READ_LT, 100, 10, &r);
+	n = v4_lock_new(fd, &o2, &rb, &lb, READ_LT, 100, 10, &r);
 	ok(n == NFS4_OK, "B: LOCK READ [100,110) with lock_seqid 2^31 (%ld)", n);
 	v4op_putfh(&ops[0], &rb.fh);
 	v4op_lock(&ops[1], READ_LT, false, 5, 1, &lb.sid, lb.seqid);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4ERR_DENIED && s1.nops == 2 &&
 	   s1.ops[1].u.oplock.u.denied.owner.owner.len == strlen("lock-r-a"),
 	   "B's conflicting LOCK sent twice: DENIED, the same reply byte for byte, A's owner "
@@ -613,7 +448,7 @@ static void test_replay(void)
 	/* a LOCKU sent twice */
 	v4op_putfh(&ops[0], &ra.fh);
 	v4op_locku(&ops[1], WRITE_LT, la.seqid, &la.sid, 20, 10);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK,
 	   "LOCKU sent twice with the same seqid: OK, the same reply byte for byte (%u, %u)",
 	   s1.status, s2.status);
@@ -622,32 +457,32 @@ static void test_replay(void)
 	la.seqid++;
 	v4_res_free(&s1);
 	v4_res_free(&s2);
-	n = lockt(&rb.fh, cid_b, "lock-r-b", WRITE_LT, 20, 10, &r);
+	n = v4_lockt(fd, &rb.fh, cid_b, "lock-r-b", WRITE_LT, 20, 10, &r);
 	ok(n == NFS4_OK, "the range that LOCKU freed is free once (%ld)", n);
 
 	/* seqids out of order */
 	la.seqid += 1;
-	n = lock_ex(&la, &ra.fh, WRITE_LT, 40, 1, &r);
+	n = v4_lock_ex(fd, &la, &ra.fh, WRITE_LT, 40, 1, &r);
 	ok(n == NFS4ERR_BAD_SEQID, "LOCK with the lock-owner's seqid + 1 too far: BAD_SEQID (%ld)",
 	   n);
 	la.seqid -= 3;
-	n = lock_ex(&la, &ra.fh, WRITE_LT, 40, 1, &r);
+	n = v4_lock_ex(fd, &la, &ra.fh, WRITE_LT, 40, 1, &r);
 	ok(n == NFS4ERR_BAD_SEQID, "LOCK with a seqid two back: BAD_SEQID (%ld)", n);
 	la.seqid += 2;
-	n = unlock(&la, &ra.fh, WRITE_LT, 40, 1, &r);
+	n = v4_unlock(fd, &la, &ra.fh, WRITE_LT, 40, 1, &r);
 	ok(n == NFS4_OK, "the right seqid after them: OK, BAD_SEQID was not counted (%ld)", n);
 	{
-		struct lowner lx = { .name = "lock-r-x", .seqid = 1 };
+		struct v4_lowner lx = { .name = "lock-r-x", .seqid = 1 };
 		struct v4_owner bad = o1;
 
 		lx.cid = cid_a;
 		bad.seqid = o1.seqid + 3;
-		n = lock_new(&bad, &ra, &lx, WRITE_LT, 50, 1, &r);
+		n = v4_lock_new(fd, &bad, &ra, &lx, WRITE_LT, 50, 1, &r);
 		ok(n == NFS4ERR_BAD_SEQID,
 		   "a new lock-owner's LOCK with a wrong open_seqid: BAD_SEQID (%ld)", n);
-		n = lock_new(&o1, &ra, &lx, WRITE_LT, 50, 1, &r);
+		n = v4_lock_new(fd, &o1, &ra, &lx, WRITE_LT, 50, 1, &r);
 		ok(n == NFS4_OK, "... with the right one: OK (%ld)", n);
-		unlock(&lx, &ra.fh, WRITE_LT, 50, 1, &r);
+		v4_unlock(fd, &lx, &ra.fh, WRITE_LT, 50, 1, &r);
 	}
 	{
 		struct stateid4 old = la.sid;
@@ -655,7 +490,7 @@ static void test_replay(void)
 		old.seqid = 1;
 		v4op_lock(&ops[1], WRITE_LT, false, 60, 1, &old, la.seqid);
 		v4_res_init(&s1);
-		n = lock_call(&ra.fh, &ops[1], &r, &s1);
+		n = v4_lock_call(fd, &ra.fh, &ops[1], &r, &s1);
 		v4_res_free(&s1);
 		ok(n == NFS4ERR_OLD_STATEID, "LOCK with an old seqid of the lock stateid: "
 		   "OLD_STATEID (%ld)", n);
@@ -664,7 +499,7 @@ static void test_replay(void)
 		memset(old.other, 0x5a, sizeof(old.other));
 		v4op_lock(&ops[1], WRITE_LT, false, 60, 1, &old, la.seqid);
 		v4_res_init(&s1);
-		n = lock_call(&ra.fh, &ops[1], &r, &s1);
+		n = v4_lock_call(fd, &ra.fh, &ops[1], &r, &s1);
 		v4_res_free(&s1);
 		ok(n == NFS4ERR_BAD_STATEID || n == NFS4ERR_STALE_STATEID,
 		   "LOCK with a lock stateid the server never gave: BAD_STATEID or "
@@ -672,11 +507,11 @@ static void test_replay(void)
 	}
 
 	/* the lock stateid of another file */
-	n = lock_ex(&la, &fa.fh, WRITE_LT, 0, 1, &r);
+	n = v4_lock_ex(fd, &la, &fa.fh, WRITE_LT, 0, 1, &r);
 	ok(n == NFS4ERR_BAD_STATEID, "LOCK on 'f' with the lock stateid of 'r': BAD_STATEID (%ld)",
 	   n);
-	unlock(&la, &ra.fh, WRITE_LT, 0, U64MAX, &r);
-	unlock(&lb, &rb.fh, READ_LT, 0, U64MAX, &r);
+	v4_unlock(fd, &la, &ra.fh, WRITE_LT, 0, U64MAX, &r);
+	v4_unlock(fd, &lb, &rb.fh, READ_LT, 0, U64MAX, &r);
 	v4_close(fd, &o1, &ra);
 	v4_close(fd, &o2, &rb);
 }
@@ -685,12 +520,13 @@ static void test_replay(void)
 static void test_release_close(void)
 {
 	struct v4_owner o1 = { 0, "open-c-a", 1 }, o2 = { 0, "open-c-b", 1 };
-	struct lowner la = { .name = "lock-c-a", .seqid = 1 }, lb = { .name = "lock-c-b", .seqid = 1 };
+	struct v4_lowner la = { .name = "lock-c-a", .seqid = 1 },
+			 lb = { .name = "lock-c-b", .seqid = 1 };
 	struct v4_opened ca, cb;
 	struct nfs_argop4 a;
 	struct v4_res s;
 	struct stateid4 gone;
-	struct lk r;
+	struct v4_lk r;
 	char buf[16];
 	long n;
 
@@ -699,40 +535,40 @@ static void test_release_close(void)
 	n = open_both(&o1, &ca, &o2, &cb, "c");
 	ok(n == NFS4_OK, "both clients open 'c' (%ld)", n);
 
-	n = lock_new(&o1, &ca, &la, WRITE_LT, 0, 10, &r);
+	n = v4_lock_new(fd, &o1, &ca, &la, WRITE_LT, 0, 10, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,10) (%ld)", n);
-	n = release(cid_a, "lock-c-a");
+	n = v4_release(fd, cid_a, "lock-c-a");
 	ok(n == NFS4ERR_LOCKS_HELD, "RELEASE_LOCKOWNER of a lock-owner holding a lock: "
 	   "LOCKS_HELD (%ld)", n);
-	n = lockt(&cb.fh, cid_b, "lock-c-b", WRITE_LT, 0, 1, &r);
+	n = v4_lockt(fd, &cb.fh, cid_b, "lock-c-b", WRITE_LT, 0, 1, &r);
 	ok(denied_by(&r, 0, 10, WRITE_LT, cid_a, "lock-c-a"), "the lock is still there");
-	n = unlock(&la, &ca.fh, WRITE_LT, 0, 10, &r);
+	n = v4_unlock(fd, &la, &ca.fh, WRITE_LT, 0, 10, &r);
 	ok(n == NFS4_OK, "A: LOCKU (%ld)", n);
-	n = release(cid_a, "lock-c-a");
+	n = v4_release(fd, cid_a, "lock-c-a");
 	ok(n == NFS4_OK, "RELEASE_LOCKOWNER after LOCKU: OK (%ld)", n);
 	n = v4_read_str(fd, &ca.fh, &la.sid, 0, 1, buf, sizeof(buf));
 	ok(n == NFS4ERR_BAD_STATEID, "READ with the released owner's lock stateid: "
 	   "BAD_STATEID (%ld)", n);
-	n = release(cid_a, "never-locked");
+	n = v4_release(fd, cid_a, "never-locked");
 	ok(n == NFS4_OK, "RELEASE_LOCKOWNER of an owner the server does not know: OK (%ld)", n);
-	n = release(0x1234567800000001ull, "lock-c-a");
+	n = v4_release(fd, 0x1234567800000001ull, "lock-c-a");
 	ok(n == NFS4ERR_STALE_CLIENTID, "RELEASE_LOCKOWNER with a clientid of no client: "
 	   "STALE_CLIENTID (%ld)", n);
 
 	/* CLOSE of the open releases its locks */
-	la = (struct lowner){ .cid = cid_a, .name = "lock-c-a2", .seqid = 1 };
-	n = lock_new(&o1, &ca, &la, WRITE_LT, 0, U64MAX, &r);
+	la = (struct v4_lowner){ .cid = cid_a, .name = "lock-c-a2", .seqid = 1 };
+	n = v4_lock_new(fd, &o1, &ca, &la, WRITE_LT, 0, U64MAX, &r);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,end) by a new lock-owner (%ld)", n);
-	n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
+	n = v4_lock_new(fd, &o2, &cb, &lb, READ_LT, 5, 1, &r);
 	ok(denied_by(&r, 0, U64MAX, WRITE_LT, cid_a, "lock-c-a2"), "B: LOCK READ [5,6): DENIED");
 	gone = la.sid;
 	n = v4_close(fd, &o1, &ca);
 	ok(n == NFS4_OK, "A: CLOSE of the open with the lock held: OK, as knfsd (%ld)", n);
 	/* the denied owner sent as new again (see test_conflicts) */
-	n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
+	n = v4_lock_new(fd, &o2, &cb, &lb, READ_LT, 5, 1, &r);
 	if (n == NFS4ERR_BAD_SEQID) {
 		lb.seqid--;
-		n = lock_new(&o2, &cb, &lb, READ_LT, 5, 1, &r);
+		n = v4_lock_new(fd, &o2, &cb, &lb, READ_LT, 5, 1, &r);
 	}
 	ok(n == NFS4_OK, "then B's LOCK READ [5,6): OK, CLOSE released A's lock (%ld)", n);
 	n = v4_read_str(fd, &ca.fh, &gone, 0, 1, buf, sizeof(buf));
@@ -742,15 +578,16 @@ static void test_release_close(void)
 	/* a reclaim with no grace period */
 	{
 		struct v4_owner o3 = { 0, "open-c-c", 1 };
-		struct lowner lc = { .name = "lock-c-c", .seqid = 1 };
+		struct v4_lowner lc = { .name = "lock-c-c", .seqid = 1 };
 		struct v4_opened cc;
 
 		o3.cid = lc.cid = cid_a;
-		n = open_name(&o3, "c", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, &cc);
+		n = v4_open_name(fd, &o3, &fh_rw, "c", OPEN4_SHARE_ACCESS_BOTH,
+				 OPEN4_SHARE_DENY_NONE, &cc);
 		v4op_lock_new(&a, WRITE_LT, true, 100, 10, o3.seqid, &cc.sid, lc.seqid, lc.cid,
 			      lc.name);
 		v4_res_init(&s);
-		n = n == NFS4_OK ? lock_call(&cc.fh, &a, &r, &s) : n;
+		n = n == NFS4_OK ? v4_lock_call(fd, &cc.fh, &a, &r, &s) : n;
 		v4_res_free(&s);
 		ok(n == NFS4ERR_NO_GRACE, "LOCK with reclaim set, no grace period: NO_GRACE (%ld)",
 		   n);
@@ -758,14 +595,14 @@ static void test_release_close(void)
 		 * seqid is checked and counts it */
 		o3.seqid++;
 		lc.seqid++;
-		n = lock_new(&o3, &cc, &lc, WRITE_LT, 100, 10, &r);
+		n = v4_lock_new(fd, &o3, &cc, &lc, WRITE_LT, 100, 10, &r);
 		ok(n == NFS4_OK, "the next LOCK with the seqids after the NO_GRACE one's: OK, "
 		   "NO_GRACE was counted (RFC 7530 9.1.7, knfsd) (%ld)", n);
 		ok(n == NFS4_OK, "a plain LOCK by the owner then: OK (%ld)", n);
-		unlock(&lc, &cc.fh, WRITE_LT, 100, 10, &r);
+		v4_unlock(fd, &lc, &cc.fh, WRITE_LT, 100, 10, &r);
 		v4_close(fd, &o3, &cc);
 	}
-	unlock(&lb, &cb.fh, READ_LT, 5, 1, &r);
+	v4_unlock(fd, &lb, &cb.fh, READ_LT, 5, 1, &r);
 	v4_close(fd, &o2, &cb);
 }
 
@@ -802,13 +639,14 @@ static void sleep_until(double t)
 static void test_lease(void)
 {
 	struct v4_owner oc = { 0, "open-l-c", 1 }, od = { 0, "open-l-d", 1 };
-	struct lowner lc = { .name = "lock-l-c", .seqid = 1 }, ld = { .name = "lock-l-d", .seqid = 1 },
+	struct v4_lowner lc = { .name = "lock-l-c", .seqid = 1 },
+			 ld = { .name = "lock-l-d", .seqid = 1 },
 		      ld2 = { .name = "lock-l-d2", .seqid = 1 };
 	struct v4_owner oe = { 0, "open-l-e", 1 };
-	struct lowner le = { .name = "lock-l-e", .seqid = 1 };
+	struct v4_lowner le = { .name = "lock-l-e", .seqid = 1 };
 	clientid4 cid_c = 0, cid_d = 0, cid_e = 0;
 	struct v4_opened c, d, d2, e;
-	struct lk r;
+	struct v4_lk r;
 	double silent, t;
 	char buf[16];
 	bool renewed = true;
@@ -820,27 +658,31 @@ static void test_lease(void)
 	ok(recorded("nfsx-lock-client-c"), "STATE_DIR/nfs4-clients lists C once it is confirmed");
 	oc.cid = lc.cid = cid_c;
 	od.cid = ld.cid = ld2.cid = cid_d;
-	n = open_name(&oc, "lease", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, &c);
+	n = v4_open_name(fd, &oc, &fh_rw, "lease", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE,
+			 &c);
 	ok(n == NFS4_OK, "C opens 'lease' for BOTH, deny WRITE (%ld)", n);
-	n = lock_new(&oc, &c, &lc, WRITE_LT, 0, 100, &r);
+	n = v4_lock_new(fd, &oc, &c, &lc, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "C: LOCK WRITE [0,100) (%ld)", n);
 	ok(v4_client(fd, 1000, "nfsx-lock-client-c", false, &cid_e) == NFS4ERR_CLID_INUSE,
 	   "SETCLIENTID of C's id by another uid while C holds state: CLID_INUSE");
 	ok(v4_client(fd, 0, "nfsx-lock-client-e", true, &cid_e) == NFS4_OK,
 	   "client E confirmed");
 	oe.cid = le.cid = cid_e;
-	n = open_name(&oe, "lease2", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE, &e);
+	n = v4_open_name(fd, &oe, &fh_rw, "lease2", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_WRITE,
+			 &e);
 	ok(n == NFS4_OK, "E opens 'lease2' for BOTH, deny WRITE (%ld)", n);
-	n = lock_new(&oe, &e, &le, WRITE_LT, 0, 100, &r);
+	n = v4_lock_new(fd, &oe, &e, &le, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "E: LOCK WRITE [0,100) (%ld)", n);
 	silent = mono();
 
-	n = open_name(&od, "lease", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &d2);
+	n = v4_open_name(fd, &od, &fh_rw, "lease", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+			 &d2);
 	ok(n == NFS4ERR_SHARE_DENIED, "within C's lease: D's OPEN for WRITE is SHARE_DENIED (%ld)",
 	   n);
-	n = open_name(&od, "lease", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, &d);
+	n = v4_open_name(fd, &od, &fh_rw, "lease", OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE,
+			 &d);
 	ok(n == NFS4_OK, "D's OPEN for READ: OK (%ld)", n);
-	n = lock_new(&od, &d, &ld, READ_LT, 10, 10, &r);
+	n = v4_lock_new(fd, &od, &d, &ld, READ_LT, 10, 10, &r);
 	ok(denied_by(&r, 0, 100, WRITE_LT, cid_c, "lock-l-c"),
 	   "within C's lease: D's LOCK READ [10,20) is DENIED by C's lock");
 
@@ -856,10 +698,11 @@ static void test_lease(void)
 	sleep_until(silent + 12.5);
 	ok(renewed, "D's RENEWs every 3 s: all OK");
 
-	n = open_name(&od, "lease", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &d2);
+	n = v4_open_name(fd, &od, &fh_rw, "lease", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+			 &d2);
 	ok(n == NFS4_OK, "after C's lease ran out: D's OPEN for WRITE is OK (C's share "
 	   "reservation dropped at the conflict) (%ld)", n);
-	n = lock_new(&od, &d2, &ld2, WRITE_LT, 0, 100, &r);
+	n = v4_lock_new(fd, &od, &d2, &ld2, WRITE_LT, 0, 100, &r);
 	ok(n == NFS4_OK, "D: LOCK WRITE [0,100), C's range: OK (%ld)", n);
 	n = do_write(&d2.fh, &ld2.sid, 0, "D was here");
 	ok(n == NFS4_OK, "D writes with its lock stateid: OK (%ld)", n);
@@ -883,7 +726,8 @@ static void test_lease(void)
 	   "(a courtesy client revived) (%ld)", n);
 	n = v4_read_str(fd, &e.fh, &le.sid, 0, 4, buf, sizeof(buf));
 	ok(n == NFS4_OK, "E's lock stateid still works for READ (%ld)", n);
-	n = open_name(&od, "lease2", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE, &d2);
+	n = v4_open_name(fd, &od, &fh_rw, "lease2", OPEN4_SHARE_ACCESS_WRITE, OPEN4_SHARE_DENY_NONE,
+			 &d2);
 	ok(n == NFS4ERR_SHARE_DENIED, "D's OPEN for WRITE of 'lease2': SHARE_DENIED, E's deny "
 	   "holds again (%ld)", n);
 	ok(recorded("nfsx-lock-client-e"), "STATE_DIR/nfs4-clients still lists E");

@@ -254,16 +254,6 @@ static void test_basic(void)
 	   "the file on the server's disk holds what was written (%ld bytes)", n);
 }
 
-/* The same COMPOUND twice: both replies into @s1, @s2; true when the
- * second came back byte for byte as the first. */
-static bool twice(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *s1, struct v4_res *s2)
-{
-	if (v4_call_as(fd, 0, ops, n, s1) < 0 || v4_call_as(fd, 0, ops, n, s2) < 0)
-		return false;
-	return s1->r.body_len == s2->r.body_len &&
-	       memcmp(s1->r.body, s2->r.body, s1->r.body_len) == 0;
-}
-
 static void test_replay(void)
 {
 	struct nfs_argop4 ops[3];
@@ -286,7 +276,7 @@ static void test_replay(void)
 		v4op_open_confirm(&ops[1], &q.sid, p.seqid);
 		v4_res_init(&s1);
 		v4_res_init(&s2);
-		same = n == NFS4_OK && twice(ops, 2, &s1, &s2);
+		same = n == NFS4_OK && v4_twice(fd, false, ops, 2, &s1, &s2);
 		ok(same && s1.status == NFS4_OK,
 		   "OPEN_CONFIRM sent twice with the same seqid: OK, the same reply byte for byte "
 		   "(%u, %u)", s1.status, s2.status);
@@ -335,7 +325,7 @@ static void test_replay(void)
 	v4op_close(&ops[1], own_a.seqid, &c.sid);
 	v4_res_init(&s1);
 	v4_res_init(&s2);
-	same = twice(ops, 2, &s1, &s2);
+	same = v4_twice(fd, false, ops, 2, &s1, &s2);
 	ok(same && s1.status == NFS4_OK,
 	   "CLOSE sent twice with the same seqid: OK, the same reply byte for byte (%u, %u)",
 	   s1.status, s2.status);
@@ -351,7 +341,7 @@ static void test_replay(void)
 	v4op_putfh(&ops[0], &fh_rw);
 	open_args(&ops[1], &own_a, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, "data");
 	v4op_simple(&ops[2], OP_GETFH);
-	same = twice(ops, 3, &s1, &s2);
+	same = v4_twice(fd, false, ops, 3, &s1, &s2);
 	ok(same && s1.status == NFS4_OK && s1.nops == 3,
 	   "OPEN sent twice with the same seqid: OK, the same reply byte for byte (%u, %u)",
 	   s1.status, s2.status);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "local_lock.h"
 #include "nfs4_state_raw.h"
 #include "tap.h"
 
@@ -177,20 +178,13 @@ static bool exists(const char *rel)
 	return stat(path_of(rel), &st) == 0;
 }
 
-/* Does a local process's OFD write lock of [@start, @start + @len) of
- * @rel meet a conflict? */
-static bool local_blocked(const char *rel, off_t start, off_t len)
+/* Could a local process take an OFD write lock of [@start, @start + @len)
+ * of @rel now? Return values: as local_lock_try's (0 free, -EAGAIN
+ * held, other -errno), so that neither "held" nor "free" can pass when
+ * the file cannot be opened. */
+static int local_write(const char *rel, off_t start, off_t len)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start,
-			    .l_len = len };
-	int lfd = open(path_of(rel), O_RDWR | O_CLOEXEC);
-	bool blocked;
-
-	if (lfd < 0)
-		return false;
-	blocked = fcntl(lfd, F_OFD_SETLK, &fl) < 0;
-	close(lfd);
-	return blocked;
+	return local_lock_try(path_of(rel), F_WRLCK, start, len);
 }
 
 /* ---- the checks ------------------------------------------------------- */
@@ -225,7 +219,7 @@ static void test_restart(void)
 	ok(n == NFS4_OK, "A writes to it (%ld)", n);
 	n = lock_new(&oa, &a, "restart-lock-a", false, 0, 10, NULL);
 	ok(n == NFS4_OK, "A: LOCK WRITE [0,10) (%ld)", n);
-	ok(local_blocked("rw/data", 0, 10), "a local process cannot lock [0,10)");
+	ok(local_write("rw/data", 0, 10) == -EAGAIN, "a local process cannot lock [0,10)");
 	ok(recorded(state1, ID_A), "STATE1/nfs4-clients lists A: the hex of its id string");
 	old_sid = a.sid;
 	old_cid = cid;
@@ -233,7 +227,7 @@ static void test_restart(void)
 	/* kill -9, start again on the same port and state directory */
 	ok(ask("restart 1") && connect_to(port1),
 	   "server 1 killed with SIGKILL and started again; connected");
-	ok(!local_blocked("rw/data", 0, 10), "the killed server's lock went with it: free locally");
+	ok(local_write("rw/data", 0, 10) == 0, "the killed server's lock went with it: free locally");
 	t0 = mono();
 	n = v4_renew(fd, old_cid);
 	ok(n == NFS4ERR_STALE_CLIENTID, "A's clientid of the previous run: RENEW is "
@@ -268,7 +262,7 @@ static void test_restart(void)
 	   "READ with the reclaimed open's stateid: OK, the data (%ld)", n);
 	n = lock_new(&oa, &r, "restart-lock-a", true, 0, 10, &lsid);
 	ok(n == NFS4_OK, "in grace: A's LOCK with reclaim set: OK (%ld)", n);
-	ok(local_blocked("rw/data", 0, 10) && !local_blocked("rw/data", 10, 10),
+	ok(local_write("rw/data", 0, 10) == -EAGAIN && local_write("rw/data", 10, 10) == 0,
 	   "the reclaimed lock is held again: a local process cannot lock [0,10)");
 	n = lock_new(&oa, &r, "restart-lock-a2", false, 20, 10, NULL);
 	ok(n == NFS4ERR_GRACE, "in grace: a LOCK without reclaim is GRACE (%ld)", n);

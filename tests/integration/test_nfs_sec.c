@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "nfs3_raw.h"
-#include "nfs4_raw.h"
+#include "nfs4_state_raw.h"
 #include "tap.h"
 
 #define MNT3_OK 0
@@ -30,16 +30,6 @@
 
 static const char *base;
 static int fd;
-
-static char *path_of(const char *rel)
-{
-	static char b[4][1024];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(b[i], sizeof(b[i]), "%s/%s", base, rel);
-	return b[i];
-}
 
 static void secinfo_op(struct nfs_argop4 *a, const char *name)
 {
@@ -70,26 +60,15 @@ static bool flavours_are(const SECINFO4resok *k, const uint32_t *want, uint32_t 
 static long call_as(uint32_t flavor, const struct nfs_argop4 *ops, uint32_t n,
 		    struct v4_res *s, uint32_t *nres)
 {
-	long st = -1;
+	long st = v4_call_flavor(fd, flavor, 0, ops, n, s);
 
-	v4_flavor = flavor;
-	if (v4_call(fd, ops, n, s))
-		st = s->status;
-	else
-		v4_diag(s);
-	v4_flavor = AUTH_SYS;
 	*nres = s->nops;
 	return st;
 }
 
 static long walk_as(uint32_t flavor, const char *rel, struct v4_fh *fh)
 {
-	long st;
-
-	v4_flavor = flavor;
-	st = v4_walk(fd, path_of(rel), fh);
-	v4_flavor = AUTH_SYS;
-	return st;
+	return v4_walk_flavor(fd, flavor, v4_path(base, rel), fh);
 }
 
 static const uint32_t L_SYS[] = { AUTH_SYS };
@@ -145,7 +124,7 @@ static void test_mount_v3(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		long st = raw_mnt_flavors(fd, path_of(m[i].dir), &fh[i], fl, 8, &n);
+		long st = raw_mnt_flavors(fd, v4_path(base, m[i].dir), &fh[i], fl, 8, &n);
 
 		ok(st == MNT3_OK && n == m[i].n && fl[0] == m[i].fl[0],
 		   "MNT lists the export's flavours, %s (status %ld, %u: %u)", m[i].what, st, n,
@@ -153,7 +132,7 @@ static void test_mount_v3(void)
 	}
 	/* MNT itself answers whatever the flavour, as mountd */
 	raw_flavor = AUTH_NONE;
-	ok(raw_mnt_flavors(fd, path_of("sys"), &x, fl, 8, &n) == MNT3_OK && n == 1 &&
+	ok(raw_mnt_flavors(fd, v4_path(base, "sys"), &x, fl, 8, &n) == MNT3_OK && n == 1 &&
 	   fl[0] == AUTH_SYS, "MNT of a sec=sys export as AUTH_NONE: OK, listing AUTH_SYS");
 	raw_flavor = AUTH_SYS;
 
@@ -395,10 +374,10 @@ static void test_child(bool mounted)
 		       ++tap__n);
 		return;
 	}
-	ok(raw_mnt_flavors(fd, path_of("sys"), &f3, fl, 8, &n) == MNT3_OK &&
+	ok(raw_mnt_flavors(fd, v4_path(base, "sys"), &f3, fl, 8, &n) == MNT3_OK &&
 	   raw_lookup(fd, &f3, "child", &x) == NFS3ERR_ACCES,
 	   "NFSv3 LOOKUP from sec=sys into a nested sec=none export as AUTH_SYS: ACCES");
-	ok(raw_mnt_flavors(fd, path_of("sys/child"), &x, fl, 8, &n) == MNT3_OK && n == 1 &&
+	ok(raw_mnt_flavors(fd, v4_path(base, "sys/child"), &x, fl, 8, &n) == MNT3_OK && n == 1 &&
 	   fl[0] == AUTH_NONE, "MNT of the nested export lists its own flavour");
 	ok(walk_as(AUTH_SYS, "sys/child", &fh) == NFS4ERR_WRONGSEC,
 	   "NFSv4 LOOKUP from sec=sys into the nested sec=none export as AUTH_SYS: WRONGSEC");

@@ -172,6 +172,8 @@ for v in 4.1 4; do
 	tap_ok $? "v$v: mkdir -p makes every level (rc $RC)" || show_err "mkdir$v"
 
 	run "put2$v" put "$EXP/dir/inner.txt" "$U/made-$v/a/b/inner.txt$Q"
+	[ "$RC" -eq 0 ] && cmp -s "$EXP/made-$v/a/b/inner.txt" "$EXP/dir/inner.txt"
+	tap_ok $? "v$v: put of a file into the new tree (rc $RC)" || show_err "put2$v"
 	run "rm$v" rm -r "$U/made-$v$Q"
 	[ "$RC" -eq 0 ] && [ ! -e "$EXP/made-$v" ]
 	tap_ok $? "v$v: rm -r removes a tree with a file in it (rc $RC)" || show_err "rm$v"
@@ -184,14 +186,15 @@ done
 # NFSv3 against the same server shows what NFSv4.1 shows, and what the
 # disk holds.
 run ls3 ls "$V3"
+RC3=$RC
 sort "$WORK/ls3.out" >"$WORK/ls3.sorted"
 run lsend ls "nfs://127.0.0.1:$P/export?version=4.1"
 sort "$WORK/lsend.out" >"$WORK/lsend.sorted"
 ls -A "$EXP" | sort >"$WORK/disk.sorted"
-[ "$RC" -eq 0 ] && cmp -s "$WORK/ls3.sorted" "$WORK/lsend.sorted" &&
+[ "$RC3" -eq 0 ] && [ "$RC" -eq 0 ] && cmp -s "$WORK/ls3.sorted" "$WORK/lsend.sorted" &&
 	cmp -s "$WORK/disk.sorted" "$WORK/lsend.sorted"
-tap_ok $? "v3 and v4.1 list the same names as the disk holds (rc $RC)" ||
-	{ show_err ls3; diff "$WORK/ls3.sorted" "$WORK/lsend.sorted" | tap_diag; }
+tap_ok $? "v3 and v4.1 list the same names as the disk holds (rc $RC3, $RC)" ||
+	{ show_err ls3; show_err lsend; diff "$WORK/ls3.sorted" "$WORK/lsend.sorted" | tap_diag; }
 run get3 get "nfs://127.0.0.1:$P/export/big-4.1.bin?mountport=$M" "$LOC/back-3.bin"
 [ "$RC" -eq 0 ] && [ "$(sum "$LOC/back-3.bin")" = "$(sum "$LOC/big.bin")" ]
 tap_ok $? "v3 reads what v4.1 wrote: identical (rc $RC)" || show_err get3

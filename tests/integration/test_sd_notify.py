@@ -173,7 +173,11 @@ def run(nfsxd, unit, work, procs):
 
     analyze = shutil.which("systemd-analyze")
     if not analyze:
-        skip("systemd-analyze verify nfsxd.service", "systemd-analyze not installed")
+        # Debian's systemd package (priority important) is on every
+        # installed Debian 12 system but not in minimal container images,
+        # and scripts/deps.sh does not pull an init system into one.
+        skip("systemd-analyze verify nfsxd.service",
+             "systemd-analyze not installed (Debian's systemd package)")
         return
     # The unit names the installed nfsxd; verify checks that it exists.
     text = open(unit).read()
@@ -187,10 +191,14 @@ def run(nfsxd, unit, work, procs):
             f.write(l + "\n")
     v = subprocess.run([analyze, "verify", "--man=no", copy],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    # Units the machine lacks (rpcbind, nfs-server) are not this unit's fault.
+    # Units the machine lacks (rpcbind, nfs-server) are not this unit's
+    # fault: a failing exit is accepted only when they explain it.
+    lacking = [l for l in v.stdout.splitlines() if "rpcbind" in l or "nfs-server" in l]
     own = [l for l in v.stdout.splitlines()
            if "nfsxd.service" in l and "rpcbind" not in l and "nfs-server" not in l]
-    ok(v.returncode == 0 or not own, "systemd-analyze verify nfsxd.service", v.stdout)
+    ok(v.returncode == 0 or lacking,
+       "systemd-analyze verify nfsxd.service: exit 0, or it fails over units this machine "
+       "lacks (rpcbind, nfs-server)", v.stdout)
     ok(not own, "systemd-analyze says nothing about nfsxd.service", "\n".join(own))
 
 
