@@ -240,11 +240,35 @@ void nfs3_wcc(const struct export_obj *o, const struct vfs_obj *obj,
 	nfs3_post_op(o, obj, &w->after);
 }
 
+/* The changes the thread's running call has in flight (nfs3.h): a call
+ * runs on one thread from its handler's start to its end, whether a
+ * worker or an event loop. */
+static _Thread_local struct vfs_change changes;
+
 enum nfsstat3 nfs3_lease_break(const struct stat *st, enum vfs_break_why why)
 {
-	int r = vfs_lease_break(st->st_dev, st->st_ino, 0, why);
+	int r;
 
+	if (why < VFS_BREAK_READ)
+		vfs_change_mark(&changes, st->st_dev, st->st_ino);
+	r = vfs_lease_break(st->st_dev, st->st_ino, 0, why);
 	return r < 0 ? nfs3_errno(-r) : NFS3_OK; /* -EAGAIN: JUKEBOX */
+}
+
+void nfs3_changes_mark_names(void)
+{
+	vfs_change_mark_names(&changes);
+}
+
+void nfs3_changes_end(void)
+{
+	vfs_change_end(&changes);
+}
+
+void nfs3_changes_take(struct vfs_change *to)
+{
+	*to = changes;
+	memset(&changes, 0, sizeof(changes));
 }
 
 enum nfsstat3 nfs3_writable(const struct export_obj *o)

@@ -112,6 +112,21 @@ enum nfsstat3 nfs3_writable(const struct export_obj *o);
  */
 enum nfsstat3 nfs3_lease_break(const struct stat *st, enum vfs_break_why why);
 
+/*
+ * A change asked about with nfs3_lease_break is marked in flight
+ * (vfs_change_mark) on the calling thread until the call ends: the
+ * handlers of the procedures that change files run inside a wrapper
+ * (programs.c) that calls nfs3_changes_end after them, so that a grant
+ * racing the change sees it. nfs3_changes_mark_names: before a change by
+ * name asks vfs_leases_held() whether to look the name up.
+ * nfs3_changes_take: a bulk WRITE, whose data arrives after its begin
+ * returned, moves the marks into its own context and ends them with
+ * vfs_change_end in its bulk end.
+ */
+void nfs3_changes_mark_names(void);
+void nfs3_changes_end(void);
+void nfs3_changes_take(struct vfs_change *to);
+
 /* Encode a handle for @obj of @o's export into @out, backed by @buf. */
 enum nfsstat3 nfs3_handle(const struct export_obj *o, const struct vfs_obj *obj,
 			  struct nfsx_fh *buf, struct nfs_fh3 *out);

@@ -33,7 +33,9 @@
  *   a name of its file, RENAME moves it or replaces it, or LINK gives it
  *   a new name (vfs/lease.h; what Linux's vfs_unlink, vfs_rename and
  *   vfs_link do with try_break_deleg): the call changes nothing and
- *   answers NFS3ERR_JUKEBOX. Directories get no delegation and are not
+ *   answers NFS3ERR_JUKEBOX. REMOVE and RENAME mark the name space as
+ *   changing before they read the count (nfs3_changes_mark_names), so
+ *   that a grant racing them declines. Directories get no delegation and are not
  *   asked about. REMOVE and RENAME know only names: the objects are
  *   looked up (name_stat) only while some delegation exists
  *   (vfs_leases_held), so that NFSv3 pays no system call for it
@@ -330,6 +332,8 @@ static enum nfsstat3 remove_common(struct rpc_req *req, const struct diropargs3 
 
 	st = dirop_begin(req, da, NFS3ERR_ACCES, &op);
 	/* REMOVE of a file (a directory is ISDIR, below) with delegations about. */
+	if (st == NFS3_OK && !dir)
+		nfs3_changes_mark_names(); /* before the count is read */
 	if (st == NFS3_OK && !dir && vfs_leases_held() && name_stat(&op, op.name, &vst) &&
 	    !S_ISDIR(vst.st_mode))
 		st = nfs3_lease_break(&vst, VFS_BREAK_REMOVE);
@@ -426,6 +430,7 @@ enum rpc_accept_stat nfs3_rename(struct rpc_req *req)
 		r.status = NFS3ERR_XDEV;
 		goto out;
 	}
+	nfs3_changes_mark_names(); /* before the count is read */
 	if (vfs_leases_held()) {
 		r.status = rename_break(&from, &to);
 		if (r.status != NFS3_OK)

@@ -183,6 +183,7 @@ struct write_bulk {
 	struct vfs_obj io;
 	struct pre_op_attr pre;
 	enum stable_how stable;
+	struct vfs_change changes; /* the file marked changing (nfs3.h) */
 };
 
 /*
@@ -256,6 +257,8 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	    (fd = w->o.vexp->ops->splice_fd(w->o.vexp, &w->io)) < 0 ||
 	    !export_obj_detach(&w->o))
 		goto release;
+	/* the mark lasts until the data is written (bulk end) */
+	nfs3_changes_take(&w->changes);
 	w->stable = h.stable;
 	b->fd = fd;
 	b->priv = w;
@@ -280,6 +283,7 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		b->dst = write_map(w, b->off, b->left);
 	return true;
 release:
+	nfs3_changes_end();
 	export_release(&w->o);
 	return false;
 }
@@ -293,6 +297,7 @@ enum rpc_accept_stat nfs3_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 		st = RPC_SYSTEM_ERR; /* never go on as someone else */
 	else if (!b->aborted)
 		st = write_reply(req, &w->o, &w->io, &w->pre, w->stable, b->done, b->err);
+	vfs_change_end(&w->changes);
 	export_release(&w->o);
 	return st;
 }

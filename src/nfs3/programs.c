@@ -12,6 +12,7 @@
  */
 #include "nfs3/programs.h"
 
+#include "nfs3/nfs3.h"
 #include "nfs3/procs.h"
 #include "xdr/gen/mount3.h"
 #include "xdr/gen/nfs3.h"
@@ -27,29 +28,45 @@
 #define N RPC_PROC_NONIDEMPOTENT
 #define WCC (28u + ATTR) /* pre_op_attr + post_op_attr */
 
+/* A procedure that may change a file: its marks (nfs3_changes_end,
+ * nfs3.h) end when its handler returns, on the thread it ran on. */
+#define CHANGING(fn) \
+	static enum rpc_accept_stat changing_##fn(struct rpc_req *req) \
+	{ \
+		enum rpc_accept_stat st = fn(req); \
+		nfs3_changes_end(); \
+		return st; \
+	}
+CHANGING(nfs3_setattr)
+CHANGING(nfs3_write)
+CHANGING(nfs3_create)
+CHANGING(nfs3_remove)
+CHANGING(nfs3_rename)
+CHANGING(nfs3_link)
+
 static const struct rpc_proc nfs3_procs[22] = {
 	[NFSPROC3_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),
 	[NFSPROC3_GETATTR] = RPC_PROC("GETATTR", nfs3_getattr, I, 4 + 84),
-	[NFSPROC3_SETATTR] = RPC_PROC("SETATTR", nfs3_setattr, B | RPC_PROC_NONIDEMPOTENT,
+	[NFSPROC3_SETATTR] = RPC_PROC("SETATTR", changing_nfs3_setattr, B | RPC_PROC_NONIDEMPOTENT,
 			       4 + 28 + ATTR),
 	[NFSPROC3_LOOKUP] = RPC_PROC("LOOKUP", nfs3_lookup, I, 4 + FH + 2 * ATTR),
 	[NFSPROC3_ACCESS] = RPC_PROC("ACCESS", nfs3_access, I, 4 + ATTR + 4),
 	[NFSPROC3_READLINK] = RPC_PROC("READLINK", nfs3_readlink, B, 4 + ATTR + 4 + 4096),
 	[NFSPROC3_READ] = RPC_PROC("READ", nfs3_read, I, 4 + ATTR + 12),
-	[NFSPROC3_WRITE] = { .name = "WRITE", .handler = nfs3_write,
+	[NFSPROC3_WRITE] = { .name = "WRITE", .handler = changing_nfs3_write,
 			     .flags = I | RPC_PROC_NONIDEMPOTENT,
 			     .max_reply = 4 + 28 + ATTR + 16,
 			     .bulk_begin = nfs3_write_bulk_begin,
 			     .bulk_end = nfs3_write_bulk_end },
-	[NFSPROC3_CREATE] = RPC_PROC("CREATE", nfs3_create, B | RPC_PROC_NONIDEMPOTENT,
+	[NFSPROC3_CREATE] = RPC_PROC("CREATE", changing_nfs3_create, B | RPC_PROC_NONIDEMPOTENT,
 			      4 + 4 + FH + ATTR + 28 + ATTR),
 	[NFSPROC3_MKDIR] = RPC_PROC("MKDIR", nfs3_mkdir, B | N, 4 + 4 + FH + ATTR + WCC),
 	[NFSPROC3_SYMLINK] = RPC_PROC("SYMLINK", nfs3_symlink, B | N, 4 + 4 + FH + ATTR + WCC),
 	[NFSPROC3_MKNOD] = RPC_PROC("MKNOD", nfs3_mknod, B | N, 4 + 4 + FH + ATTR + WCC),
-	[NFSPROC3_REMOVE] = RPC_PROC("REMOVE", nfs3_remove, B | N, 4 + WCC),
+	[NFSPROC3_REMOVE] = RPC_PROC("REMOVE", changing_nfs3_remove, B | N, 4 + WCC),
 	[NFSPROC3_RMDIR] = RPC_PROC("RMDIR", nfs3_rmdir, B | N, 4 + WCC),
-	[NFSPROC3_RENAME] = RPC_PROC("RENAME", nfs3_rename, B | N, 4 + 2 * WCC),
-	[NFSPROC3_LINK] = RPC_PROC("LINK", nfs3_link, B | N, 4 + ATTR + WCC),
+	[NFSPROC3_RENAME] = RPC_PROC("RENAME", changing_nfs3_rename, B | N, 4 + 2 * WCC),
+	[NFSPROC3_LINK] = RPC_PROC("LINK", changing_nfs3_link, B | N, 4 + ATTR + WCC),
 	[NFSPROC3_READDIR] = RPC_PROC("READDIR", nfs3_readdir, I, NFS3_DIRMAX + 256),
 	[NFSPROC3_READDIRPLUS] = RPC_PROC("READDIRPLUS", nfs3_readdirplus, I,
 				   NFS3_DIRMAX + 256),

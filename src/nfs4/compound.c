@@ -477,6 +477,8 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			c.encoded = false;
 			c.op_index = i;
 			rh.status = run_op(&c, &a, &r);
+			/* its changes are made: a grant may look again */
+			vfs_change_end(&c.changes);
 			/* only SEQUENCE, the first, finds it would wait,
 			 * before it changed anything (inline_plan); any later
 			 * operation holds the slot: it answers DELAY */

@@ -33,9 +33,10 @@
  *   unsent and goes again at the caller's next try (the Linux client
  *   answers BAD_STATEID to a recall that overtook the OPEN reply granting
  *   the delegation).
- * - Whether any delegation exists is one relaxed atomic load, so that
- *   WRITE, SETATTR, REMOVE and RENAME pay nothing (no lock, no extra
- *   lookup of a name) while none is held; READ, GETATTR of the size or
+ * - Whether any delegation exists is one atomic load, so that WRITE,
+ *   SETATTR, REMOVE and RENAME pay no lock and no extra lookup of a name
+ *   while none is held (only their change mark, vfs/lease.h, which a
+ *   grant racing them looks at); READ, GETATTR of the size or
  *   change and read-only OPENs ask another load, of the write
  *   delegations held, and pay nothing while only read ones exist.
  * - GETATTR of a write-delegated file's size or change by another client
@@ -260,7 +261,9 @@ static enum nfsstat4 deleg_break(const struct nfs4_file_id *f, clientid4 breaker
 
 enum nfsstat4 nfs4_deleg_break(const struct nfs4_file_id *f, clientid4 breaker)
 {
-	if (!nfs4_delegs_held() || !nfs4_states)
+	/* the count a grant adds before it looks for marks (vfs/lease.h),
+	 * read after the caller's mark */
+	if (!vfs_leases_held() || !nfs4_states)
 		return NFS4_OK;
 	return deleg_break(f, breaker, false);
 }

@@ -17,6 +17,7 @@
 #include "nfs4/state.h"
 #include "rpc/req.h"
 #include "vfs/fh.h"
+#include "vfs/lease.h"
 #include "xdr/gen/nfs4.h"
 
 /*
@@ -69,6 +70,9 @@ struct nfs4_compound {
 	 * worker); set by SEQUENCE when it would have to wait. */
 	struct nfs4_fh *pre;
 	bool would_block;
+	/* The running operation's changes in flight (vfs/lease.h), marked
+	 * before it asks for recalls, ended when it returns. */
+	struct vfs_change changes;
 };
 
 /* How many COMPOUNDs ran on event loops and on workers, to the log at

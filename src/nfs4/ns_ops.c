@@ -198,7 +198,8 @@ static enum nfsstat4 break_of(struct nfs4_compound *c, const struct export_obj *
 	struct vfs_obj x;
 	struct stat xs;
 
-	if (!nfs4_delegs_held())
+	vfs_change_mark_names(&c->changes); /* before the count is read */
+	if (!vfs_leases_held())
 		return NFS4_OK;
 	if (d->vexp->ops->lookup(d->vexp, &d->obj, name, &x) < 0)
 		return NFS4_OK;
@@ -218,9 +219,10 @@ static enum nfsstat4 break_obj(struct nfs4_compound *c, const struct export_obj 
 {
 	struct nfs4_file_id f;
 
-	if (!nfs4_delegs_held() || !o->have_st || !S_ISREG(o->st.st_mode))
+	if (!o->have_st || !S_ISREG(o->st.st_mode))
 		return NFS4_OK;
 	nfs4_file_id_of(o, &f);
+	vfs_change_mark(&c->changes, f.dev, f.ino);
 	return nfs4_deleg_break(&f, nfs4_breaker(c, named));
 }
 

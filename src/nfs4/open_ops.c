@@ -128,9 +128,10 @@ enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *
 	clientid4 cid;
 
 	st = check_stateid(c, sid, true, &cid);
-	if (st != NFS4_OK || !nfs4_delegs_held())
+	if (st != NFS4_OK)
 		return st;
 	nfs4_file_id_of(&c->cur.o, &f);
+	vfs_change_mark(&c->changes, f.dev, f.ino);
 	return nfs4_deleg_break(&f, nfs4_breaker(c, cid));
 }
 
@@ -516,8 +517,10 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	 * write one, with no open of another client at all */
 	if (st == NFS4_OK && !j.created) {
 		if ((j.access & OPEN4_SHARE_ACCESS_WRITE) || (j.deny & OPEN4_SHARE_DENY_READ) ||
-		    j.truncate)
+		    j.truncate) {
+			vfs_change_mark(&c->changes, fid.dev, fid.ino);
 			st = nfs4_deleg_break(&fid, cid);
+		}
 		else
 			st = nfs4_deleg_break_read(&fid, cid);
 	}
@@ -552,6 +555,9 @@ enum nfsstat4 nfs4_open(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		if (e < 0)
 			j.fh.len = 0;
 	}
+	/* this OPEN's own change (a truncation) is made: its mark must not
+	 * keep its own delegation away */
+	vfs_change_end(&c->changes);
 	nfs4_deleg_offer(c, oa, cid, j.access, &fid, &j.fh, &ok->delegation);
 	if (j.fh.len <= sizeof(c->seq.fh)) {
 		memcpy(c->seq.fh, j.fh.data, j.fh.len);

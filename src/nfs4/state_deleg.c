@@ -18,6 +18,10 @@
  *   delegation would be recalled at its first READ anyway) or holds a
  *   delegation of it. The caller decides the rest (the kind, the
  *   callback path, the claim, grace).
+ * - A grant counts its delegation, then looks for a change of the file in
+ *   flight (vfs_change_busy) and takes itself back if there is one: a
+ *   change that passed its recall check just before the count would
+ *   otherwise land after the grant unseen (vfs/lease.h).
  * - Conflicts: a change by another client recalls every delegation of
  *   the file; a read of it (its data, size or change, an OPEN for
  *   reading) only write delegations, whose holder may have written what
@@ -34,6 +38,7 @@
 #include <string.h>
 
 #include "nfs4/state_internal.h"
+#include "vfs/lease.h"
 
 void nfs4_state_set_deleg_count(struct nfs4_state *t,
 				void (*count)(int held, int revoked, int write))
@@ -133,6 +138,13 @@ enum nfs4_deleg_why nfs4_state_deleg_grant(struct nfs4_state *t, const struct nf
 	f->delegs = s;
 	s->seqid = 1;
 	count(t, s->deleg, +1, 0);
+	/* counted first, then a change in flight looked for (vfs/lease.h):
+	 * one that passed its check before the count is seen here */
+	if (vfs_change_busy(fid->dev, fid->ino)) {
+		state_stid_drop(t, s);
+		why = NFS4_DELEG_CONTENTION;
+		goto out;
+	}
 	state_stid_out(t, s, out);
 	why = NFS4_DELEG_GRANTED;
 out:

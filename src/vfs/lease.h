@@ -19,10 +19,11 @@
  *   kernel reports them (struct stat of the export's getattr): the same
  *   pair NFSv3 and NFSv4 see for the same file, whatever handle or name
  *   led to it.
- * - Free when nothing is delegated: the delegation code counts what it
+ * - Cheap when nothing is delegated: the delegation code counts what it
  *   holds (vfs_lease_count), write delegations apart; while the count
  *   that matters is 0 (all delegations for a change, write delegations
- *   for a read), vfs_lease_break is one relaxed atomic load and returns:
+ *   for a read), vfs_lease_break is one atomic load and returns (a
+ *   change also marks itself, below: one atomic add and one subtract):
  *   reads pay nothing while only read delegations are held. Callers that would need a system
  *   call only to name the file (REMOVE and RENAME know a name, not an
  *   inode) look it up only when vfs_leases_held() is true.
@@ -30,10 +31,23 @@
  *   sends the recall asynchronously, so event-loop paths (an inline
  *   WRITE) may call it. The change itself is not made: the caller answers
  *   "try later" (NFS3ERR_JUKEBOX, NFS4ERR_DELAY) and the client retries.
- * - The count is read relaxed: a change racing with a grant may miss it.
- *   Closing that window is the delegation code's part (as Linux's
- *   lease code checks for conflicting openers after it sets the lease),
- *   not a fence on every NFSv3 call.
+ * - A change that passed its check just before a grant must not land
+ *   after it unseen. So a change is marked in flight (vfs_change_mark)
+ *   before it asks, until it is made (vfs_change_end); a grant counts its
+ *   delegation first and then looks for a mark on its file
+ *   (vfs_change_busy), and takes the grant back if it finds one. Both
+ *   sides are sequentially consistent (an atomic add, then a load), so
+ *   at least one sees the other: the change finds the delegation and
+ *   recalls it, or the grant finds the change and is not made. This is
+ *   Linux's order too: generic_add_lease inserts the lease, then checks
+ *   again for a conflicting open and cancels the lease if it finds one,
+ *   because break_lease is lockless. The marks
+ *   are counters in a table hashed by file, one cache line each, so that
+ *   changes of different files by different threads do not share a line;
+ *   a hash collision only makes a grant decline, which is always allowed.
+ *   A change known only by a name (REMOVE, RENAME, when no delegation is
+ *   held nothing looks the name up) marks the one name-space counter
+ *   instead, which every grant also looks at.
  * - One breaker, installed at server start before any handler runs and
  *   removed after the last has run: a pointer store, no lock.
  */
@@ -98,7 +112,8 @@ void vfs_lease_count_write(int delta);
 /**
  * vfs_leases_held() - is any delegation held?
  *
- * One relaxed atomic load: for callers that must pay to learn which file
+ * One atomic load (sequentially consistent, as vfs_change_busy's
+ * counterpart): for callers that must pay to learn which file
  * they change (a lookup by name) and should pay only when it can matter.
  *
  * Return values: true when the count is above 0.
@@ -108,7 +123,7 @@ bool vfs_leases_held(void);
 /**
  * vfs_wleases_held() - is any write delegation held (which a read breaks)?
  *
- * One relaxed atomic load. Return values: true when the count is above 0.
+ * One atomic load. Return values: true when the count is above 0.
  */
 bool vfs_wleases_held(void);
 
@@ -121,12 +136,63 @@ bool vfs_wleases_held(void);
  *
  * While no delegation that @why can conflict with is held (none at all;
  * for VFS_BREAK_READ and VFS_BREAK_GETATTR no write delegation), or no
- * breaker is installed, returns 0 without calling anything (one relaxed
- * atomic load). Never blocks; thread-safe.
+ * breaker is installed, returns 0 without calling anything (one atomic
+ * load). Never blocks; thread-safe.
  *
  * Return values: 0: go on; -EAGAIN: a delegation is being recalled,
  * answer "try later" and change nothing.
  */
 int vfs_lease_break(dev_t dev, ino_t ino, uint64_t breaker, enum vfs_break_why why);
+
+/* How many files one call marks before it falls back to the name-space
+ * counter (RENAME marks two, NFSv4 COMPOUNDs end their marks after each
+ * operation). */
+#define VFS_CHANGE_FILES 4
+
+/* The changes a call has in flight; zero-initialised is empty. */
+struct vfs_change {
+	uint16_t n;                       /* files marked in slot[] */
+	uint16_t names;                   /* marks on the name-space counter */
+	uint16_t slot[VFS_CHANGE_FILES];
+};
+
+/**
+ * vfs_change_mark() - before asking whether the file (@dev, @ino) may
+ * change (vfs_lease_break, or the NFSv4 breaker directly): mark it in
+ * flight in @ch.
+ *
+ * One atomic add (sequentially consistent); the mark stays until
+ * vfs_change_end(@ch), whether or not the change is then made. Past
+ * VFS_CHANGE_FILES files the mark goes to the name-space counter.
+ */
+void vfs_change_mark(struct vfs_change *ch, dev_t dev, ino_t ino);
+
+/**
+ * vfs_change_mark_names() - before a change known only by a name (REMOVE,
+ * RENAME) asks vfs_leases_held() whether to look the name up: mark the
+ * name-space counter in @ch, which every grant looks at.
+ */
+void vfs_change_mark_names(struct vfs_change *ch);
+
+/**
+ * vfs_change_end() - the changes of @ch are made (or given up): drop
+ * their marks. @ch is empty again; ending an empty one does nothing.
+ */
+void vfs_change_end(struct vfs_change *ch);
+
+/**
+ * vfs_change_busy() - for a grant, after it counted its delegation with
+ * vfs_lease_count(): is a change of (@dev, @ino) (or one by name) in
+ * flight?
+ *
+ * Return values: true when the grant must be taken back.
+ */
+bool vfs_change_busy(dev_t dev, ino_t ino);
+
+/**
+ * vfs_changes_held() - marks not ended, in all: 0 once every call has
+ * ended (nfsxd checks it at exit; more is a path that forgot its end).
+ */
+unsigned int vfs_changes_held(void);
 
 #endif

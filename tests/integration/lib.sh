@@ -258,14 +258,16 @@ need_nfsxd() {
 }
 
 # True if no server log so far holds a sanitizer or UBSan report (they
-# do not always change the exit status).
+# do not always change the exit status) or nfsxd's own "internal error"
+# (a check at exit that found a bug, e.g. a change mark never ended).
 logs_clean() {
 	local f
-	f=$(grep -l -E 'Sanitizer|runtime error:' "$WORK"/*.log 2>/dev/null) || return 0
+	f=$(grep -l -E 'Sanitizer|runtime error:|internal error:' "$WORK"/*.log 2>/dev/null) ||
+		return 0
 	# Show the report, so that a failure in CI can be diagnosed from its log.
 	for f in $f; do
-		echo "# --- sanitizer report in $(basename "$f") ---"
-		grep -h -E -A 30 'Sanitizer|runtime error:' "$f" | head -60 | tap_diag
+		echo "# --- sanitizer report or internal error in $(basename "$f") ---"
+		grep -h -E -A 30 'Sanitizer|runtime error:|internal error:' "$f" | head -60 | tap_diag
 	done
 	return 1
 }
@@ -303,7 +305,7 @@ finish() {
 		fi
 	done
 	if ! logs_clean; then
-		echo "# sanitizer report in an nfsxd log"
+		echo "# sanitizer report or internal error in an nfsxd log"
 		status=1
 	fi
 	if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "nfs4/state.h"
+#include "vfs/lease.h"
 #include "../../tap.h"
 
 #define TAG 0x5eed1234u
@@ -690,7 +691,42 @@ static void delegs(void)
 	   NFS4_OK && why == NFS4_DELEG_GRANTED && held_count == 1, "a delegation held");
 	nfs4_state_purge_client(t, 56);
 	ok(held_count == 0 && nfs4_state_delegs(t) == 0, "purged with its client: none held");
-	for (n = 50; n <= 56; n++)
+
+	/* a change in flight (vfs/lease.h): it passed its recall check
+	 * before the grant counted, so the grant is taken back */
+	{
+		const struct nfs4_file_id L = { 2, 500 }, M = { 2, 501 };
+		struct vfs_change ch = { 0 };
+
+		vfs_change_mark(&ch, L.dev, L.ino);
+		ok(open_deleg(57, "o57", 0, true, &L, OPEN4_SHARE_ACCESS_READ, 500, &x, &y, &why) ==
+		   NFS4_OK && why == NFS4_DELEG_CONTENTION && held_count == 0 &&
+		   nfs4_state_delegs(t) == 0,
+		   "a change of the file in flight: no delegation, nothing left counted");
+		ok(open_deleg(58, "o58", 0, true, &M, OPEN4_SHARE_ACCESS_READ, 500, &x, &y, &why) ==
+		   NFS4_OK && why == NFS4_DELEG_GRANTED && held_count == 1,
+		   "... another file's OPEN meanwhile: a delegation");
+		vfs_change_end(&ch);
+		ok(open_deleg(57, "o57", 1, true, &L, OPEN4_SHARE_ACCESS_READ, 500, &x, &y, &why) ==
+		   NFS4_OK && why == NFS4_DELEG_GRANTED && held_count == 2,
+		   "the change made (its mark ended): a delegation");
+		ok(nfs4_state_delegreturn(t, 57, &y, &L, false) == NFS4_OK, "(returned)");
+		vfs_change_mark_names(&ch);
+		ok(open_deleg(57, "o57", 2, true, &L, OPEN4_SHARE_ACCESS_READ, 500, &x, &y, &why) ==
+		   NFS4_OK && why == NFS4_DELEG_CONTENTION,
+		   "a change by name in flight (REMOVE, RENAME): no delegation of any file");
+		vfs_change_end(&ch);
+		ok(!vfs_change_busy(L.dev, L.ino) && !vfs_change_busy(M.dev, M.ino),
+		   "every mark ended: nothing busy");
+		for (n = 0; n < VFS_CHANGE_FILES + 2; n++)
+			vfs_change_mark(&ch, 3, 1000 + n);
+		ok(ch.n == VFS_CHANGE_FILES && ch.names == 2 && vfs_change_busy(L.dev, L.ino),
+		   "marks past the set's room go to the name-space counter");
+		vfs_change_end(&ch);
+		ok(ch.n == 0 && ch.names == 0 && !vfs_change_busy(3, 1000) &&
+		   !vfs_change_busy(L.dev, L.ino), "... and end with the rest");
+	}
+	for (n = 50; n <= 58; n++)
 		nfs4_state_purge_client(t, n);
 }
 

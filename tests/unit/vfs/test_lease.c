@@ -4,7 +4,8 @@
  * the breaker is never called; once one is, the breaker gets the file,
  * the breaker id and the reason, and its answer is passed through;
  * without a breaker the answer is 0. READ and GETATTR ask only while a
- * write delegation is counted.
+ * write delegation is counted. Change marks: busy while any call that
+ * marked the file (or the name space) has not ended.
  */
 #include <errno.h>
 
@@ -105,5 +106,28 @@ int main(void)
 	   "write count back to 0: READ not asked again");
 	vfs_lease_set_breaker(NULL, NULL);
 	vfs_lease_count(-1);
+
+	/* changes in flight: what a grant looks at after it counted */
+	{
+		struct vfs_change a = { 0 }, b = { 0 };
+
+		ok(!vfs_change_busy(7, 42) && vfs_changes_held() == 0, "no mark: nothing busy");
+		vfs_change_mark(&a, 7, 42);
+		vfs_change_mark(&b, 7, 42);
+		ok(vfs_change_busy(7, 42) && vfs_changes_held() == 2,
+		   "two calls change one file: busy, 2 marks");
+		vfs_change_end(&a);
+		ok(vfs_change_busy(7, 42) && vfs_changes_held() == 1,
+		   "one ends: still busy (the other's)");
+		vfs_change_end(&b);
+		vfs_change_end(&b);
+		ok(!vfs_change_busy(7, 42) && vfs_changes_held() == 0,
+		   "both end (an empty end does nothing): not busy");
+		vfs_change_mark_names(&a);
+		ok(vfs_change_busy(7, 42) && vfs_change_busy(1, 2),
+		   "a change by name: every file busy");
+		vfs_change_end(&a);
+		ok(!vfs_change_busy(1, 2) && vfs_changes_held() == 0, "ended: none");
+	}
 	return tap_done();
 }
