@@ -22,6 +22,10 @@
  * - An entry whose attributes cannot be had (removed meanwhile, a mount
  *   point another file system covers) carries rdattr_error NOENT when the
  *   client asked for it, and no attribute otherwise.
+ * - An export in a pseudo directory that the call's flavour may not use
+ *   (sec=) carries only rdattr_error WRONGSEC; when rdattr_error was not
+ *   asked for, the READDIR fails with WRONGSEC (RFC 7530 16.24.4: no
+ *   other way to tell), as knfsd's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -158,8 +162,15 @@ static bool admits(const struct nfsx_export *e, void *arg)
 	return cl && exports_port_ok(cl, req->peer);
 }
 
+static bool asks_rdattr_error(const bitmap4 *req)
+{
+	return req->len > 0 && (req->val[0] & 1u << FATTR4_RDATTR_ERROR);
+}
+
 static enum nfsstat4 list_pseudo(struct rd *r, uint64_t cookie, bool *eof)
 {
+	static uint32_t error_word[1] = { 1u << FATTR4_RDATTR_ERROR };
+	static const bitmap4 only_error = { 1, error_word };
 	struct nfs4_compound *c = r->c;
 	const struct export_pseudo *p = &c->snap->pseudo;
 	uint32_t i, k = 0;
@@ -171,7 +182,7 @@ static enum nfsstat4 list_pseudo(struct rd *r, uint64_t cookie, bool *eof)
 		struct vfs_statfs sf;
 		struct stat st;
 		struct export_obj o;
-		bool held = false;
+		bool held = false, resolved;
 
 		/* cookies 3, 4, ...: the child's place in the list */
 		if (++k + 2 <= cookie)
@@ -179,8 +190,24 @@ static enum nfsstat4 list_pseudo(struct rd *r, uint64_t cookie, bool *eof)
 		if (!export_pseudo_visible(p, i, admits, c->req))
 			continue;
 		nfs4_src_base(c, &s);
-		if (x->exp && export_resolve_root(c->req, x->exp, &o) == 0 &&
-		    o.vexp->ops->getattr(o.vexp, &o.obj, &st) == 0) {
+		resolved = x->exp && export_resolve_root(c->req, x->exp, &o) == 0;
+		if (resolved && !export_sec_ok(c->req, o.client)) {
+			/* an export the call's flavour may not use: its
+			 * attributes are not given (knfsd's check_nfsd_access
+			 * in its READDIR) */
+			export_release(&o);
+			if (!asks_rdattr_error(r->req))
+				return NFS4ERR_WRONGSEC;
+			s.rdattr_error = NFS4ERR_WRONGSEC;
+			if (!encode_entry(r, (const uint8_t *)x->name, (uint32_t)strlen(x->name),
+					  (uint64_t)k + 2, &only_error, &s))
+				return NFS4ERR_SERVERFAULT;
+			if (!fits(r))
+				return NFS4_OK;
+			emit(r);
+			continue;
+		}
+		if (resolved && o.vexp->ops->getattr(o.vexp, &o.obj, &st) == 0) {
 			held = true;
 			nfs4_src_obj(c, &o, &st, &s);
 			if (nfs4_attr_need_statfs(r->req) &&

@@ -176,6 +176,83 @@ static void test_walks(void)
 	   "the pseudo root allows both flavours some export allows");
 }
 
+/* The entry @name of a READDIR result: NULL when not listed. */
+static const struct entry4 *entry_of(const struct v4_res *s, const char *name)
+{
+	const struct entry4 *x;
+	size_t l = strlen(name);
+
+	if (s->nops != 2 || s->status != NFS4_OK)
+		return NULL;
+	for (x = s->ops[1].u.opreaddir.u.resok4.reply.entries; x; x = x->nextentry)
+		if (x->name.len == l && memcmp(x->name.data, name, l) == 0)
+			return x;
+	printf("#   %s: not listed\n", name);
+	return NULL;
+}
+
+/* Does entry @x carry rdattr_error WRONGSEC and nothing else? */
+static bool only_wrongsec(const struct entry4 *x)
+{
+	const uint8_t *v = x ? x->attrs.attr_vals.data : NULL;
+
+	return x && x->attrs.attrmask.len >= 1 &&
+	       x->attrs.attrmask.val[0] == 1u << FATTR4_RDATTR_ERROR &&
+	       (x->attrs.attrmask.len < 2 || x->attrs.attrmask.val[1] == 0) &&
+	       x->attrs.attr_vals.len == 4 &&
+	       ((uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3]) ==
+		       NFS4ERR_WRONGSEC;
+}
+
+/* Does entry @x carry its type and rdattr_error OK (as asked)? */
+static bool has_type(const struct entry4 *x)
+{
+	const uint8_t *v = x ? x->attrs.attr_vals.data : NULL;
+
+	if (x && !(x->attrs.attrmask.len >= 1 &&
+		   x->attrs.attrmask.val[0] == (1u << 1 | 1u << FATTR4_RDATTR_ERROR) &&
+		   x->attrs.attr_vals.len == 8 && !v[4] && !v[5] && !v[6] && !v[7]))
+		printf("#   %.*s: mask %u words, %x, %u bytes\n", (int)x->name.len,
+		       (const char *)x->name.data, x->attrs.attrmask.len,
+		       x->attrs.attrmask.len ? x->attrs.attrmask.val[0] : 0, x->attrs.attr_vals.len);
+	/* type (bit 1) first, then rdattr_error (bit 11): NFS4_OK */
+	return x && x->attrs.attrmask.len >= 1 &&
+	       x->attrs.attrmask.val[0] == (1u << 1 | 1u << FATTR4_RDATTR_ERROR) &&
+	       x->attrs.attr_vals.len == 8 && !v[4] && !v[5] && !v[6] && !v[7];
+}
+
+/* READDIR of the pseudo directory above the exports: an export the
+ * caller's flavour may not use gives no attributes (knfsd's READDIR
+ * checks each export it crosses into). */
+static void test_readdir(void)
+{
+	struct nfs_argop4 ops[2];
+	uint32_t with_err[1] = { 1u << FATTR4_RDATTR_ERROR | 1u << 1 /* type */ };
+	uint32_t type_only[1] = { 1u << 1 };
+	struct v4_res s;
+	struct v4_fh p;
+	uint32_t n;
+
+	v4_res_init(&s);
+	if (walk_as(AUTH_NONE, "", &p) != NFS4_OK) {
+		ok(false, "the pseudo directory above the exports: no handle");
+		return;
+	}
+	v4op_putfh(&ops[0], &p);
+	v4op_readdir(&ops[1], 0, 32768, with_err, 1);
+	ok(call_as(AUTH_NONE, ops, 2, &s, &n) == NFS4_OK && only_wrongsec(entry_of(&s, "sys")) &&
+	   has_type(entry_of(&s, "none")) && has_type(entry_of(&s, "both")) &&
+	   has_type(entry_of(&s, "dflt")),
+	   "READDIR as AUTH_NONE: sec=sys's entry carries only rdattr_error WRONGSEC, the others their type");
+	ok(call_as(AUTH_SYS, ops, 2, &s, &n) == NFS4_OK && only_wrongsec(entry_of(&s, "none")) &&
+	   has_type(entry_of(&s, "sys")) && has_type(entry_of(&s, "nsys")),
+	   "READDIR as AUTH_SYS: sec=none's entry WRONGSEC, sec=sys's its type");
+	v4op_readdir(&ops[1], 0, 32768, type_only, 1);
+	ok(call_as(AUTH_NONE, ops, 2, &s, &n) == NFS4ERR_WRONGSEC && n == 2,
+	   "READDIR as AUTH_NONE without rdattr_error asked: WRONGSEC (RFC 7530 16.24.4)");
+	v4_res_free(&s);
+}
+
 static void test_putfh_rules(void)
 {
 	struct nfs_argop4 ops[4];
@@ -442,6 +519,7 @@ int main(int argc, char **argv)
 	}
 	test_mount_v3();
 	test_walks();
+	test_readdir();
 	test_putfh_rules();
 	test_secinfo40();
 	test_open();
