@@ -52,11 +52,19 @@
 
 #include "nfs4/callback.h"
 #include "nfs4/internal.h"
+#include "nfs4/nfs4.h"
 #include "rpc/backchan.h"
 #include "util/log.h"
 #include "vfs/lease.h"
 
 static atomic_int held, revoked, wheld;
+/* --delegations: written before version 4 is served (nfs4.h) */
+static bool offer = true;
+
+void nfs4_set_delegations(bool on)
+{
+	offer = on;
+}
 
 static void count(int held_delta, int revoked_delta, int write_delta)
 {
@@ -310,9 +318,11 @@ void nfs4_deleg_offer(struct nfs4_compound *c, const struct OPEN4args *oa, clien
 			WND4_CANCELLED : WND4_NOT_WANTED;
 		return;
 	}
+	if (!offer)
+		why = NFS4_DELEG_RESOURCE;
 	/* none for a kind asked that this OPEN's access cannot have; no
 	 * write delegation to a 4.0 client (see the top of this file) */
-	if ((oa->claim.claim == CLAIM_NULL || oa->claim.claim == CLAIM_FH) &&
+	else if ((oa->claim.claim == CLAIM_NULL || oa->claim.claim == CLAIM_FH) &&
 	    oa->openhow.opentype == OPEN4_NOCREATE && fh->len &&
 	    !(write && c->minorversion == 0) &&
 	    !(want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG && !write) &&

@@ -20,6 +20,7 @@
 #ifndef NFSX_NFS4_NFS4_H
 #define NFSX_NFS4_NFS4_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,14 @@ extern const struct rpc_version nfs4_version;
  */
 int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen);
 void nfs4_fini(void);
+
+/*
+ * nfs4_set_delegations - offer delegations (@on, the default) or never
+ * (OPEN answers OPEN_DELEGATE_NONE, and WND4_RESOURCE to a 4.1 client
+ * that asked for one, as knfsd with leases disabled). Called after
+ * nfs4_init, before version 4 is served.
+ */
+void nfs4_set_delegations(bool on);
 
 /* Periodic work of the main thread (no NFSv4 lock held): writes what the
  * record of clients noted outside a COMPOUND's worker. */

@@ -407,6 +407,8 @@ int main(int argc, char **argv)
 		log_error("NFSv4: %s", errbuf);
 		return 1;
 	}
+	if (o.nfs4)
+		nfs4_set_delegations(o.delegations);
 	/* Before any thread exists, so that every thread inherits the mask:
 	 * a signal the main thread does not wait for in sigwaitinfo goes to
 	 * a thread that does not block it, whose default action for

@@ -78,10 +78,14 @@ static const char usage[] =
 "      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 and 4\n"
 "                          (default: both; 3 alone turns NFSv4 off). Version\n"
 "                          4 is minor versions 0 and 1 (opens, I/O, locks,\n"
-"                          read delegations, sessions, reclaim after a\n"
-"                          restart) without minor version 2\n"
+"                          delegations, sessions, reclaim after a restart)\n"
+"                          without minor version 2\n"
 "      --lease-time S      NFSv4 lease in seconds, 10 to 3600 (default 90):\n"
 "                          how long a silent client keeps its state for sure\n"
+"      --delegations on|off\n"
+"                          offer NFSv4 delegations (default on). Processes\n"
+"                          on the server do not recall them: turn them off\n"
+"                          when files are changed there, not only over NFS\n"
 "      --busy-poll-us N    after a turn with work, an event loop polls its\n"
 "                          sockets this long before it sleeps: lower latency\n"
 "                          at low queue depth (no wake-up per call) for up to\n"
@@ -117,6 +121,7 @@ enum {
 	OPT_MAX_CONNS_PER_CLIENT,
 	OPT_NFS_VERS,
 	OPT_LEASE_TIME,
+	OPT_DELEGATIONS,
 };
 
 static const struct option longopts[] = {
@@ -145,6 +150,7 @@ static const struct option longopts[] = {
 	{ "max-conns-per-client", required_argument, NULL, OPT_MAX_CONNS_PER_CLIENT },
 	{ "nfs-vers", required_argument, NULL, OPT_NFS_VERS },
 	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
+	{ "delegations", required_argument, NULL, OPT_DELEGATIONS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -213,6 +219,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->idle_timeout_s = RPC_DEFAULT_IDLE_TIMEOUT_S;
 	o->lease_time = NFS4_LEASE_TIME;
 	o->nfs4 = true;
+	o->delegations = true;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -314,6 +321,14 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 			if (number("lease-time", optarg, NFS4_LEASE_MIN, NFS4_LEASE_MAX, &v))
 				return -1;
 			o->lease_time = (unsigned int)v;
+			break;
+		case OPT_DELEGATIONS:
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+				fprintf(stderr, "nfsxd: --delegations: '%s' is neither on nor off\n",
+					optarg);
+				return -1;
+			}
+			o->delegations = strcmp(optarg, "on") == 0;
 			break;
 		case OPT_BUSY_POLL:
 			if (number("busy-poll-us", optarg, 0, 100000, &v))

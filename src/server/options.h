@@ -40,6 +40,7 @@ struct nfsxd_opts {
 	unsigned int max_conns_per_client;
 	bool nfs4;                /* serve version 4 too (the default; --nfs-vers 3: not) */
 	unsigned int lease_time;  /* NFSv4 lease, seconds */
+	bool delegations;         /* offer NFSv4 delegations (--delegations) */
 };
 
 /*

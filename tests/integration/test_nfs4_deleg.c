@@ -1127,6 +1127,48 @@ static void test_41(void)
 		recall41("h2", &d, 2, true);
 }
 
+/* ---- 11off: a server started with --delegations off -------------------------- */
+
+static struct s41 s_off = { .fd = -1 };
+
+/* The same 4.1 client, back channel and OPENs as 11's, against a second
+ * nfsxd on @port_off exporting the same directory with --delegations off:
+ * no delegation, and WND4_RESOURCE to an OPEN that asked for one. */
+static void test_off(uint16_t port_off)
+{
+	struct v4_fh keep = fh_rw, fh_off;
+	struct opened d;
+	int fd;
+	long st;
+
+	fd = rpc_connect(port_off, 5000);
+	st = fd < 0 ? -1 : v4_walk(fd, v4_path(base, "rw"), &fh_off);
+	if (fd >= 0)
+		close(fd);
+	if (!ok(st == NFS4_OK, "11off: the server with --delegations off: a handle of rw (%ld)",
+		st))
+		return;
+	sc = &s_off;
+	sc->fd = rpc_connect(port_off, 5000);
+	if (sc->fd >= 0 && session41("OFF", "deleg-client-off")) {
+		fh_rw = fh_off;
+		st = s_open(OPEN4_SHARE_ACCESS_READ, "off1", &d);
+		ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_NONE,
+		   "11off: a read-only OPEN (no WANT bits), back channel up: OPEN_DELEGATE_NONE "
+		   "(%ld, type %u)", st, d.dtype);
+		st = s_open(OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG, "off2", &d);
+		ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_NONE_EXT && d.why == WND4_RESOURCE,
+		   "11off: with WANT_READ_DELEG: OPEN_DELEGATE_NONE_EXT, WND4_RESOURCE (%ld, type "
+		   "%u, why %u)", st, d.dtype, d.why);
+		st = s_open(OPEN4_SHARE_ACCESS_BOTH, "off3", &d);
+		ok(st == NFS4_OK && d.dtype == OPEN_DELEGATE_NONE,
+		   "11off: an OPEN for read and write: no write delegation either (%ld, type %u)",
+		   st, d.dtype);
+		fh_rw = keep;
+	}
+	sc = &s_main;
+}
+
 /* ---- 13: a recalled delegation not returned (4.1) --------------------------- */
 
 static void test_revoke41(void)
@@ -1575,8 +1617,8 @@ int main(int argc, char **argv)
 	uint16_t p;
 	long st;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s PORT BASE LOGFILE\n", argv[0]);
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s PORT BASE LOGFILE PORT_OFF\n", argv[0]);
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[1]);
@@ -1608,6 +1650,7 @@ int main(int argc, char **argv)
 	test_v3();
 	test_revoke40();
 	test_41();
+	test_off((uint16_t)atoi(argv[4]));
 	test_revoke41();
 	test_41_write();
 	test_41_down();
@@ -1623,6 +1666,8 @@ int main(int argc, char **argv)
 		close(s_down.fd);
 	if (s_w.fd >= 0)
 		close(s_w.fd);
+	if (s_off.fd >= 0)
+		close(s_off.fd);
 	close(lfd_a);
 	return tap_done();
 }
