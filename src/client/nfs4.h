@@ -99,6 +99,7 @@ struct nc4_session {
 	int rec_err;                 /* why the last one failed */
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
+	char lock_owner[40];         /* the lock-owner of nfsx4_lock/lockt (async4.c) */
 	verifier4 verf;
 	uint32_t lease_s;            /* the server's lease_time (90 until known) */
 	uint64_t renewed;            /* when the last successful SEQUENCE was sent */
