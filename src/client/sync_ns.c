@@ -116,14 +116,15 @@ struct link_out {
 	size_t len;
 };
 
-/* sync.h */
+/* sync.h; an empty target's data may be NULL */
 int nc_link_copy(const struct xdr_bytes *t, char *buf, size_t len)
 {
-	if (memchr(t->data, '\0', t->len))
+	if (t->len && memchr(t->data, '\0', t->len))
 		return -EPROTO;
 	if (t->len >= len)
 		return -ENAMETOOLONG;
-	memcpy(buf, t->data, t->len);
+	if (t->len)
+		memcpy(buf, t->data, t->len);
 	buf[t->len] = '\0';
 	return 0;
 }
