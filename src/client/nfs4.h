@@ -19,7 +19,8 @@
  *   layer sends again.
  * - Retries (NC4_RETRY), the same for the synchronous calls and the
  *   typed asynchronous wrappers (async4.c: OPEN, CLOSE, READ, WRITE,
- *   COMMIT, GETATTR by handle, each SEQUENCE + PUTFH + the operation
+ *   COMMIT, GETATTR, SETATTR, ACCESS, OPEN_DOWNGRADE, LOCK, LOCKT,
+ *   LOCKU, READLINK, LOOKUPP by handle, RENAME and LINK by two, each
  *   under the operation's descriptor, for statistics): NFS4ERR_DELAY
  *   puts the COMPOUND on a timed list (10 ms doubling to 1 s, for up to
  *   timeo), resent from nfsx_service when due; a synchronous call runs
@@ -40,7 +41,8 @@
  *   client id, stateids from nfsx4_open are void (the caller opens
  *   again); the sync API's I/O opens and closes in one COMPOUND. A
  *   context has one open-owner: two nfsx4_open of a file share a
- *   stateid, and one close ends both.
+ *   stateid, and one close ends both. It has one lock-owner too
+ *   (lock_owner, made by async4.c on the first LOCK or LOCKT).
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
@@ -99,6 +101,7 @@ struct nc4_session {
 	int rec_err;                 /* why the last one failed */
 	char owner[160];             /* EXCHANGE_ID's co_ownerid */
 	char open_owner[32];         /* the open-owner of the sync API */
+	char lock_owner[40];         /* the lock-owner of nfsx4_lock/lockt (async4.c) */
 	verifier4 verf;
 	uint32_t lease_s;            /* the server's lease_time (90 until known) */
 	uint64_t renewed;            /* when the last successful SEQUENCE was sent */

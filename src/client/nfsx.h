@@ -479,6 +479,154 @@ int nfsx_fsinfo(struct nfsx_ctx *c, const struct nfsx_fh *root, uint32_t *rtmax,
 const char *nfsx_strerror(int err);
 
 /* ------------------------------------------------------------------ */
+/* Attributes, names, links and locks                                   */
+
+/* What nfsx_setattr and nfsx4_sattr_encode set: NFSX_SET_* bits. */
+#define NFSX_SET_MODE 0x01
+#define NFSX_SET_UID 0x02
+#define NFSX_SET_GID 0x04
+#define NFSX_SET_SIZE 0x08
+#define NFSX_SET_ATIME 0x10        /* to atime_ns */
+#define NFSX_SET_MTIME 0x20        /* to mtime_ns */
+#define NFSX_SET_ATIME_NOW 0x40    /* to the server's clock (over NFSX_SET_ATIME) */
+#define NFSX_SET_MTIME_NOW 0x80
+
+struct nfsx_sattr {
+	uint32_t set;              /* NFSX_SET_* */
+	uint32_t mode;             /* permission bits, 07777 at most */
+	uint32_t uid, gid;         /* sent over NFSv4 as numeric owner strings */
+	uint64_t size;
+	int64_t atime_ns, mtime_ns;   /* since the epoch */
+};
+
+/*
+ * nfsx4_sattr_encode - @s as a fattr4 for SETATTR (or a create's
+ * attributes): the bitmap of what @s->set names (FATTR4_SIZE, MODE,
+ * OWNER, OWNER_GROUP, TIME_ACCESS_SET, TIME_MODIFY_SET) and the values
+ * in ascending attribute order (RFC 8881 5.7), into @b, to which @out
+ * then points (@b must outlive its use).
+ * Return values: 0, or -EINVAL (a mode over 07777 or an unknown
+ * NFSX_SET_* bit).
+ */
+struct nfsx4_sattr_buf {
+	uint32_t mask[2];
+	uint8_t vals[96];
+};
+int nfsx4_sattr_encode(const struct nfsx_sattr *s, struct nfsx4_sattr_buf *b,
+		       struct fattr4 *out);
+
+/*
+ * More typed NFSv4.1 wrappers, in the shape of nfsx4_read above: one
+ * COMPOUND each, NC4-style retries and recovery, the operation's own
+ * result in @cb (with the COMPOUND's status in a stand-in when the
+ * server stopped before it) and statistics under its operation's
+ * descriptor (&nfsx_nfs4_ops[OP_SETATTR] ...). @a and what it points
+ * to stay valid until @cb.
+ * - nfsx4_setattr: PUTFH, SETATTR (SETATTR4res *). args.stateid: the
+ *   anonymous stateid (all zeros) or an open or lock stateid that covers
+ *   a change of size; args.obj_attributes from nfsx4_sattr_encode.
+ * - nfsx4_access: PUTFH, ACCESS (ACCESS4res *).
+ * - nfsx4_open_downgrade: PUTFH, OPEN_DOWNGRADE (OPEN_DOWNGRADE4res *);
+ *   args.seqid is ignored by NFSv4.1 servers (0).
+ * - nfsx4_lock: PUTFH, LOCK (LOCK4res *). The context has one
+ *   lock-owner, as it has one open-owner, for all its files and as long
+ *   as it lives: the first LOCK of a file passes @new_owner with the
+ *   open stateid (open_to_lock_owner4), later ones the lock stateid the
+ *   first returned (exist_lock_owner4). NFS4ERR_DENIED's result holds
+ *   the conflicting lock (range, type, owner). Two locks of the context
+ *   never conflict with each other (one owner): conflicts are between
+ *   contexts or clients.
+ * - nfsx4_lockt: PUTFH, LOCKT with the context's lock-owner (LOCKT4res *,
+ *   NFS4ERR_DENIED with the conflicting lock).
+ * - nfsx4_locku: PUTFH, LOCKU (LOCKU4res *).
+ * - nfsx4_rename: PUTFH @src_dir, SAVEFH, PUTFH @dst_dir, RENAME
+ *   (RENAME4res *); nfsx4_link: PUTFH @fh, SAVEFH, PUTFH @dir, LINK
+ *   (LINK4res *).
+ * - nfsx4_readlink: PUTFH, READLINK (READLINK4res *, the target not
+ *   NUL-terminated).
+ * - nfsx4_lookupp: PUTFH, LOOKUPP, GETFH: the parent's handle in the
+ *   GETFH4res * (NFS4ERR_NOENT at the server's root, in the stand-in).
+ * Return values: as nfsx4_read; -EINVAL for a name over 255 bytes.
+ */
+struct nfsx4_setattr_args {
+	nfs_fh4 fh;
+	struct SETATTR4args args;
+};
+struct nfsx4_access_args {
+	nfs_fh4 fh;
+	struct ACCESS4args args;
+};
+struct nfsx4_open_downgrade_args {
+	nfs_fh4 fh;
+	struct OPEN_DOWNGRADE4args args;
+};
+struct nfsx4_lock_args {
+	nfs_fh4 fh;
+	enum nfs_lock_type4 locktype;   /* READ_LT, WRITE_LT (or the _W kinds) */
+	uint64_t offset, length;        /* length NFS4_UINT64_MAX: to the end */
+	bool new_owner;                 /* the first LOCK of the file by the context */
+	struct stateid4 stateid;        /* the open stateid if new_owner, else the lock stateid */
+};
+struct nfsx4_lockt_args {
+	nfs_fh4 fh;
+	enum nfs_lock_type4 locktype;
+	uint64_t offset, length;
+};
+struct nfsx4_locku_args {
+	nfs_fh4 fh;
+	struct LOCKU4args args;
+};
+struct nfsx4_rename_args {
+	nfs_fh4 src_dir;
+	component4 oldname;
+	nfs_fh4 dst_dir;
+	component4 newname;
+};
+struct nfsx4_link_args {
+	nfs_fh4 fh;                     /* the existing file */
+	nfs_fh4 dir;
+	component4 newname;
+};
+struct nfsx4_readlink_args {
+	nfs_fh4 fh;
+};
+struct nfsx4_lookupp_args {
+	nfs_fh4 fh;
+};
+int nfsx4_setattr(struct nfsx_ctx *c, const struct nfsx4_setattr_args *a, nfsx_cb cb,
+		  void *priv);
+int nfsx4_access(struct nfsx_ctx *c, const struct nfsx4_access_args *a, nfsx_cb cb, void *priv);
+int nfsx4_open_downgrade(struct nfsx_ctx *c, const struct nfsx4_open_downgrade_args *a,
+			 nfsx_cb cb, void *priv);
+int nfsx4_lock(struct nfsx_ctx *c, const struct nfsx4_lock_args *a, nfsx_cb cb, void *priv);
+int nfsx4_lockt(struct nfsx_ctx *c, const struct nfsx4_lockt_args *a, nfsx_cb cb, void *priv);
+int nfsx4_locku(struct nfsx_ctx *c, const struct nfsx4_locku_args *a, nfsx_cb cb, void *priv);
+int nfsx4_rename(struct nfsx_ctx *c, const struct nfsx4_rename_args *a, nfsx_cb cb, void *priv);
+int nfsx4_link(struct nfsx_ctx *c, const struct nfsx4_link_args *a, nfsx_cb cb, void *priv);
+int nfsx4_readlink(struct nfsx_ctx *c, const struct nfsx4_readlink_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_lookupp(struct nfsx_ctx *c, const struct nfsx4_lookupp_args *a, nfsx_cb cb,
+		  void *priv);
+
+/*
+ * The synchronous counterparts, over NFSv3 (SETATTR, RENAME, LINK,
+ * READLINK) or NFSv4.1 (the wrappers above), waited for:
+ * nfsx_setattr - set what @s names on @fh (NFSv4.1: the anonymous
+ * stateid).
+ * nfsx_rename - @from_name in @from_dir to @to_name in @to_dir.
+ * nfsx_link - a new name @name in @dir for the file @fh.
+ * nfsx_readlink - a symbolic link's target into @buf (NUL-terminated;
+ * -ENAMETOOLONG when @len is too small).
+ * Return values: 0, a positive NFS status, or a negative errno.
+ */
+int nfsx_setattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct nfsx_sattr *s);
+int nfsx_rename(struct nfsx_ctx *c, const struct nfsx_fh *from_dir, const char *from_name,
+		const struct nfsx_fh *to_dir, const char *to_name);
+int nfsx_link(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct nfsx_fh *dir,
+	      const char *name);
+int nfsx_readlink(struct nfsx_ctx *c, const struct nfsx_fh *fh, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* Statistics (as /proc/self/mountstats reports them)                   */
 
 #define NFSX_HIST_BUCKETS 32    /* bucket i: [2^i, 2^(i+1)) microseconds; 0 holds < 2 */

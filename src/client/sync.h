@@ -29,6 +29,10 @@ void nc_attr_from_fattr3(struct nfsx_attr *a, const struct fattr3 *f);
 /* Copy a handle from the wire. Return values: 0, or -EPROTO if over 64 bytes. */
 int nc_fh_copy(struct nfsx_fh *dst, const struct xdr_bytes *src);
 
+/* A symbolic link's target into @buf of @len bytes, NUL-terminated.
+ * Return values: 0, -ENAMETOOLONG, or -EPROTO (a NUL inside). */
+int nc_link_copy(const struct xdr_bytes *t, char *buf, size_t len);
+
 static inline struct nfs_fh3 nc_fh3(const struct nfsx_fh *fh)
 {
 	struct nfs_fh3 f = { { fh->data, fh->len } };

@@ -38,5 +38,12 @@ int nc4_mkdir(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name, u
 	      struct nfsx_fh *fh);
 /* REMOVE: files and empty directories alike (nfsx_remove, nfsx_rmdir). */
 int nc4_remove(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name);
+/* SETATTR (the anonymous stateid), RENAME, LINK, READLINK (sync4_ns.c). */
+int nc4_setattr(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct nfsx_sattr *s);
+int nc4_rename(struct nfsx_ctx *c, const struct nfsx_fh *from_dir, const char *from_name,
+	       const struct nfsx_fh *to_dir, const char *to_name);
+int nc4_link(struct nfsx_ctx *c, const struct nfsx_fh *fh, const struct nfsx_fh *dir,
+	     const char *name);
+int nc4_readlink(struct nfsx_ctx *c, const struct nfsx_fh *fh, char *buf, size_t len);
 
 #endif

@@ -4,8 +4,9 @@
 # server: NFS-Ganesha (FSAL VFS) serving NFSv3 and NFSv4.1 on free
 # 127.0.0.1 ports. Over NFSv4.1 (?version=4.1, and ?version=4, the highest
 # both speak, against a server that also speaks 4.2): put, get, cat, cp
-# (nfs->nfs), ls, stat, mkdir -p, rm -r, compared by sha256 and stat
-# with the export's files on disk and with what NFSv3 shows of them.
+# (nfs->nfs), ls, stat, mkdir -p, rm -r, mv, ln, chmod, ls -l of a
+# symbolic link, compared by sha256 and stat with the export's files on
+# disk and with what NFSv3 shows of them.
 #
 # Ganesha will not start unless it can register with rpcbind, and Debian's
 # rpcbind listens on every interface; so, as bench/vs-ganesha, the test
@@ -177,6 +178,29 @@ for v in 4.1 4; do
 	run "rm$v" rm -r "$U/made-$v$Q"
 	[ "$RC" -eq 0 ] && [ ! -e "$EXP/made-$v" ]
 	tap_ok $? "v$v: rm -r removes a tree with a file in it (rc $RC)" || show_err "rm$v"
+
+	printf 'moved\n' >"$EXP/mv-$v.txt"
+	ino=$(stat -c %i "$EXP/mv-$v.txt")
+	run "mv$v" mv "$U/mv-$v.txt$Q" "$U/dir/moved-$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ ! -e "$EXP/mv-$v.txt" ] &&
+		[ "$(stat -c %i "$EXP/dir/moved-$v.txt" 2>/dev/null)" = "$ino" ]
+	tap_ok $? "v$v: mv renames into another directory: the same inode (rc $RC)" || show_err "mv$v"
+	run "ln$v" ln "$U/dir/moved-$v.txt$Q" "$U/linked-$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ "$(stat -c %i "$EXP/linked-$v.txt" 2>/dev/null)" = "$ino" ] &&
+		[ "$(stat -c %h "$EXP/dir/moved-$v.txt")" = 2 ]
+	tap_ok $? "v$v: ln makes a second name of the inode (rc $RC)" || show_err "ln$v"
+	run "lnex$v" ln "$U/dir/moved-$v.txt$Q" "$U/linked-$v.txt$Q"
+	[ "$RC" -eq 1 ] && grep -q "EXIST" "$WORK/lnex$v-err.log"
+	tap_ok $? "v$v: ln onto an existing name fails naming EXIST (rc $RC)" || show_err "lnex$v"
+	run "chmod$v" chmod 640 "$U/linked-$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ "$(stat -c %a "$EXP/dir/moved-$v.txt")" = 640 ]
+	tap_ok $? "v$v: chmod sets the mode on disk (rc $RC)" || show_err "chmod$v"
+	ln -s "dir/moved-$v.txt" "$EXP/sym-$v"
+	run "lssym$v" ls -l "$U/sym-$v$Q"
+	[ "$RC" -eq 0 ] && grep -Eq "^l.* sym-$v -> dir/moved-$v\.txt$" "$WORK/lssym$v.out"
+	tap_ok $? "v$v: ls -l of a symbolic link shows its target (READLINK) (rc $RC)" ||
+		{ show_err "lssym$v"; tap_diag <"$WORK/lssym$v.out"; }
+	rm -f "$EXP/sym-$v" "$EXP/linked-$v.txt" "$EXP/dir/moved-$v.txt"
 
 	run "missing$v" cat "$U/no-such-file$Q"
 	[ "$RC" -ne 0 ] && grep -q "NOENT" "$WORK/missing$v-err.log"

@@ -8,7 +8,9 @@
 # NFS status (NFS3ERR_NOENT, NFS3ERR_EXIST, NFS3ERR_ISDIR, NFS3ERR_NOTEMPTY
 # is not reached: rm -r empties first) and exit statuses 1 and 2; ls,
 # stat, get, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 (?version=4.1),
-# compared with what NFSv3 showed, and nfsx bench refusing NFSv4.
+# compared with what NFSv3 showed, and nfsx bench refusing NFSv4; mv, ln,
+# chmod and symbolic links in ls -l and stat over NFSv3 and NFSv4.1,
+# checked against the inode numbers, links and modes on disk.
 # Needs root (nfsxd resolves handles with open_by_handle_at; the tool
 # binds a privileged port for the default "secure" export).
 #
@@ -229,6 +231,55 @@ run bench4 bench --eta=never rw=read bs=4k size=64k runtime=1 "$U/bench4?version
 	[ "$(stat -c %s "$EXP/bench4/nfsx.0.0" 2>/dev/null)" = 65536 ]
 tap_ok $? "nfsx bench over NFSv4.1 (the URL's version): runs, lays out its file (exit $RC)" ||
 	show_err bench4
+
+# --- mv, ln, chmod and symbolic links, over NFSv3 and over NFSv4.1 ---
+for v in 3 4.1; do
+	Q="?version=$v"
+	printf 'moved %s\n' "$v" >"$EXP/mv$v.txt"
+	ino=$(stat -c %i "$EXP/mv$v.txt")
+	run mv$v mv "$U/mv$v.txt$Q" "$U/d1/mvd$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ ! -e "$EXP/mv$v.txt" ] && [ "$(stat -c %i "$EXP/d1/mvd$v.txt")" = "$ino" ]
+	tap_ok $? "mv over NFSv$v: the same inode under its new name" || show_err mv$v
+	run mvin$v mv "$U/d1/mvd$v.txt$Q" "$U$Q"
+	[ "$RC" -eq 0 ] && [ ! -e "$EXP/d1/mvd$v.txt" ] && [ "$(stat -c %i "$EXP/mvd$v.txt")" = "$ino" ]
+	tap_ok $? "mv over NFSv$v into a directory keeps the name" || show_err mvin$v
+	run mvnoent$v mv "$U/nope$v$Q" "$U/d1/x$Q"
+	[ "$RC" -eq 1 ] && err_has mvnoent$v NOENT
+	tap_ok $? "mv over NFSv$v of a missing name: exit 1, NOENT" || show_err mvnoent$v
+	run ln$v ln "$U/mvd$v.txt$Q" "$U/d1/ln$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ "$(stat -c %i "$EXP/d1/ln$v.txt")" = "$ino" ] &&
+		[ "$(stat -c %h "$EXP/mvd$v.txt")" = 2 ]
+	tap_ok $? "ln over NFSv$v: a second name of the same inode" || show_err ln$v
+	run lnex$v ln "$U/mvd$v.txt$Q" "$U/d1/ln$v.txt$Q"
+	[ "$RC" -eq 1 ] && err_has lnex$v EXIST
+	tap_ok $? "ln over NFSv$v onto an existing name: exit 1, EXIST" || show_err lnex$v
+	run chmod$v chmod 4750 "$U/mvd$v.txt$Q" "$U/d1/ln$v.txt$Q"
+	[ "$RC" -eq 0 ] && [ "$(stat -c %a "$EXP/mvd$v.txt")" = 4750 ]
+	tap_ok $? "chmod over NFSv$v sets the mode on disk" || show_err chmod$v
+	run chmodbad$v chmod 8 "$U/mvd$v.txt$Q"
+	[ "$RC" -eq 2 ] && [ "$(stat -c %a "$EXP/mvd$v.txt")" = 4750 ]
+	tap_ok $? "chmod of a mode that is not octal: exit 2, nothing changed" || show_err chmodbad$v
+	ln -s "mvd$v.txt" "$EXP/d1/sym$v"
+	run lssym$v ls -l "$U/d1/sym$v$Q"
+	[ "$RC" -eq 0 ] && grep -Eq "^l[rwx-]{9} .* sym$v -> mvd$v\.txt$" "$WORK/lssym$v.out"
+	tap_ok $? "ls -l over NFSv$v of a symbolic link shows its target" ||
+		{ show_err lssym$v; tap_diag <"$WORK/lssym$v.out"; }
+	run lsdir$v ls -l "$U/d1$Q"
+	[ "$RC" -eq 0 ] && grep -Eq "^l.* sym$v -> mvd$v\.txt$" "$WORK/lsdir$v.out" &&
+		grep -Eq "^-rwsr-x--- +2 .* ln$v\.txt$" "$WORK/lsdir$v.out"
+	tap_ok $? "ls -l over NFSv$v of a directory: the link's target, the new mode and links" ||
+		{ show_err lsdir$v; tap_diag <"$WORK/lsdir$v.out"; }
+	run statsym$v stat "$U/d1/sym$v$Q"
+	[ "$RC" -eq 0 ] && grep -q "File: .*sym$v.* -> mvd$v\.txt$" "$WORK/statsym$v.out" &&
+		grep -q "symbolic link" "$WORK/statsym$v.out"
+	tap_ok $? "stat over NFSv$v of a symbolic link names its target" || tap_diag <"$WORK/statsym$v.out"
+	rm -f "$EXP/d1/sym$v" "$EXP/d1/ln$v.txt" "$EXP/mvd$v.txt"
+done
+printf 'x\n' >"$EXP/mvx.txt"
+run mvx mv "$U/mvx.txt" "$U/mvy.txt?version=4.1"
+[ "$RC" -eq 1 ] && err_has mvx "not on the server" && [ -e "$EXP/mvx.txt" ]
+tap_ok $? "mv between NFSv3 and NFSv4.1 URLs is refused" || show_err mvx
+rm -f "$EXP/mvx.txt"
 
 # --- rm ---
 run rm rm "$U/big.bin"

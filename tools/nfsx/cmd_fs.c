@@ -80,6 +80,7 @@ struct ls_ent {
 	char *name;
 	bool has_attr;
 	struct nfsx_attr attr;
+	struct nfsx_fh fh;         /* len 0 when the listing gave none */
 };
 
 struct ls_list {
@@ -113,6 +114,7 @@ static int ls_collect(const struct nfsx_dirent *e, void *priv)
 	}
 	l->v[l->n].has_attr = e->has_attr;
 	l->v[l->n].attr = e->attr;
+	l->v[l->n].fh = e->fh;
 	l->n++;
 	return 0;
 }
@@ -122,7 +124,32 @@ static int ls_cmp(const void *a, const void *b)
 	return strcmp(((const struct ls_ent *)a)->name, ((const struct ls_ent *)b)->name);
 }
 
-static void ls_line(const char *name, const struct nfsx_attr *a, bool has_attr, bool lng)
+/*
+ * " -> TARGET" of a symbolic link (ls -l, stat), into @out; "" when @a is
+ * no link, " -> ?" when its target cannot be read. @fh may be empty: the
+ * link is then looked up as @name in @dir.
+ */
+static void link_suffix(struct nfsx_ctx *c, const struct nfsx_attr *a, const struct nfsx_fh *fh,
+			const struct nfsx_fh *dir, const char *name, char *out, size_t n)
+{
+	char target[4096];
+	struct nfsx_fh f;
+
+	out[0] = '\0';
+	if (a->type != NF3LNK)
+		return;
+	if (fh && fh->len)
+		f = *fh;
+	else if (!dir || nfsx_lookup(c, dir, name, &f, NULL) != 0)
+		f.len = 0;
+	if (f.len && nfsx_readlink(c, &f, target, sizeof(target)) == 0)
+		snprintf(out, n, " -> %s", target);
+	else
+		snprintf(out, n, " -> ?");
+}
+
+static void ls_line(const char *name, const struct nfsx_attr *a, bool has_attr, bool lng,
+		    const char *link)
 {
 	char mode[11], when[32];
 
@@ -140,8 +167,8 @@ static void ls_line(const char *name, const struct nfsx_attr *a, bool has_attr, 
 		printf("%s %4" PRIu32 " %5" PRIu32 " %5" PRIu32 " %5" PRIu32 ", %5" PRIu32 " %16s %s\n",
 		       mode, a->nlink, a->uid, a->gid, a->rdev_major, a->rdev_minor, when, name);
 	else
-		printf("%s %4" PRIu32 " %5" PRIu32 " %5" PRIu32 " %12" PRIu64 " %16s %s\n", mode,
-		       a->nlink, a->uid, a->gid, a->size, when, name);
+		printf("%s %4" PRIu32 " %5" PRIu32 " %5" PRIu32 " %12" PRIu64 " %16s %s%s\n", mode,
+		       a->nlink, a->uid, a->gid, a->size, when, name, link);
 }
 
 static int ls_one(const char *url, bool lng, bool all, bool header)
@@ -161,7 +188,10 @@ static int ls_one(const char *url, bool lng, bool all, bool header)
 		return nfs_fail(url, rc);
 	}
 	if (at.type != NF3DIR) {
-		ls_line(*t.rel ? base_name(t.rel) : url, &at, true, lng);
+		char link[4100];
+
+		link_suffix(t.ctx, &at, &fh, NULL, NULL, link, sizeof(link));
+		ls_line(*t.rel ? base_name(t.rel) : url, &at, true, lng, lng ? link : "");
 		target_close(&t);
 		return 0;
 	}
@@ -176,8 +206,14 @@ static int ls_one(const char *url, bool lng, bool all, bool header)
 		qsort(l.v, l.n, sizeof(*l.v), ls_cmp);
 		if (header)
 			printf("%s:\n", url);
-		for (size_t i = 0; i < l.n; i++)
-			ls_line(l.v[i].name, &l.v[i].attr, l.v[i].has_attr, lng);
+		for (size_t i = 0; i < l.n; i++) {
+			char link[4100] = "";
+
+			if (lng && l.v[i].has_attr)
+				link_suffix(t.ctx, &l.v[i].attr, &l.v[i].fh, &fh, l.v[i].name, link,
+					    sizeof(link));
+			ls_line(l.v[i].name, &l.v[i].attr, l.v[i].has_attr, lng, link);
+		}
 	}
 	for (size_t i = 0; i < l.n; i++)
 		free(l.v[i].name);
@@ -254,7 +290,11 @@ int cmd_stat(int argc, char **argv)
 			status = rc > status ? rc : status;
 			continue;
 		}
+		char link[4100];
+
 		rc = resolve(&t, t.rel, &fh, &a);
+		if (!rc)
+			link_suffix(t.ctx, &a, &fh, NULL, NULL, link, sizeof(link));
 		target_close(&t);
 		if (rc) {
 			status = nfs_fail(argv[i], rc);
@@ -264,7 +304,7 @@ int cmd_stat(int argc, char **argv)
 		time_string(a.atime_ns, at, sizeof(at), true);
 		time_string(a.mtime_ns, mt, sizeof(mt), true);
 		time_string(a.ctime_ns, ct, sizeof(ct), true);
-		printf("  File: %s\n", argv[i]);
+		printf("  File: %s%s\n", argv[i], link);
 		printf("  Size: %-15" PRIu64 " Used: %-12" PRIu64 " %s\n", a.size, a.used,
 		       type_name(a.type));
 		printf("Access: (%04o/%s)  Uid: %" PRIu32 "  Gid: %" PRIu32 "  Links: %" PRIu32 "\n",

@@ -12,5 +12,9 @@ int cmd_put(int argc, char **argv);
 int cmd_cp(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
+/* cmd_ns.c */
+int cmd_mv(int argc, char **argv);
+int cmd_ln(int argc, char **argv);
+int cmd_chmod(int argc, char **argv);
 
 #endif

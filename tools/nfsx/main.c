@@ -18,6 +18,9 @@ static const char usage[] =
 "  cp SRC DST              copy a file nfs->local, local->nfs or nfs->nfs\n"
 "  rm [-r] URL...          remove files; -r: directories and what they hold\n"
 "  mkdir [-p] URL...       make a directory; -p: with its parents, no error if it exists\n"
+"  mv URL URL              rename (into the second when it is a directory), one server\n"
+"  ln URL URL              a hard link: the second names the first's file too\n"
+"  chmod MODE URL...       set the permission bits (octal MODE)\n"
 "  bench [OPTION=V]... URL fio-like load generator and iozone -N-like latency mode\n"
 "                          (nfsx bench --help)\n"
 "  help, --help            this text;  --version  the version\n"
@@ -38,6 +41,7 @@ static const struct {
 } cmds[] = {
 	{ "ls", cmd_ls }, { "stat", cmd_stat }, { "cat", cmd_cat }, { "get", cmd_get },
 	{ "put", cmd_put }, { "cp", cmd_cp }, { "rm", cmd_rm }, { "mkdir", cmd_mkdir },
+	{ "mv", cmd_mv }, { "ln", cmd_ln }, { "chmod", cmd_chmod },
 	{ "bench", NULL },
 };
 
