@@ -31,6 +31,7 @@
  *   then talks garbage is backed off too.
  */
 #include "client/internal.h"
+#include "client/nfs4.h"
 
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -367,6 +368,9 @@ void nc_conn_fail(struct nc_conn *c, int err, bool proto)
 	c->backoff_n++;
 	schedule_reconnect(c);
 	c->ctx->dirty = true;
+	/* the NFSv4.1 back channel may have been this connection */
+	if (ch->id == NC_CH_NFS && c->ctx->v4)
+		nc4_cb_rebind(c->ctx);
 }
 
 /* Move the send position forward by @n bytes written at time @now. */

@@ -218,6 +218,41 @@ void nc4_cb_record(struct nc_conn *c, const uint8_t *rec, size_t len)
 	send_returns(ctx);
 }
 
+static void bound(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct nc4_session *s = ctx->v4;
+	const struct nfsx4_res *r = res;
+
+	(void)priv;
+	if (!s)
+		return;
+	s->binding = false;
+	if (!err && r->status == NFS4_OK && r->nops == 1 &&
+	    (r->ops[0].u.opbind_conn_to_session.u.bctsr_resok4.bctsr_dir & CDFS4_BACK)) {
+		s->back_chan = true;
+		s->rebinds++;
+	}
+	/* else a lost session is found by the next SEQUENCE, and a new one
+	 * has its back channel from CREATE_SESSION */
+}
+
+void nc4_cb_rebind(struct nfsx_ctx *ctx)
+{
+	struct nc4_session *s = ctx->v4;
+	struct nfs_argop4 op;
+
+	if (!s || !s->up || s->recovering || s->binding || ctx->dying)
+		return;
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_BIND_CONN_TO_SESSION;
+	op.u.opbind_conn_to_session.bctsa_sessid = s->sid;
+	op.u.opbind_conn_to_session.bctsa_dir = CDFC4_BACK_OR_BOTH;
+	op.u.opbind_conn_to_session.bctsa_use_conn_in_rdma_mode = false;
+	/* alone in its COMPOUND, no SEQUENCE (RFC 8881 18.34.3) */
+	if (nfsx4_compound(ctx, NC4_MINOR, &op, 1, bound, NULL) == 0)
+		s->binding = true;
+}
+
 static int x_status(const struct nfsx4_res *r, void *out)
 {
 	(void)out;
@@ -276,6 +311,7 @@ int nfsx4_cb_stats_get(const struct nfsx_ctx *c, struct nfsx4_cb_stats *st)
 	st->delegs_got = s->delegs_got;
 	st->delegs_returned = s->delegs_returned;
 	st->delegs_return_failed = s->delegs_return_failed;
+	st->rebinds = s->rebinds;
 	for (l = s->delegs.next; l != &s->delegs; l = l->next)
 		st->delegs_held++;
 	return 0;

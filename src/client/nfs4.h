@@ -61,10 +61,12 @@
  *   not held, NFS4ERR_BAD_STATEID (a recall that overtook its OPEN's
  *   reply too: the server sends it again). nfsx_ctx_free returns what
  *   is still held before DESTROY_SESSION. A new client id forgets them.
- * - Not done: BIND_CONN_TO_SESSION after a reconnect (the back channel
- *   stays on the connection that was lost, so recalls then fail until
- *   the server revokes), CB_RECALL_ANY, CB_GETATTR, referring call
- *   lists, and waiting for the caller's own writes before a return.
+ * - A connection of the NFS channel lost, or SEQUENCE saying
+ *   CB_PATH_DOWN(_SESSION): BIND_CONN_TO_SESSION (BACK_OR_BOTH), one at
+ *   a time, queued as any call, so an idle context reconnects at once
+ *   and recalls reach it again (nc4_cb_rebind).
+ * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists, and
+ *   waiting for the caller's own writes before a return.
  */
 #ifndef NFSX_CLIENT_NFS4_H
 #define NFSX_CLIENT_NFS4_H
@@ -127,6 +129,8 @@ struct nc4_session {
 	struct nc4_cb *cb;
 	struct nc_list delegs;       /* struct nc4_deleg */
 	uint64_t delegs_got, delegs_returned, delegs_return_failed;
+	bool binding;                /* a BIND_CONN_TO_SESSION in flight */
+	uint64_t rebinds;            /* back channels bound again */
 };
 
 /*
@@ -321,5 +325,14 @@ void nc4_deleg_clear(struct nc4_session *s);
 
 /* Give back what is held, waited for (nfsx_ctx_free, before DESTROY_SESSION). */
 void nc4_deleg_return_all(struct nfsx_ctx *ctx);
+
+/*
+ * nc4_cb_rebind - the back channel may be gone (a connection of the NFS
+ * channel failed, or SEQUENCE said CB_PATH_DOWN/CB_PATH_DOWN_SESSION):
+ * BIND_CONN_TO_SESSION for both directions, queued like any call, so
+ * that it reconnects and goes out on the new connection. One at a time;
+ * nothing while no session is up.
+ */
+void nc4_cb_rebind(struct nfsx_ctx *ctx);
 
 #endif

@@ -381,6 +381,9 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
  * delegation must have no writes of its own outstanding on that file
  * when another client may touch it. Delegations still held are returned
  * by nfsx_ctx_free. A caller may DELEGRETURN one itself (nfsx4_call).
+ * When a connection is lost (or SEQUENCE says the callback path is
+ * down) the library binds the back channel again with
+ * BIND_CONN_TO_SESSION, which reconnects at once even while idle.
  */
 struct nfsx4_cb_stats {
 	bool back_chan;              /* the server bound the back channel */
@@ -396,6 +399,7 @@ struct nfsx4_cb_stats {
 	uint64_t delegs_returned;    /* DELEGRETURN succeeded (recall or caller) */
 	uint64_t delegs_return_failed; /* DELEGRETURN refused or never sent */
 	uint32_t delegs_held;        /* held now, a return under way included */
+	uint64_t rebinds;            /* BIND_CONN_TO_SESSION after a connection was lost */
 };
 
 /*

@@ -224,6 +224,16 @@ static void deliver(struct nfsx_ctx *ctx, struct nc4_req *q, int err, struct nfs
 	q->cb(ctx, err, err ? NULL : res, q->priv);
 }
 
+/* SEQUENCE says the server cannot reach our back channel. */
+static bool cb_path_down(const struct nfsx4_res *r)
+{
+	const struct SEQUENCE4res *sr = &r->ops[0].u.opsequence;
+
+	return r->nops >= 1 && sr->sr_status == NFS4_OK &&
+	       (sr->u.sr_resok4.sr_status_flags &
+		(SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION));
+}
+
 static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct nc4_req *q = priv;
@@ -238,6 +248,8 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		err = nc4_check_reply(ctx, q->ops, q->args.nops, res, q->as);
 	if (!err && cur)
 		err = seq_result(cur, q, res);
+	if (!err && cur && cb_path_down(res))
+		nc4_cb_rebind(ctx);
 	if (s && (q->flags & NC4_RETRY) && retry(ctx, s, q, err, res)) {
 		nc4_dispatch(ctx);
 		return;

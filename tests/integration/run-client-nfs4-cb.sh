@@ -9,7 +9,7 @@
 # SIGTERM and leave no sanitizer report).
 #
 # Tree (BASE = $WORK/tree), exported rw,no_root_squash,insecure:
-#   rw/plain, rw/rdeleg, rw/wdeleg, rw/onfree: small files, 0666
+#   rw/plain, rw/rdeleg, rw/wdeleg, rw/onfree, rw/rebind: small files, 0666
 #
 # Usage: run-client-nfs4-cb.sh NFSXD TEST_CLIENT_NFS4_CB
 
@@ -21,7 +21,7 @@ TEST=$(realpath "${2:?usage: run-client-nfs4-cb.sh NFSXD TEST_CLIENT_NFS4_CB}")
 chmod 755 "$WORK"
 BASE=$WORK/tree
 mkdir -p "$BASE/rw" || exit 1
-for f in plain rdeleg wdeleg onfree; do
+for f in plain rdeleg wdeleg onfree rebind; do
 	printf '%s\n' "$f" >"$BASE/rw/$f"
 done
 chmod 755 "$BASE" "$BASE/rw"

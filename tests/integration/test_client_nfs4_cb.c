@@ -15,17 +15,21 @@
  * - the same for a write delegation (OPEN for reading and writing with
  *   WANT_WRITE_DELEG) recalled by B's OPEN for reading;
  * - a delegation still held when its context is freed is returned
- *   (B's OPEN for writing then needs no recall answer and no lease).
+ *   (B's OPEN for writing then needs no recall answer and no lease);
+ * - A's connection cut while A is idle: A reconnects and binds its back
+ *   channel again (BIND_CONN_TO_SESSION) on its own, so a recall then
+ *   reaches it and B's conflicting OPEN goes through as fast.
  *
  * Usage: test_client_nfs4_cb PORT BASE LOG
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "client/nfsx.h"
+#include "client/internal.h"
 #include "tap.h"
 
 static uint16_t port;
@@ -282,6 +286,44 @@ static void test_free_returns(struct nfsx_ctx *b)
 	close_sid(NULL, b, &fb, &o2.sid);
 }
 
+/* A's connection cut under it while A holds a delegation and is idle. */
+static void test_rebind(struct nfsx_ctx *b)
+{
+	struct nfsx_ctx *a = mk();
+	struct nfsx4_open_args oa, ob;
+	struct nfsx4_cb_stats st;
+	struct nfsx_fh fa, fb;
+	struct op o1, o2;
+	double t0, end;
+	bool done;
+
+	if (!a || !fh_of(a, "rebind", &fa) || !fh_of(b, "rebind", &fb)) {
+		ok(0, "context A3");
+		return;
+	}
+	done = open_async(a, &fa, OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG,
+			  &oa, &o1) == 0 && run(a, NULL, &o1, 10);
+	ok(done && o1.st == NFS4_OK && o1.deleg == OPEN_DELEGATE_READ,
+	   "A3 holds a read delegation (type %d)", o1.deleg);
+	shutdown(a->chan[NC_CH_NFS].conns[0].fd, SHUT_RDWR);
+	t0 = now_s();
+	for (end = t0 + 5; now_s() < end; nfsx_run_once(a, 10))
+		if (nfsx4_cb_stats_get(a, &st) == 0 && st.rebinds == 1)
+			break;
+	ok(st.rebinds == 1 && st.back_chan,
+	   "its connection cut, idle A3 reconnected and bound its back channel again in %.2f s",
+	   now_s() - t0);
+	t0 = now_s();
+	done = open_async(b, &fb, OPEN4_SHARE_ACCESS_WRITE, &ob, &o2) == 0 && run(a, b, &o2, 30);
+	nfsx4_cb_stats_get(a, &st);
+	ok(done && o2.st == NFS4_OK && o2.t_done - t0 < 5.0 && st.delegs_returned == 1,
+	   "a recall then reaches it: B's OPEN in %.2f s, status %d, %llu returned",
+	   o2.t_done - t0, o2.st, (unsigned long long)st.delegs_returned);
+	close_sid(a, b, &fb, &o2.sid);
+	close_sid(b, a, &fa, &o1.sid);
+	nfsx_ctx_free(a);
+}
+
 int main(int argc, char **argv)
 {
 	struct nfsx_ctx *a, *b;
@@ -307,6 +349,7 @@ int main(int argc, char **argv)
 	test_recall(a, b, "wdeleg", OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG,
 		    OPEN_DELEGATE_WRITE, OPEN4_SHARE_ACCESS_READ);
 	test_free_returns(b);
+	test_rebind(b);
 	nfsx_ctx_free(a);
 	nfsx_ctx_free(b);
 	return tap_done();

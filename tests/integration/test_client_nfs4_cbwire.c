@@ -12,6 +12,8 @@
  *   it); CB_RECALL of it: NFS4_OK, then DELEGRETURN of that stateid
  *   arrives on the fore channel after the recall's reply;
  * - a call of another program: PROG_UNAVAIL;
+ * - SEQUENCE saying CB_PATH_DOWN_SESSION: BIND_CONN_TO_SESSION for the
+ *   back channel, once;
  * - the client's own calls keep working meanwhile.
  */
 #include <arpa/inet.h>
@@ -52,6 +54,8 @@ static struct {
 	bool delegreturn_sid_ok;
 	uint32_t cb_program;
 	bool back_chan_asked;
+	bool path_down;            /* the next SEQUENCE says CB_PATH_DOWN_SESSION */
+	unsigned binds;            /* BIND_CONN_TO_SESSION for the back channel */
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static bool read_full(int fd, void *buf, size_t n)
@@ -128,8 +132,18 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			ok->sr_slotid = ops[i].u.opsequence.sa_slotid;
 			ok->sr_highest_slotid = 3;
 			ok->sr_target_highest_slotid = 3;
+			if (srv.path_down)
+				ok->sr_status_flags = SEQ4_STATUS_CB_PATH_DOWN_SESSION;
+			srv.path_down = false;
 			break;
 		}
+		case OP_BIND_CONN_TO_SESSION:
+			if (!memcmp(ops[i].u.opbind_conn_to_session.bctsa_sessid.val, SID, 16) &&
+			    ops[i].u.opbind_conn_to_session.bctsa_dir == CDFC4_BACK_OR_BOTH)
+				srv.binds++;
+			memcpy(r->u.opbind_conn_to_session.u.bctsr_resok4.bctsr_sessid.val, SID, 16);
+			r->u.opbind_conn_to_session.u.bctsr_resok4.bctsr_dir = CDFS4_BOTH;
+			break;
 		case OP_OPEN: {
 			struct OPEN4resok *ok = &r->u.opopen.u.resok4;
 
@@ -426,6 +440,22 @@ int main(void)
 	ok(i1 >= 0 && accept_stat(i1) == PROG_UNAVAIL, "another program: PROG_UNAVAIL");
 	i1 = cb_send(105, 0x40000000, 7, NULL, 0) ? reply_of(c, 105) : -1;
 	ok(i1 >= 0 && accept_stat(i1) == PROC_UNAVAIL, "procedure 7: PROC_UNAVAIL");
+
+	pthread_mutex_lock(&srv.lock);
+	srv.path_down = true;
+	pthread_mutex_unlock(&srv.lock);
+	memset(&oo, 0, sizeof(oo));
+	oa.share_access = OPEN4_SHARE_ACCESS_READ;
+	if (nfsx4_open(c, &oa, open_cb, &oo) == 0)
+		for (end = time(NULL) + 5; time(NULL) <= end; nfsx_run_once(c, 10))
+			if (oo.done && nfsx4_cb_stats_get(c, &st) == 0 && st.rebinds == 1)
+				break;
+	for (int k = 0; k < 20; k++)
+		nfsx_run_once(c, 10);
+	ok(oo.done && oo.deleg == OPEN_DELEGATE_NONE && srv.binds == 1 &&
+	   nfsx4_cb_stats_get(c, &st) == 0 && st.rebinds == 1,
+	   "SEQUENCE saying CB_PATH_DOWN_SESSION: one BIND_CONN_TO_SESSION for the back channel "
+	   "(%u), and an OPEN without a want asks for no delegation", srv.binds);
 
 	nfsx_ctx_free(c);
 	shutdown(srv.lfd, SHUT_RDWR);
