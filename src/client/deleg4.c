@@ -10,16 +10,18 @@
  *   before a CLAIM_FH OPEN, or a GETFH after it), else the recall's.
  * - CB_RECALL of a delegation held is answered NFS4_OK and the
  *   DELEGRETURN (PUTFH + DELEGRETURN, DELAY retried as every typed
- *   call) queued just after the reply: the server sees the answer
- *   first. libnfsx caches no data, so nothing is written back first:
- *   a caller that holds dirty data of its own under a write delegation
- *   must have written it before the recall can be answered (it is not
- *   told of the recall: the library returns the delegation at once).
+ *   call) queued just after the reply, or, while WRITEs of the file
+ *   (a PUTFH of its handle, then WRITE) are queued or in flight in the
+ *   session, when the last of them ends: the server sees the answer
+ *   first, and the writes the caller had handed to the library before
+ *   the return. libnfsx caches no data: data the caller has not handed
+ *   over yet is its own to write before it may lose the delegation (it
+ *   is not told of the recall).
  * - A DELEGRETURN of the library's own owns its entry (it names the
  *   handle inside it) until its callback, even when the session goes
  *   (the entry is then unlinked and freed by the callback).
  */
-#include "client/nfs4.h"
+#include "client/session4_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -140,7 +142,29 @@ static void returned(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	free(d);
 }
 
-/* Queue the DELEGRETURN of every delegation recalled and not yet on its way. */
+/* Is a WRITE of @d's file (after a PUTFH of its handle) in a request of @list? */
+static bool writes_in(const struct nc_list *list, const struct nc4_deleg *d)
+{
+	const struct nc_list *l;
+	uint32_t i;
+
+	for (l = list->next; l != list; l = l->next) {
+		const struct nc4_req *q = nc_container_of(l, struct nc4_req, link);
+		const nfs_fh4 *fh = NULL;
+
+		for (i = 0; i < q->args.nops; i++) {
+			if (q->ops[i].argop == OP_PUTFH)
+				fh = &q->ops[i].u.opputfh.object;
+			else if (q->ops[i].argop == OP_WRITE && fh && fh->len == d->fh_len &&
+				 !memcmp(fh->data, d->fh, d->fh_len))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Queue the DELEGRETURN of every delegation recalled and not yet on its
+ * way whose file has no WRITE of ours pending. */
 static void send_returns(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
@@ -153,7 +177,8 @@ static void send_returns(struct nfsx_ctx *ctx)
 		nfs_fh4 fh;
 
 		next = l->next;
-		if (!d->recalled || d->returning)
+		if (!d->recalled || d->returning || writes_in(&s->sentq, d) ||
+		    writes_in(&s->waitq, d) || writes_in(&s->delayq, d))
 			continue;
 		if (nc4_call_begin(ctx, 2, &q, &ops) < 0) {
 			/* no session: the server revokes it in time */
@@ -176,6 +201,11 @@ static void send_returns(struct nfsx_ctx *ctx)
 			free(d);
 		}
 	}
+}
+
+void nc4_deleg_kick(struct nfsx_ctx *ctx)
+{
+	send_returns(ctx);
 }
 
 static enum nfsstat4 on_recall(void *priv, const struct CB_RECALL4args *a)

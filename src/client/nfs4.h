@@ -57,16 +57,17 @@
  *   a WANT_*_DELEG bit of the caller's. Whatever sends an OPEN, a
  *   delegation in its result is kept in the session's list by stateid
  *   (nc4_check_reply -> nc4_deleg_note); CB_RECALL of one held answers
- *   NFS4_OK and queues PUTFH + DELEGRETURN just after the reply; of one
- *   not held, NFS4ERR_BAD_STATEID (a recall that overtook its OPEN's
+ *   NFS4_OK and queues PUTFH + DELEGRETURN just after the reply, or
+ *   when the last WRITE of the file queued or in flight in the session
+ *   ends (sentq holds the requests in flight); of one not held,
+ *   NFS4ERR_BAD_STATEID (a recall that overtook its OPEN's
  *   reply too: the server sends it again). nfsx_ctx_free returns what
  *   is still held before DESTROY_SESSION. A new client id forgets them.
  * - A connection of the NFS channel lost, or SEQUENCE saying
  *   CB_PATH_DOWN(_SESSION): BIND_CONN_TO_SESSION (BACK_OR_BOTH), one at
  *   a time, queued as any call, so an idle context reconnects at once
  *   and recalls reach it again (nc4_cb_rebind).
- * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists, and
- *   waiting for the caller's own writes before a return.
+ * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists.
  */
 #ifndef NFSX_CLIENT_NFS4_H
 #define NFSX_CLIENT_NFS4_H
@@ -111,6 +112,7 @@ struct nc4_session {
 	struct nc_list waitq;        /* nc4_req waiting for a slot */
 	struct nc_list delayq;       /* nc4_req waiting to be resent after DELAY */
 	struct nc_list freeq;        /* nc4_req to reuse: none allocated per call */
+	struct nc_list sentq;        /* nc4_req sent, until their reply */
 	bool recovering;             /* an asynchronous recovery is under way */
 	bool rec_fresh;              /* it asked for a new client id */
 	int rec_step;                /* its step waiting for rec_due (DELAY) */
@@ -334,5 +336,9 @@ void nc4_deleg_return_all(struct nfsx_ctx *ctx);
  * nothing while no session is up.
  */
 void nc4_cb_rebind(struct nfsx_ctx *ctx);
+
+/* A COMPOUND of the session ended: DELEGRETURNs that waited for the
+ * context's WRITEs of their file go now. */
+void nc4_deleg_kick(struct nfsx_ctx *ctx);
 
 #endif

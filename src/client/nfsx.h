@@ -377,9 +377,10 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
  * the caller sees) is tracked by the library by its stateid: a recall
  * is answered NFS4_OK and the delegation returned (DELEGRETURN) at once;
  * a recall of a stateid the library does not hold is answered
- * NFS4ERR_BAD_STATEID. libnfsx caches no data: a caller holding a write
- * delegation must have no writes of its own outstanding on that file
- * when another client may touch it. Delegations still held are returned
+ * NFS4ERR_BAD_STATEID. The DELEGRETURN waits for the WRITEs of that file
+ * the caller has handed to the library (queued or in flight); libnfsx
+ * caches no data, so data not handed over yet is the caller's to write
+ * first (it is not told of the recall). Delegations still held are returned
  * by nfsx_ctx_free. A caller may DELEGRETURN one itself (nfsx4_call).
  * When a connection is lost (or SEQUENCE says the callback path is
  * down) the library binds the back channel again with

@@ -179,6 +179,7 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		nc_list_init(&s->waitq);
 		nc_list_init(&s->delayq);
 		nc_list_init(&s->freeq);
+		nc_list_init(&s->sentq);
 		nc_list_init(&s->delegs);
 		s->cb = calloc(1, sizeof(*s->cb));
 		if (!s->cb) {
@@ -287,6 +288,9 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	s->recovering = false;
 	nc4_fail_waiting(ctx, &s->waitq, -ECANCELED);
 	nc4_fail_waiting(ctx, &s->delayq, -ECANCELED);
+	/* their replies (or -ECANCELED) come after the session is gone */
+	while (!nc_list_empty(&s->sentq))
+		nc_list_del(s->sentq.next);
 	while (!nc_list_empty(&s->freeq)) {
 		struct nc4_req *q = nc_container_of(s->freeq.next, struct nc4_req, link);
 

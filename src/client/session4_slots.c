@@ -104,6 +104,8 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	r = nfsx_call(ctx, q->as ? q->as : &nfsx_nfs4_compound, &q->args, req_done, q);
 	if (r < 0)
 		s->slots[slot].busy = false;
+	else
+		nc_list_add_tail(&s->sentq, &q->link);
 	return r;
 }
 
@@ -239,6 +241,7 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	struct nc4_req *q = priv;
 	struct nc4_session *s = ctx->v4, *cur = s;
 
+	nc_list_del(&q->link); /* off sentq */
 	/* A reply from a session replaced since frees no slot of this one. */
 	if (cur && q->gen != cur->gen)
 		cur = NULL;
@@ -258,6 +261,8 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	nc4_req_put(ctx, q);
 	if (ctx->v4)
 		nc4_dispatch(ctx);
+	if (ctx->v4 && !nc_list_empty(&ctx->v4->delegs))
+		nc4_deleg_kick(ctx);
 }
 
 int nc4_call_begin(struct nfsx_ctx *c, uint32_t nops, struct nc4_req **qp,

@@ -11,6 +11,9 @@
  * - an OPEN asking for a read delegation gets one (the server grants
  *   it); CB_RECALL of it: NFS4_OK, then DELEGRETURN of that stateid
  *   arrives on the fore channel after the recall's reply;
+ * - a recall while a WRITE of the file is in flight (the server holds
+ *   its reply): NFS4_OK at once, the DELEGRETURN only after the WRITE's
+ *   reply;
  * - a call of another program: PROG_UNAVAIL;
  * - SEQUENCE saying CB_PATH_DOWN_SESSION: BIND_CONN_TO_SESSION for the
  *   back channel, once;
@@ -55,6 +58,10 @@ static struct {
 	uint32_t cb_program;
 	bool back_chan_asked;
 	bool path_down;            /* the next SEQUENCE says CB_PATH_DOWN_SESSION */
+	bool hold_writes;          /* keep the reply to a WRITE until released */
+	size_t held_len;
+	uint8_t held[4096];
+	unsigned writes;
 	unsigned binds;            /* BIND_CONN_TO_SESSION for the back channel */
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
@@ -158,6 +165,11 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			}
 			break;
 		}
+		case OP_WRITE:
+			srv.writes++;
+			r->u.opwrite.u.resok4.count = ops[i].u.opwrite.data.len;
+			r->u.opwrite.u.resok4.committed = FILE_SYNC4;
+			break;
 		case OP_DELEGRETURN:
 			srv.delegreturns++;
 			srv.delegreturn_event = srv.events;
@@ -240,6 +252,15 @@ static void *serve(void *arg)
 		for (i = 0; i < h.nops; i++)
 			xdr_enc_nfs_resop4(&e, &res[i]);
 		xdr__put32(out, 0x80000000u | (uint32_t)xdr_enc_len(&e));
+		pthread_mutex_lock(&srv.lock);
+		if (srv.hold_writes && h.nops == 3 && ops[2].argop == OP_WRITE &&
+		    4 + xdr_enc_len(&e) <= sizeof(srv.held)) {
+			srv.held_len = 4 + xdr_enc_len(&e);
+			memcpy(srv.held, out, srv.held_len);
+			pthread_mutex_unlock(&srv.lock);
+			continue;
+		}
+		pthread_mutex_unlock(&srv.lock);
 		if (!write_rec(out, 4 + xdr_enc_len(&e)))
 			break;
 	}
@@ -352,6 +373,82 @@ static void open_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		o->deleg = r->u.resok4.delegation.delegation_type;
 }
 
+static void write_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	int *done = priv;
+
+	(void)ctx;
+	(void)res;
+	*done = err ? -1 : 1;
+}
+
+static unsigned delegreturns(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&srv.lock);
+	n = srv.delegreturns;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
+static size_t held_len(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&srv.lock);
+	n = srv.held_len;
+	pthread_mutex_unlock(&srv.lock);
+	return n;
+}
+
+/* A recall while a WRITE of the file is in flight. */
+static void test_write_then_return(struct nfsx_ctx *c)
+{
+	static const uint8_t data[] = "data";
+	struct nfs_cb_argop4 ops[2];
+	struct nfsx4_open_args oa;
+	struct nfsx4_write_args wa;
+	struct open_out oo = { 0 };
+	unsigned n0 = delegreturns();
+	int i, wdone = 0, k;
+	time_t end;
+
+	memset(&oa, 0, sizeof(oa));
+	oa.fh.data = (const uint8_t *)"\1\2\3\4";
+	oa.fh.len = 4;
+	oa.share_access = OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG;
+	if (nfsx4_open(c, &oa, open_cb, &oo) == 0)
+		for (end = time(NULL) + 5; !oo.done && time(NULL) <= end;)
+			nfsx_run_once(c, 10);
+	pthread_mutex_lock(&srv.lock);
+	srv.hold_writes = true;
+	pthread_mutex_unlock(&srv.lock);
+	memset(&wa, 0, sizeof(wa));
+	wa.fh = oa.fh;
+	wa.args.stable = FILE_SYNC4;
+	wa.args.data.data = data;
+	wa.args.data.len = 4;
+	ok(oo.deleg == OPEN_DELEGATE_READ && nfsx4_write(c, &wa, write_cb, &wdone) == 0,
+	   "a delegation again, and a WRITE of its file sent");
+	for (k = 0; k < 50 && !held_len(); k++)
+		nfsx_run_once(c, 10);
+	seq_recall(ops, 3, &DSID);
+	i = cb_send(106, 0x40000000, CB_COMPOUND, ops, 2) ? reply_of(c, 106) : -1;
+	for (k = 0; k < 30; k++)
+		nfsx_run_once(c, 10);
+	ok(held_len() && i >= 0 && cb_status(i) == NFS4_OK && delegreturns() == n0 && !wdone,
+	   "recalled while the WRITE is in flight: NFS4_OK at once, no DELEGRETURN yet");
+	pthread_mutex_lock(&srv.lock);
+	srv.hold_writes = false;
+	pthread_mutex_unlock(&srv.lock);
+	write_rec(srv.held, srv.held_len);
+	for (end = time(NULL) + 5; time(NULL) <= end && delegreturns() == n0;)
+		nfsx_run_once(c, 10);
+	ok(wdone == 1 && delegreturns() == n0 + 1,
+	   "the WRITE's reply, then the DELEGRETURN");
+}
+
 int main(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -440,6 +537,8 @@ int main(void)
 	ok(i1 >= 0 && accept_stat(i1) == PROG_UNAVAIL, "another program: PROG_UNAVAIL");
 	i1 = cb_send(105, 0x40000000, 7, NULL, 0) ? reply_of(c, 105) : -1;
 	ok(i1 >= 0 && accept_stat(i1) == PROC_UNAVAIL, "procedure 7: PROC_UNAVAIL");
+
+	test_write_then_return(c);
 
 	pthread_mutex_lock(&srv.lock);
 	srv.path_down = true;
