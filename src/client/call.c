@@ -407,6 +407,11 @@ void nc_handle_record(struct nc_conn *c, uint8_t *rec, size_t len, uint64_t now)
 	struct xdr_dec d;
 	int err;
 
+	/* A call of the server's (msg_type CALL): the NFSv4.1 back channel. */
+	if (len >= 8 && xdr__get32(rec + 4) == 0) {
+		nc4_cb_record(c, rec, len);
+		return;
+	}
 	xdr_dec_init(&d, rec, len, NULL);
 	/* Only the connection the call went out on may answer it: a reply on
 	 * another (nconnect) connection, or to a call not sent yet, is stray. */

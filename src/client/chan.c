@@ -73,7 +73,7 @@ void nc_pump(struct nfsx_ctx *ctx)
 
 			/* Blocked connections are flushed by their EPOLLOUT event. */
 			if (c->state == NC_UP && !(c->events & EPOLLOUT) &&
-			    (c->rem || !nc_list_empty(&c->sendq)))
+			    (c->rem || !nc_list_empty(&c->sendq) || !nc_list_empty(&c->oob)))
 				nc_conn_flush(c);
 		}
 	}

@@ -19,6 +19,11 @@
  *   server) gathers fragments in place and refuses a marker beyond
  *   max_reply before anything of that size exists. Replies are decoded
  *   where they lie: READ data reaches the callback as a view into it.
+ * - Replies of ours to the server's calls (the NFSv4.1 back channel) wait
+ *   in their own list and become the "unsent tail" above when the stream
+ *   is at a record boundary (nothing of the head call written): no
+ *   record is ever cut. While one waits, a partly written head call is
+ *   finished alone first, so a busy send list cannot hold it back.
  * - Failure: calls on the connection go back to the front of the
  *   transmit queue with their xids (replay). The first reconnect is
  *   immediate, then 100 ms doubling up to max_backoff_ms; the count
@@ -26,6 +31,7 @@
  *   then talks garbage is backed off too.
  */
 #include "client/internal.h"
+#include "client/nfs4.h"
 
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -43,6 +49,13 @@
 
 static const uint8_t zeros[4];
 
+/* A reply of ours to a call of the server's, waiting to be sent. */
+struct nc_oob {
+	struct nc_list link;
+	uint8_t *buf;
+	size_t len;
+};
+
 int nc_conn_init(struct nc_conn *c, struct nfsx_ctx *ctx, struct nc_chan *ch,
 		 unsigned idx, unsigned slots)
 {
@@ -54,6 +67,7 @@ int nc_conn_init(struct nc_conn *c, struct nfsx_ctx *ctx, struct nc_chan *ch,
 	c->fd = -1;
 	nc_list_init(&c->sendq);
 	nc_list_init(&c->inflight);
+	nc_list_init(&c->oob);
 	rpc_record_init(&c->rec, ctx->o.max_reply);
 	return nc_slots_init(&c->slots, slots);
 }
@@ -73,6 +87,43 @@ static void close_socket(struct nc_conn *c)
 	c->rlen = c->rcap = 0;
 	rpc_record_init(&c->rec, c->ctx->o.max_reply);
 	c->broken = false;
+	while (!nc_list_empty(&c->oob)) {
+		struct nc_oob *o = nc_container_of(c->oob.next, struct nc_oob, link);
+
+		nc_list_del(&o->link);
+		free(o->buf);
+		free(o);
+	}
+}
+
+void nc_conn_send_raw(struct nc_conn *c, uint8_t *buf, size_t len)
+{
+	struct nc_oob *o = malloc(sizeof(*o));
+
+	if (!o || c->state != NC_UP) {
+		free(o);
+		free(buf);
+		return;
+	}
+	o->buf = buf;
+	o->len = len;
+	nc_list_add_tail(&c->oob, &o->link);
+	c->ctx->dirty = true;
+}
+
+/* At a record boundary, the next reply of ours becomes the tail to send. */
+static void take_oob(struct nc_conn *c)
+{
+	struct nc_oob *o;
+
+	if (c->rem || c->send_off || nc_list_empty(&c->oob))
+		return;
+	o = nc_container_of(c->oob.next, struct nc_oob, link);
+	nc_list_del(&o->link);
+	c->rem = o->buf;
+	c->rem_len = o->len;
+	c->rem_off = 0;
+	free(o);
 }
 
 void nc_conn_fini(struct nc_conn *c)
@@ -317,6 +368,9 @@ void nc_conn_fail(struct nc_conn *c, int err, bool proto)
 	c->backoff_n++;
 	schedule_reconnect(c);
 	c->ctx->dirty = true;
+	/* the NFSv4.1 back channel may have been this connection */
+	if (ch->id == NC_CH_NFS && c->ctx->v4)
+		nc4_cb_rebind(c->ctx);
 }
 
 /* Move the send position forward by @n bytes written at time @now. */
@@ -386,13 +440,16 @@ void nc_conn_flush(struct nc_conn *c)
 {
 	struct iovec iov[NC_SEND_IOV];
 
-	while (c->state == NC_UP && !c->broken && (c->rem || !nc_list_empty(&c->sendq))) {
+	while (c->state == NC_UP && !c->broken &&
+	       (c->rem || !nc_list_empty(&c->sendq) || !nc_list_empty(&c->oob))) {
 		struct msghdr msg = { .msg_iov = iov };
-		size_t total = 0, skip = c->send_off;
+		size_t total = 0, skip;
 		struct nc_list *l;
 		int n = 0;
 		ssize_t w;
 
+		take_oob(c);
+		skip = c->send_off;
 		if (c->rem) {
 			iov[n].iov_base = c->rem + c->rem_off;
 			iov[n].iov_len = c->rem_len - c->rem_off;
@@ -402,6 +459,9 @@ void nc_conn_flush(struct nc_conn *c)
 			if (n > (int)NC_SEND_IOV - 3 || total >= NC_SEND_BYTES)
 				break;
 			total += add_iov(iov, &n, nc_container_of(l, struct nc_call, link), skip);
+			/* a partly written head alone, when a reply waits behind it */
+			if (skip && !nc_list_empty(&c->oob))
+				break;
 			skip = 0;
 		}
 		msg.msg_iovlen = (size_t)n;

@@ -121,6 +121,7 @@ struct nc_conn {
 	uint64_t nconnects;          /* successful connects */
 	uint64_t nattempts;          /* connects started */
 	bool broken;                 /* fail at the next safe point (ENOMEM) */
+	struct nc_list oob;          /* nc_oob: replies to the server's calls */
 };
 
 enum nc_chan_state { NC_CH_NOPORT = 0, NC_CH_RESOLVING, NC_CH_READY };
@@ -212,6 +213,13 @@ void nc_conn_detach(struct nc_conn *c, struct nc_call *call);
 void nc_conn_retransmit(struct nc_conn *c, struct nc_call *call);
 void nc_conn_timer(struct nc_conn *c, uint64_t now);
 void nc_conn_feed(struct nc_conn *c, const uint8_t *data, size_t len, uint64_t now);
+/*
+ * nc_conn_send_raw - send @len bytes at @buf (a whole record, marker
+ * included; malloc'd, freed by the connection) on @c at the next record
+ * boundary of its stream: a reply to a call of the server's (the NFSv4.1
+ * back channel). Dropped if the connection fails first.
+ */
+void nc_conn_send_raw(struct nc_conn *c, uint8_t *buf, size_t len);
 
 /* chan.c, rpcb.c */
 extern const struct nfsx_proc nc_pmap_getport;

@@ -161,6 +161,7 @@ int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 		    (st = nc_stats_for(&ctx->stats, &nfsx_nfs4_ops[op])) != NULL)
 			st->ops++;
 	}
+	nc4_deleg_note(ctx, ops, nops, r);
 	return 0;
 }
 

@@ -46,9 +46,30 @@
  * - Lease: renewed while idle by a SEQUENCE alone, a third of the lease
  *   (the root's lease_time, read after CREATE_SESSION) after the last
  *   SEQUENCE that succeeded.
- * - No back channel: CREATE_SESSION asks for none (no
- *   CREATE_SESSION4_FLAG_CONN_BACK_CHAN), so the server grants no
- *   delegations and sends no callbacks; OPENs ask for no delegation.
+ * - Back channel on the fore connection: CREATE_SESSION asks for it
+ *   (CREATE_SESSION4_FLAG_CONN_BACK_CHAN, program NC4_CB_PROG, AUTH_SYS
+ *   as the context's calls, NC4_CB_SLOTS slots sized for CB_SEQUENCE +
+ *   CB_RECALL), so the server's calls arrive among the replies on the
+ *   connection that carried CREATE_SESSION. The receive path hands a
+ *   record whose msg_type is CALL to nc4_cb_record (deleg4.c), which
+ *   answers it with nc4_cb_serve (cb4.c, no I/O: decode, slot table
+ *   with a reply cached per slot, encode) and queues the reply on that
+ *   connection at the next record boundary (nc_conn_send_raw).
+ * - Delegations: an OPEN asks for none unless its share_access carries
+ *   a WANT_*_DELEG bit of the caller's. Whatever sends an OPEN, a
+ *   delegation in its result is kept in the session's list by stateid
+ *   (nc4_check_reply -> nc4_deleg_note); CB_RECALL of one held answers
+ *   NFS4_OK and queues PUTFH + DELEGRETURN just after the reply, or
+ *   when the last WRITE of the file queued or in flight in the session
+ *   ends (sentq holds the requests in flight); of one not held,
+ *   NFS4ERR_BAD_STATEID (a recall that overtook its OPEN's
+ *   reply too: the server sends it again). nfsx_ctx_free returns what
+ *   is still held before DESTROY_SESSION. A new client id forgets them.
+ * - A connection of the NFS channel lost, or SEQUENCE saying
+ *   CB_PATH_DOWN(_SESSION): BIND_CONN_TO_SESSION (BACK_OR_BOTH), one at
+ *   a time, queued as any call, so an idle context reconnects at once
+ *   and recalls reach it again (nc4_cb_rebind).
+ * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists.
  */
 #ifndef NFSX_CLIENT_NFS4_H
 #define NFSX_CLIENT_NFS4_H
@@ -93,6 +114,7 @@ struct nc4_session {
 	struct nc_list waitq;        /* nc4_req waiting for a slot */
 	struct nc_list delayq;       /* nc4_req waiting to be resent after DELAY */
 	struct nc_list freeq;        /* nc4_req to reuse: none allocated per call */
+	struct nc_list sentq;        /* nc4_req sent, until their reply */
 	bool recovering;             /* an asynchronous recovery is under way */
 	bool rec_fresh;              /* it asked for a new client id */
 	int rec_step;                /* its step waiting for rec_due (DELAY) */
@@ -106,6 +128,14 @@ struct nc4_session {
 	uint32_t lease_s;            /* the server's lease_time (90 until known) */
 	uint64_t renewed;            /* when the last successful SEQUENCE was sent */
 	bool renewing;               /* a SEQUENCE of lease renewal in flight */
+	/* the back channel and delegations (cb4.c, deleg4.c) */
+	bool back_chan;              /* CREATE_SESSION bound the back channel */
+	struct callback_sec_parms4 cb_sec; /* AUTH_SYS as the context's calls */
+	struct nc4_cb *cb;
+	struct nc_list delegs;       /* struct nc4_deleg */
+	uint64_t delegs_got, delegs_returned, delegs_return_failed;
+	bool binding;                /* a BIND_CONN_TO_SESSION in flight */
+	uint64_t rebinds;            /* back channels bound again */
 };
 
 /*
@@ -208,5 +238,110 @@ static inline enum nfsstat4 nc4_op_status(const struct nfs_resop4 *r)
 {
 	return r->u.opillegal.status;
 }
+
+/* ---- the back channel (cb4.c) and delegations (deleg4.c) ---- */
+
+#define NC4_CB_PROG 0x40000000u   /* csa_cb_program: NFS4_CALLBACK */
+#define NC4_CB_VERS 1u            /* the callback version of NFSv4.1 */
+#define NC4_CB_SLOTS 4u           /* back channel slots asked (ca_maxrequests) */
+#define NC4_CB_MAXREQ 4096u       /* back channel request bytes asked */
+#define NC4_CB_MAXRESP 1024u      /* back channel reply bytes asked (all cached) */
+#define NC4_CB_MAXOPS 8u          /* operations of a CB_COMPOUND asked */
+/* The decode arena of one CB_COMPOUND: its largest request, 8 times. */
+#define NC4_CB_ARENA (8u * NC4_CB_MAXREQ)
+
+/* A back channel slot: the last sequence id done and its reply, kept
+ * for a retry of it (RFC 8881 2.10.6.1, 20.9.3). */
+struct nc4_cb_slot {
+	uint32_t seq;
+	uint32_t cache_len;          /* 0: nothing done on the slot yet */
+	uint8_t cache[NC4_CB_MAXRESP]; /* the CB_COMPOUND4res bytes */
+};
+
+struct nc4_cb_counts {
+	uint64_t calls;              /* RPC calls received on the back channel */
+	uint64_t nulls;              /* CB_NULL answered */
+	uint64_t compounds;          /* CB_COMPOUND answered (replays included) */
+	uint64_t replays;            /* CB_SEQUENCE retries answered from the cache */
+	uint64_t rpc_errors;         /* answered with an RPC-level error */
+	uint64_t dropped;            /* not answered (undecodable header) */
+	uint64_t recalls;            /* CB_RECALL of a delegation held: NFS4_OK */
+	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+};
+
+/* The back channel of a session: what answering a call needs. */
+struct nc4_cb {
+	sessionid4 sid;              /* the session's (CB_SEQUENCE must name it) */
+	struct nc4_cb_slot slots[NC4_CB_SLOTS];
+	struct nc4_cb_counts n;
+	uint8_t arena[NC4_CB_ARENA];
+};
+
+/*
+ * What CB_RECALL does with the stateid and handle of a recall: the
+ * status of the recall's result (NFS4_OK for a delegation held, which is
+ * then returned after the reply; NFS4ERR_BAD_STATEID for one unknown).
+ */
+typedef enum nfsstat4 (*nc4_cb_recall_fn)(void *priv, const struct CB_RECALL4args *a);
+
+/*
+ * nc4_cb_serve - answer the RPC call record @rec (@len bytes, no
+ * marker) of the back channel: CB_NULL, CB_COMPOUND of CB_SEQUENCE and
+ * CB_RECALL; other operations NFS4ERR_NOTSUPP, unknown ones
+ * NFS4ERR_OP_ILLEGAL; another program PROG_UNAVAIL, version
+ * PROG_MISMATCH, procedure PROC_UNAVAIL. The reply (record marker
+ * included) goes to @out, of at least NC4_CB_OUT_MAX bytes.
+ * Return values: the reply's length, or 0 when the record gets none
+ * (too short for a call header, or not a call).
+ */
+#define NC4_CB_OUT_MAX (NC4_CB_MAXRESP + 64u)
+size_t nc4_cb_serve(struct nc4_cb *cb, const uint8_t *rec, size_t len, uint8_t *out,
+		    nc4_cb_recall_fn recall, void *priv);
+
+/* A new session (@sid): every back channel slot from scratch. */
+void nc4_cb_reset(struct nc4_cb *cb, const sessionid4 *sid);
+
+/* A delegation the context holds. */
+struct nc4_deleg {
+	struct nc_list link;
+	struct stateid4 sid;
+	bool write;
+	bool recalled;               /* recalled: DELEGRETURN due */
+	bool returning;              /* our DELEGRETURN sent: its callback frees this */
+	uint32_t fh_len;             /* 0: handle unknown until a recall names it */
+	uint8_t fh[NFS4_FHSIZE];
+};
+
+/*
+ * nc4_cb_record - a call that came on connection @c of the context
+ * (transport, call.c): answered on @c, then what a recall asks done.
+ */
+void nc4_cb_record(struct nc_conn *c, const uint8_t *rec, size_t len);
+
+/*
+ * nc4_deleg_note - a reply's results (as nc4_check_reply sees them):
+ * delegations granted by OPEN kept, those DELEGRETURN gave back dropped.
+ */
+void nc4_deleg_note(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
+		    const struct nfsx4_res *r);
+
+/* Forget every delegation (a new client id: the server has none). */
+void nc4_deleg_clear(struct nc4_session *s);
+
+/* Give back what is held, waited for (nfsx_ctx_free, before DESTROY_SESSION). */
+void nc4_deleg_return_all(struct nfsx_ctx *ctx);
+
+/*
+ * nc4_cb_rebind - the back channel may be gone (a connection of the NFS
+ * channel failed, or SEQUENCE said CB_PATH_DOWN/CB_PATH_DOWN_SESSION):
+ * BIND_CONN_TO_SESSION for both directions, queued like any call, so
+ * that it reconnects and goes out on the new connection. One at a time;
+ * nothing while no session is up.
+ */
+void nc4_cb_rebind(struct nfsx_ctx *ctx);
+
+/* A COMPOUND of the session ended: DELEGRETURNs that waited for the
+ * context's WRITEs of their file go now. */
+void nc4_deleg_kick(struct nfsx_ctx *ctx);
 
 #endif

@@ -343,7 +343,8 @@ struct nfsx4_getattr_args {
 	struct GETATTR4args args;
 };
 /*
- * OPEN of an existing file by handle (CLAIM_FH), no delegation wanted;
+ * OPEN of an existing file by handle (CLAIM_FH), no delegation wanted
+ * unless share_access carries a want (see nfsx4_cb_stats below);
  * close it with nfsx4_close. A context has one open-owner: two opens of
  * a file share one stateid, and one close ends both. Open state is not
  * reclaimed: after a session recovery that needed a new client id (the
@@ -363,6 +364,50 @@ int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_c
  * Return values: the client id, or 0 without a session.
  */
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
+
+/*
+ * The back channel and delegations. The session is made with a back
+ * channel on the connection that carries CREATE_SESSION; the library
+ * answers the server's calls on it itself, from nfsx_service: CB_NULL,
+ * and CB_COMPOUND of CB_SEQUENCE and CB_RECALL. An OPEN asks for a
+ * delegation only when its share_access carries a want
+ * (OPEN4_SHARE_ACCESS_WANT_READ_DELEG, _WANT_WRITE_DELEG or
+ * _WANT_ANY_DELEG; nfsx4_open, nfsx4_call); without one it asks for none
+ * (WANT_NO_DELEG). A delegation granted (OPEN4res's delegation, which
+ * the caller sees) is tracked by the library by its stateid: a recall
+ * is answered NFS4_OK and the delegation returned (DELEGRETURN) at once;
+ * a recall of a stateid the library does not hold is answered
+ * NFS4ERR_BAD_STATEID. The DELEGRETURN waits for the WRITEs of that file
+ * the caller has handed to the library (queued or in flight); libnfsx
+ * caches no data, so data not handed over yet is the caller's to write
+ * first (it is not told of the recall). Delegations still held are returned
+ * by nfsx_ctx_free. A caller may DELEGRETURN one itself (nfsx4_call).
+ * When a connection is lost (or SEQUENCE says the callback path is
+ * down) the library binds the back channel again with
+ * BIND_CONN_TO_SESSION, which reconnects at once even while idle.
+ */
+struct nfsx4_cb_stats {
+	bool back_chan;              /* the server bound the back channel */
+	uint64_t calls;              /* RPC calls received on it */
+	uint64_t nulls;              /* CB_NULL answered */
+	uint64_t compounds;          /* CB_COMPOUND answered, retries included */
+	uint64_t replays;            /* CB_SEQUENCE retries answered from the slot's cache */
+	uint64_t rpc_errors;         /* answered with an RPC-level error */
+	uint64_t dropped;            /* not answered: not a decodable call header */
+	uint64_t recalls;            /* CB_RECALL of a delegation held (NFS4_OK) */
+	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+	uint64_t delegs_got;         /* delegations granted to the context */
+	uint64_t delegs_returned;    /* DELEGRETURN succeeded (recall or caller) */
+	uint64_t delegs_return_failed; /* DELEGRETURN refused or never sent */
+	uint32_t delegs_held;        /* held now, a return under way included */
+	uint64_t rebinds;            /* BIND_CONN_TO_SESSION after a connection was lost */
+};
+
+/*
+ * nfsx4_cb_stats_get - the back channel's counters into @st.
+ * Return values: 0, or -ENOTCONN before the context had a session.
+ */
+int nfsx4_cb_stats_get(const struct nfsx_ctx *c, struct nfsx4_cb_stats *st);
 
 /* ------------------------------------------------------------------ */
 /* Synchronous, path-oriented API                                       */

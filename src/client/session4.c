@@ -24,6 +24,7 @@
 
 #include "client/attr4.h"
 #include "client/sync.h"
+#include "xdr/gen/rpc.h"
 
 #define CS_MAXOPS NFSX4_MAX_OPS
 
@@ -73,6 +74,7 @@ int nc4_x_create_session(const struct nfsx4_res *r, void *out)
 	if (f->ca_maxrequests == 0 || f->ca_maxoperations < 2)
 		return -EPROTO;
 	s->sid = ok->csr_sessionid;
+	s->back_chan = (ok->csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0;
 	s->nslots = f->ca_maxrequests;
 	s->maxops = f->ca_maxoperations;
 	s->maxreq = f->ca_maxrequestsize;
@@ -110,6 +112,10 @@ int nc4_session_install(struct nc4_session *s)
 	s->target = s->nslots;
 	s->renewed = nc_now();
 	s->renewing = false;
+	nc4_cb_reset(s->cb, &s->sid);
+	/* A new client id holds no delegation (none is reclaimed). */
+	if (s->rec_fresh)
+		nc4_deleg_clear(s);
 	return 0;
 }
 
@@ -140,6 +146,21 @@ static void read_lease(struct nfsx_ctx *ctx, struct nc4_session *s)
 	nc4_sync(ctx, ops, 2, x_lease, s);
 }
 
+/* The back channel's security: AUTH_SYS, the context's own identity
+ * (what a server's callbacks then carry; nothing of ours checks it). */
+static void cb_security(struct nfsx_ctx *ctx, struct nc4_session *s)
+{
+	struct authsys_parms4 *a = &s->cb_sec.u.cbsp_sys_cred;
+
+	s->cb_sec.cb_secflavor = AUTH_SYS;
+	a->machinename.data = (const uint8_t *)ctx->machine;
+	a->machinename.len = (uint32_t)strlen(ctx->machine);
+	a->uid = ctx->o.uid;
+	a->gid = ctx->o.gid;
+	a->gids.len = ctx->o.ngids;
+	a->gids.val = ctx->o.gids;
+}
+
 /*
  * The first session, or a new one after a recovery failed, is made by
  * the recovery's steps (one way to make a session), waited for here.
@@ -158,8 +179,16 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		nc_list_init(&s->waitq);
 		nc_list_init(&s->delayq);
 		nc_list_init(&s->freeq);
+		nc_list_init(&s->sentq);
+		nc_list_init(&s->delegs);
+		s->cb = calloc(1, sizeof(*s->cb));
+		if (!s->cb) {
+			free(s);
+			return -ENOMEM;
+		}
 		s->lease_s = 90;
 		make_owner(ctx, s);
+		cb_security(ctx, s);
 		ctx->v4 = s;
 	}
 	first = s->gen == 0;
@@ -195,15 +224,22 @@ void nc4_cs_op(const struct nfsx_ctx *ctx, const struct nc4_session *s, struct n
 	op->argop = OP_CREATE_SESSION;
 	op->u.opcreate_session.csa_clientid = s->clientid;
 	op->u.opcreate_session.csa_sequence = s->cs_seq;
-	/* No back channel yet: no CREATE_SESSION4_FLAG_CONN_BACK_CHAN. */
-	op->u.opcreate_session.csa_flags = 0;
+	/* The back channel on the connection that carries this: callbacks
+	 * come among the replies (cb4.c). */
+	op->u.opcreate_session.csa_flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	resp = NC4_IO_MAX + NC4_HEADROOM;
 	if (resp > ctx->o.max_reply)
 		resp = ctx->o.max_reply;
 	chan_attrs(&op->u.opcreate_session.csa_fore_chan_attrs, NC4_IO_MAX + NC4_HEADROOM, resp,
 		   ctx->o.slots);
-	chan_attrs(&op->u.opcreate_session.csa_back_chan_attrs, 4096, 4096, 1);
-	op->u.opcreate_session.csa_cb_program = 0x40000000;
+	chan_attrs(&op->u.opcreate_session.csa_back_chan_attrs, NC4_CB_MAXREQ, NC4_CB_MAXRESP,
+		   NC4_CB_SLOTS);
+	op->u.opcreate_session.csa_back_chan_attrs.ca_maxresponsesize_cached = NC4_CB_MAXRESP;
+	op->u.opcreate_session.csa_back_chan_attrs.ca_maxoperations = NC4_CB_MAXOPS;
+	op->u.opcreate_session.csa_cb_program = NC4_CB_PROG;
+	/* encoded, never written through */
+	op->u.opcreate_session.csa_sec_parms.len = 1;
+	op->u.opcreate_session.csa_sec_parms.val = (struct callback_sec_parms4 *)&s->cb_sec;
 }
 
 void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t access,
@@ -213,7 +249,9 @@ void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t 
 
 	memset(o, 0, sizeof(*o));
 	o->argop = OP_OPEN;
-	a->share_access = access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	/* Without a want of the caller's, no delegation (nfsx.h). */
+	a->share_access = access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK ?
+			  access : access | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
 	a->share_deny = deny;
 	/* The session's open-owner lives as long as the context. */
 	a->owner.owner.data = (const uint8_t *)s->open_owner;
@@ -235,6 +273,7 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	if (!s)
 		return;
 	if (s->up && !nc_sync_forbidden(ctx) && !ctx->dying) {
+		nc4_deleg_return_all(ctx);
 		/* DESTROY_SESSION may be alone in its COMPOUND (RFC 8881 18.37.3). */
 		memset(&op, 0, sizeof(op));
 		op.argop = OP_DESTROY_SESSION;
@@ -249,12 +288,17 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	s->recovering = false;
 	nc4_fail_waiting(ctx, &s->waitq, -ECANCELED);
 	nc4_fail_waiting(ctx, &s->delayq, -ECANCELED);
+	/* their replies (or -ECANCELED) come after the session is gone */
+	while (!nc_list_empty(&s->sentq))
+		nc_list_del(s->sentq.next);
 	while (!nc_list_empty(&s->freeq)) {
 		struct nc4_req *q = nc_container_of(s->freeq.next, struct nc4_req, link);
 
 		nc_list_del(&q->link);
 		free(q);
 	}
+	nc4_deleg_clear(s);
+	free(s->cb);
 	free(s->slots);
 	free(s);
 	ctx->v4 = NULL;

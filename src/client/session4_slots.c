@@ -104,6 +104,8 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	r = nfsx_call(ctx, q->as ? q->as : &nfsx_nfs4_compound, &q->args, req_done, q);
 	if (r < 0)
 		s->slots[slot].busy = false;
+	else
+		nc_list_add_tail(&s->sentq, &q->link);
 	return r;
 }
 
@@ -224,11 +226,22 @@ static void deliver(struct nfsx_ctx *ctx, struct nc4_req *q, int err, struct nfs
 	q->cb(ctx, err, err ? NULL : res, q->priv);
 }
 
+/* SEQUENCE says the server cannot reach our back channel. */
+static bool cb_path_down(const struct nfsx4_res *r)
+{
+	const struct SEQUENCE4res *sr = &r->ops[0].u.opsequence;
+
+	return r->nops >= 1 && sr->sr_status == NFS4_OK &&
+	       (sr->u.sr_resok4.sr_status_flags &
+		(SEQ4_STATUS_CB_PATH_DOWN | SEQ4_STATUS_CB_PATH_DOWN_SESSION));
+}
+
 static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct nc4_req *q = priv;
 	struct nc4_session *s = ctx->v4, *cur = s;
 
+	nc_list_del(&q->link); /* off sentq */
 	/* A reply from a session replaced since frees no slot of this one. */
 	if (cur && q->gen != cur->gen)
 		cur = NULL;
@@ -238,6 +251,8 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		err = nc4_check_reply(ctx, q->ops, q->args.nops, res, q->as);
 	if (!err && cur)
 		err = seq_result(cur, q, res);
+	if (!err && cur && cb_path_down(res))
+		nc4_cb_rebind(ctx);
 	if (s && (q->flags & NC4_RETRY) && retry(ctx, s, q, err, res)) {
 		nc4_dispatch(ctx);
 		return;
@@ -246,6 +261,8 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	nc4_req_put(ctx, q);
 	if (ctx->v4)
 		nc4_dispatch(ctx);
+	if (ctx->v4 && !nc_list_empty(&ctx->v4->delegs))
+		nc4_deleg_kick(ctx);
 }
 
 int nc4_call_begin(struct nfsx_ctx *c, uint32_t nops, struct nc4_req **qp,

@@ -215,3 +215,45 @@ for name, data in seeds4.items():
     with open(os.path.join(out4, name), "wb") as f:
         f.write(data)
 print("wrote %d seeds to %s" % (len(seeds4), out4))
+
+# ---- client-cb: back channel call records (no marker) -----------------
+outcb = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "client-cb")
+CB_PROG = 0x40000000
+CBSID = b"\x5e" * 16
+
+
+def cb_call(proc, body=b"", prog=CB_PROG, vers=1, flavor=1):
+    cred = u32(0, 0) + opaque(b"nfsxd") + u32(0, 0, 0) if flavor == 1 else b""
+    return u32(9, 0, 2, prog, vers, proc, flavor) + opaque(cred) + u32(0, 0) + body
+
+
+def cb_compound(ops, minor=1, tag=b"cb"):
+    return cb_call(1, opaque(tag) + u32(minor, 0, len(ops)) + b"".join(ops))
+
+
+def cb_seq(slot=0, seq=1):
+    return u32(11) + CBSID + u32(seq, slot, 0, 0, 0)
+
+
+def cb_recall(first=0xde):
+    return u32(4) + u32(1) + bytes([first]) + b"\1" * 11 + u32(0) + opaque(b"\7" * 32)
+
+
+seedscb = {
+    "null": cb_call(0),
+    "recall": cb_compound([cb_seq(), cb_recall()]),
+    "recall-unknown": cb_compound([cb_seq(1, 1), cb_recall(0x11)]),
+    "seq-only": cb_compound([cb_seq(2, 1)]),
+    "getattr": cb_compound([cb_seq(), u32(3) + opaque(b"\7" * 8) + u32(1, 1 << 4)]),
+    "illegal": cb_compound([cb_seq(), u32(10044)]),
+    "minor0": cb_compound([cb_seq()], minor=0),
+    "no-seq": cb_compound([cb_recall()]),
+    "referring": cb_compound([u32(11) + CBSID + u32(1, 3, 3, 0, 1) + CBSID + u32(1, 5, 0)]),
+    "prog": cb_call(0, prog=100003),
+    "gss": cb_call(1, flavor=6),
+}
+os.makedirs(outcb, exist_ok=True)
+for name, data in seedscb.items():
+    with open(os.path.join(outcb, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds to %s" % (len(seedscb), outcb))
