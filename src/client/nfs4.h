@@ -226,8 +226,8 @@ static inline void nc4_op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
 
 /*
  * nc4_op_open_fh - OPEN of an existing file by the current handle
- * (CLAIM_FH), with the context's open-owner, no delegation wanted;
- * owner.clientid is filled when the COMPOUND is sent (the client id of
+ * (CLAIM_FH), with the context's open-owner; no delegation wanted
+ * unless @access carries a WANT_*_DELEG bit; owner.clientid is filled when the COMPOUND is sent (the client id of
  * then). @s must be the context's session.
  */
 void nc4_op_open_fh(struct nfs_argop4 *o, const struct nc4_session *s, uint32_t access,
