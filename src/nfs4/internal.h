@@ -215,7 +215,8 @@ struct nfs4_sessions *nfs4_sessions_table(void);
 void nfs4_deleg_init(void);
 void nfs4_deleg_fini(void);
 /* Return values: is any delegation held or being recalled? (one relaxed
- * atomic load: the cheap question before a lookup for nfs4_deleg_break) */
+ * atomic load, for RENEW's CB_PATH_DOWN; a change asks vfs_leases_held
+ * after its vfs_change_mark instead, the order a racing grant relies on) */
 bool nfs4_delegs_held(void);
 /* Return values: is any write delegation held or being recalled? (one
  * relaxed atomic load: what a read asks before nfs4_deleg_break_read) */
@@ -226,7 +227,9 @@ bool nfs4_delegs_revoked(clientid4 clientid);
 /*
  * nfs4_deleg_break - file @f is about to change by @breaker (4.1: the
  * session's client; 4.0: the client the operation names; else 0): the
- * conflicting delegations are recalled (asynchronously).
+ * conflicting delegations are recalled (asynchronously). The caller has
+ * marked @f changing first (vfs_change_mark into c->changes, vfs/lease.h),
+ * so that a grant racing the change sees it.
  * Return values: NFS4_OK: go on; NFS4ERR_DELAY: change nothing, the
  * client tries again.
  */
