@@ -22,9 +22,11 @@
  *   of any size.
  * - The whole COMPOUND holds one exports snapshot, so a reload never
  *   changes the exports between two of its operations.
- * - Minor versions 0 and 1; 2 answers MINOR_VERS_MISMATCH with no
- *   result (RFC 8881 16.2.3).
- * - Minor version 1 (RFC 8881 2.10.6): a COMPOUND starts with SEQUENCE,
+ * - Minor versions 0, 1 and 2; 3 and above answer MINOR_VERS_MISMATCH
+ *   with no result (RFC 8881 16.2.3). An operation of 4.2 not written
+ *   yet is NOTSUPP, as every known one missing from ops[].
+ * - Minor versions 1 and 2 (RFC 8881 2.10.6; RFC 7862 changes none of
+ *   it, "4.1" below means both): a COMPOUND starts with SEQUENCE,
  *   or is one of the operations that may come alone (sessionless());
  *   SEQUENCE elsewhere is SEQUENCE_POS; the operations of 4.0 alone are
  *   NOTSUPP. After SEQUENCE the reply is held to the session's sizes: the
@@ -339,7 +341,7 @@ static bool pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh
  * May the COMPOUND whose head is @h run here, on an event loop? Its
  * operations are decoded once without running any (SEQUENCE takes a
  * slot, and nothing after it may find it has to wait): it may when it
- * is of minor version 1, starts with SEQUENCE and holds only PUTFH,
+ * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
  * GETFH, SAVEFH, RESTOREFH, GETATTR and READs of NFS4_INLINE_IO_MAX
  * bytes in all (the loop's other connections wait meanwhile) with
  * ordinary stateids, and each PUTFH's handle resolves from memory
@@ -354,7 +356,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 	struct rpc_req *req = c->req;
 	struct xdr_dec d = req->args;
 	size_t arena_at = req->arena.used;
-	bool ok = h->minorversion == 1 && h->nops >= 1 && h->nops <= NFS4_INLINE_OPS;
+	bool ok = h->minorversion >= 1 && h->nops >= 1 && h->nops <= NFS4_INLINE_OPS;
 	uint64_t io = 0;
 	uint32_t i;
 
@@ -362,7 +364,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 		struct nfs_argop4 a;
 
 		req->arena.used = arena_at;
-		if (nfs4_dec_argop(&d, 1, &a) != NFS4_OP_DECODED)
+		if (nfs4_dec_argop(&d, h->minorversion, &a) != NFS4_OP_DECODED)
 			break;
 		switch (a.argop) {
 		case OP_SEQUENCE:
@@ -417,7 +419,8 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
 		return RPC_GARBAGE_ARGS;
 	/* what inline_plan() would refuse anyway, before any work */
-	if (req->on_loop && (h.minorversion != 1 || h.nops == 0 || h.nops > NFS4_INLINE_OPS))
+	if (req->on_loop && (h.minorversion == 0 || h.minorversion > NFS4_MINOR_MAX ||
+			     h.nops == 0 || h.nops > NFS4_INLINE_OPS))
 		return RPC_WOULD_BLOCK;
 	head_len = nfs4_compound_res_head_size(h.tag.len);
 	if (rpc_req_reply_reserve(req, xdr_enc_len(&req->enc) + head_len + 4096) < 0)
@@ -426,7 +429,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	if (!xdr_enc_reserve(&req->enc, head_len))
 		return RPC_SYSTEM_ERR;
 	rh.tag = h.tag;
-	if (h.minorversion > 1) {
+	if (h.minorversion > NFS4_MINOR_MAX) {
 		rh.status = NFS4ERR_MINOR_VERS_MISMATCH;
 		goto head;
 	}
@@ -468,7 +471,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			 * COMPOUND with BADXDR as its result */
 			r.resop = (enum nfs_opnum4)num;
 			rh.status = r.u.opillegal.status = NFS4ERR_BADXDR;
-		} else if (c.minorversion == 1 &&
+		} else if (c.minorversion >= 1 &&
 			   (rh.status = v41_position(a.argop, i, h.nops)) != NFS4_OK) {
 			r.resop = a.argop;
 			r.u.opillegal.status = rh.status;

@@ -79,6 +79,9 @@ struct nfs4_compound {
  * debug level (nfs4_fini). */
 void nfs4_compound_log_counts(void);
 
+/* The highest minor version served (compound.c). */
+#define NFS4_MINOR_MAX 2u
+
 /* The most operations, and the most bytes its READs ask for, of a
  * COMPOUND that may run on an event loop (compound.c). */
 #define NFS4_INLINE_OPS 8u

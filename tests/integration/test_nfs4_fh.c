@@ -440,7 +440,7 @@ static void test_compound(void)
 	ok(v4_compound(fd, 0, 0, odd_tag, sizeof(odd_tag), 0, ops, 1, &s) && s.status == NFS4_OK &&
 	   s.tag.len == sizeof(odd_tag) && !memcmp(s.tag.data, odd_tag, sizeof(odd_tag)),
 	   "a non-UTF-8 tag echoed byte for byte");
-	for (m = 2; m <= 3; m++)
+	for (m = 3; m <= 4; m++)
 		ok(v4_compound(fd, 0, 0, "mv", 2, m, ops, 1, &s) &&
 		   s.status == NFS4ERR_MINOR_VERS_MISMATCH && s.nops == 0 && s.tag.len == 2,
 		   "minor version %u: MINOR_VERS_MISMATCH, 0 results", m);
@@ -448,6 +448,9 @@ static void test_compound(void)
 	ok(v4_compound(fd, 0, 0, "mv", 2, 1, ops, 1, &s) &&
 	   s.status == NFS4ERR_OP_NOT_IN_SESSION && s.nops == 1 && s.tag.len == 2,
 	   "minor version 1: PUTROOTFH without SEQUENCE is OP_NOT_IN_SESSION");
+	ok(v4_compound(fd, 0, 0, "mv", 2, 2, ops, 1, &s) &&
+	   s.status == NFS4ERR_OP_NOT_IN_SESSION && s.nops == 1 && s.tag.len == 2,
+	   "minor version 2: PUTROOTFH without SEQUENCE is OP_NOT_IN_SESSION");
 
 	{
 		const uint32_t w1[] = { OP_PUTROOTFH, 99, OP_GETFH };

@@ -156,10 +156,19 @@ static void test_positions(struct v4_session *s)
 	   "RENEW in 4.1: NOTSUPP");
 	v4op_seq_next(&ops[0], s, 0, false);
 	v4op_simple(&ops[1], OP_PUTROOTFH);
-	ok(v4_compound(fd, 0, 0, "t", 1, 2, ops, 2, &r) &&
+	ok(v4_compound(fd, 0, 0, "t", 1, 3, ops, 2, &r) &&
 	   r.status == NFS4ERR_MINOR_VERS_MISMATCH && r.nops == 0,
-	   "minor version 2: MINOR_VERS_MISMATCH");
+	   "minor version 3: MINOR_VERS_MISMATCH");
 	s->slot_seq[0]--;
+	/* 4.2 shares 4.1's sessions (RFC 7862 changes none of them) */
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_simple(&ops[1], OP_PUTROOTFH);
+	ok(v4_compound(fd, 0, 0, "t", 1, 2, ops, 2, &r) && r.status == NFS4_OK && r.nops == 2,
+	   "minor version 2: SEQUENCE and PUTROOTFH in the 4.1 session");
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_simple(&ops[1], OP_RENEW);
+	ok(v4_compound(fd, 0, 0, "t", 1, 2, ops, 2, &r) && r.status == NFS4ERR_NOTSUPP && r.nops == 2,
+	   "RENEW in 4.2: NOTSUPP");
 	v4_res_free(&r);
 }
 
