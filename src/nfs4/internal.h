@@ -183,11 +183,18 @@ extern const struct nfs4_fslocks nfs4_fslocks_vfs;
 
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
+/* How many READs were sent from a file's mapping, to the log at debug
+ * level (nfs4_fini). */
+void nfs4_io_log_counts(void);
 /* The current filehandle as a regular file (ISDIR, INVAL otherwise), its
  * id into @f (may be NULL): what READ, WRITE, COMMIT and the locks take. */
 enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f);
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */
 #define NFS4_IO_MAX (1024u * 1024u)
+/* The smallest READ sent from a file's mapping (io_ops.c): below it the
+ * mapping's lookup costs about what the copy it saves does, as NFSv3's
+ * NFS3_MAP_READ_MIN. */
+#define NFS4_MAP_READ_MIN (64u * 1024u)
 /* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */
 extern verifier4 nfs4_write_verf;
 

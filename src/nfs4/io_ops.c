@@ -15,18 +15,34 @@
  * - READ's data goes from the backend's read straight into the reply
  *   buffer at its place in the encoded result (copied once before the
  *   socket); eof is a short read or the end of the file as the COMPOUND
- *   found it. COMPOUND is a blocking procedure: this runs on a worker.
+ *   found it. A large READ of a memory-backed file is not copied by the
+ *   server at all: the reply sends from the node's kept mapping, as
+ *   NFSv3's READ does (read_mapped below).
  * - WRITE's data is a view into the request record; UNSTABLE4 is not
  *   synced, DATA_SYNC4 ends with fdatasync, FILE_SYNC4 with fsync, and
  *   the reply says what was done. Offsets past what a file can hold are
  *   FBIG for WRITE and INVAL for READ and COMMIT, as knfsd answers.
  */
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nfs4/internal.h"
+#include "util/log.h"
 
 verifier4 nfs4_write_verf;
+
+/* READs sent from a mapping, for the debug log at the end: counted only
+ * at the debug level, as compound.c counts where COMPOUNDs ran. */
+static atomic_uint_fast64_t mapped_reads;
+
+void nfs4_io_log_counts(void)
+{
+	log_debug("NFSv4: %" PRIu64 " READ(s) sent from a file's mapping",
+		  (uint64_t)atomic_load(&mapped_reads));
+}
 
 enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f)
 {
@@ -43,6 +59,74 @@ enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *
 	if (f)
 		nfs4_file_id_of(o, f);
 	return NFS4_OK;
+}
+
+/* The node held for a reply that sends from its mapping. */
+static void ext_node_put(void *node, size_t len)
+{
+	(void)len;
+	vfs_node_put(node);
+}
+
+/*
+ * [@off, @off + @count) of the current file from its node's kept mapping
+ * (export_map_read), the result encoded around it with the data sent
+ * from there (rpc_req_set_ext): each byte is copied once, into the
+ * socket, instead of twice (pread into the reply, then the socket). The
+ * size is taken again after the mapping is found, so a file shrunk since
+ * the COMPOUND resolved it is sent only as far as it still reaches (a
+ * truncation after that makes the send fill with zeros,
+ * rpc_req_ext_lost). One reply has one such range: a second READ in the
+ * COMPOUND, a 4.0 COMPOUND kept by the duplicate request cache, a range
+ * the mapping does not cover or not all in memory, all read the ordinary
+ * way.
+ * Return values: true when encoded (c->encoded set); false with nothing
+ * encoded.
+ */
+static bool read_mapped(struct nfs4_compound *c, struct vfs_obj *io, uint64_t off,
+			uint32_t count)
+{
+	struct export_obj *o = &c->cur.o;
+	struct rpc_req *rq = c->req;
+	const uint8_t *data;
+	struct stat st;
+	uint8_t *start;
+	uint64_t size;
+
+	if (!o->vexp->mem_backed || !o->node || rq->ext || rq->drc_keyed ||
+	    count < NFS4_MAP_READ_MIN || off >= (uint64_t)o->st.st_size)
+		return false;
+	size = (uint64_t)o->st.st_size;
+	if (count > size - off)
+		count = (uint32_t)(size - off);
+	if (count < NFS4_MAP_READ_MIN ||
+	    rpc_req_reply_reserve(rq, xdr_enc_len(&rq->enc) + 16 + 4) < 0)
+		return false;
+	data = export_map_read(o, off, count);
+	if (!data || o->vexp->ops->getattr(o->vexp, io, &st) < 0)
+		return false;
+	if (off + count > (uint64_t)st.st_size) {
+		if (off >= (uint64_t)st.st_size)
+			return false;
+		count = (uint32_t)((uint64_t)st.st_size - off);
+	}
+	start = rq->enc.p;
+	xdr_enc_u32(&rq->enc, OP_READ);
+	xdr_enc_u32(&rq->enc, NFS4_OK);
+	xdr_enc_bool(&rq->enc, off + count >= (uint64_t)st.st_size);
+	xdr_enc_u32(&rq->enc, count);
+	vfs_node_hold(o->node);
+	if (rpc_req_set_ext(rq, data, count, ext_node_put, o->node, 0)) {
+		vfs_node_put(o->node);
+		rq->enc.p = start;
+		return false;
+	}
+	memset(rq->enc.p, 0, xdr_pad(count) - count);
+	rq->enc.p += xdr_pad(count) - count;
+	c->encoded = true;
+	if (nfsx_log_threshold >= NFSX_LOG_DEBUG)
+		atomic_fetch_add_explicit(&mapped_reads, 1, memory_order_relaxed);
+	return true;
 }
 
 enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
@@ -73,6 +157,8 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	/* nothing lies past what a file can hold: a short read there */
 	if ((uint64_t)count > (uint64_t)INT64_MAX - ra->offset)
 		count = (uint32_t)((uint64_t)INT64_MAX - ra->offset);
+	if (read_mapped(c, &io, ra->offset, count))
+		return r->u.opread.status = NFS4_OK;
 	at = xdr_enc_len(&rq->enc);
 	/* resop, status, eof, length, then the data and its padding */
 	if (rpc_req_reply_reserve(rq, at + 16 + count + 4) < 0 ||

@@ -6,7 +6,7 @@
 # another on tmpfs with a file "w" (0666) read-write; runs
 # test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
 # run on event loops and on workers it logs at exit are the counts the
-# test expects.
+# test expects, and so the count of READs sent from a file's mapping.
 #
 # Usage: run-nfs4-inline.sh NFSXD TEST_NFS4_INLINE
 
@@ -50,6 +50,7 @@ TAP_N=$(grep -cE '^(not )?ok ' "$WORK/out")
 TAP_FAILED=$(grep -cE '^not ok ' "$WORK/out")
 want=$(sed -n 's/^# compounds on event loops: //p' "$WORK/out")
 want_w=$(sed -n 's/^# compounds on workers: //p' "$WORK/out")
+want_m=$(sed -n 's/^# reads from a mapping: //p' "$WORK/out")
 
 tap_ok "$(alive "$PID"; echo $?)" "nfsxd alive after the test"
 stop_nfsxd "$PID" "$STOP_TMO"
@@ -61,6 +62,9 @@ tap_ok "$([ -n "$want" ] && [ "$got" = "$want" ]; echo $?)" \
 	"COMPOUNDs run on event loops: ${got:-none logged}, the test expects ${want:-?}"
 tap_ok "$([ -n "$want_w" ] && [ "$got_w" = "$want_w" ]; echo $?)" \
 	"COMPOUNDs run on workers: ${got_w:-none logged}, the test expects ${want_w:-?}"
+got_m=$(sed -n 's/.*NFSv4: \([0-9]*\) READ(s) sent from a file.s mapping.*/\1/p' "$WORK/inline.log")
+tap_ok "$([ -n "$want_m" ] && [ "$got_m" = "$want_m" ]; echo $?)" \
+	"READs sent from a mapping: ${got_m:-none logged}, the test expects ${want_m:-?}"
 tap_ok "$(logs_clean; echo $?)" "no sanitizer report in the nfsxd log"
 if [ "$rc" -ne 0 ] || [ "$TAP_FAILED" -gt 0 ]; then
 	show_log inline

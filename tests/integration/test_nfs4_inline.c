@@ -11,9 +11,13 @@
  * delegation of a file in W_DIR, a READ of any file goes to a worker
  * (where a conflicting one would recall it) and works; once B returns
  * it, the loop takes READs again.
+ * A READ of 64 KiB or more of a file on tmpfs is sent from the file's
+ * mapping (io_ops.c, read_mapped), on the loop or on a worker; a second
+ * one in the same COMPOUND, a shorter one and one of a file on a disk
+ * are read into the reply: the bytes are the file's either way.
  * The test prints how many COMPOUNDs it expects on the loop and on
- * workers; the wrapper compares both with the counts nfsxd logs when it
- * stops.
+ * workers and how many READs from a mapping; the wrapper compares them
+ * with the counts nfsxd logs when it stops.
  *
  * Usage: test_nfs4_inline PORT MEM_DIR DISK_DIR|- W_DIR
  * (run-nfs4-inline.sh: MEM_DIR on tmpfs and DISK_DIR, when there is a
@@ -35,6 +39,7 @@
 static int fd = -1;
 static unsigned int on_loop;     /* COMPOUNDs this test expects on the loop */
 static unsigned int on_worker;   /* and on workers */
+static unsigned int mapped;      /* READs it expects sent from a mapping */
 static int fd_b = -1;            /* client B's connection */
 static uint16_t port_of_a;
 
@@ -72,6 +77,31 @@ static bool read_ok(struct v4_session *s, const struct v4_fh *fh, const struct s
 		v4_diag(&r);
 	v4_res_free(&r);
 	return good;
+}
+
+/* Two READs of 64 KiB in one COMPOUND: the first is sent from the
+ * mapping, the second (one range per reply) read into the reply. */
+static void test_two_reads(struct v4_session *s, const struct v4_fh *fh,
+			   const struct stateid4 *sid)
+{
+	struct nfs_argop4 ops[4];
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], fh);
+	v4op_read(&ops[2], sid, 4096, 65536);
+	v4op_read(&ops[3], sid, 131072 + 3, 65536);
+	good = v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4 &&
+	       data_ok(&r.ops[2].u.opread.u.resok4.data, 4096, 65536) &&
+	       !r.ops[2].u.opread.u.resok4.eof &&
+	       data_ok(&r.ops[3].u.opread.u.resok4.data, 131072 + 3, 65536) &&
+	       !r.ops[3].u.opread.u.resok4.eof;
+	ok(good, "SEQUENCE, PUTFH, READ 64 KiB, READ 64 KiB: both the file's bytes, in order");
+	if (!good)
+		v4_diag(&r);
+	v4_res_free(&r);
 }
 
 /* OPEN "f" in @dir for reading: its handle and stateid. */
@@ -307,6 +337,15 @@ int main(int argc, char **argv)
 	read_ok(&s, &mem_f, &mem_sid, FILE_LEN - 65536, 65536 + 100,
 		"SEQUENCE, PUTFH, READ 64 KiB + 100 past the end");
 	on_loop++;
+	mapped++;
+	/* 64 KiB from the end asked for, 100 bytes less there: too short
+	 * for a mapping once cut to the file's end */
+	read_ok(&s, &mem_f, &mem_sid, FILE_LEN - 65436, 65536,
+		"SEQUENCE, PUTFH, READ 64 KiB reaching 100 bytes past the end");
+	on_loop++;
+	test_two_reads(&s, &mem_f, &mem_sid);
+	on_loop++;
+	mapped++;
 
 	v4_res_init(&r);
 	nw = v4_bits(w, FATTR4_SIZE, -1);
@@ -341,6 +380,7 @@ int main(int argc, char **argv)
 	 * SEQ_MISORDERED here) */
 	read_ok(&s, &mem_f, &mem_sid, 0, 128u * 1024 + 4096,
 		"SEQUENCE, PUTFH, READ 132 KiB (a worker's)");
+	mapped++;
 	read_ok(&s, &mem_f, NULL, 8192, 4096,
 		"SEQUENCE, PUTFH, READ with the anonymous stateid (a worker's)");
 	on_worker += 2;
@@ -370,6 +410,7 @@ int main(int argc, char **argv)
 
 	printf("# compounds on event loops: %u\n", on_loop);
 	printf("# compounds on workers: %u\n", on_worker);
+	printf("# reads from a mapping: %u\n", mapped);
 	close(fd);
 	return tap_done();
 }
