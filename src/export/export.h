@@ -243,6 +243,17 @@ uint8_t *export_node_map(struct export_obj *o, int acc, uint64_t end, size_t *le
 const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len);
 
 /*
+ * export_map_write - where [@off, @off + @len) of regular file @o, within
+ * its size as resolved, lies in its node's kept write mapping, its pages
+ * mapped (vfs_node_map_populate), for a bulk WRITE to receive its data
+ * into (rpc/program.h, struct rpc_bulk dst); after export_open_io
+ * (O_WRONLY) and a first write as the caller. @len of 2 at least (the
+ * last byte is a real write).
+ * Return values: the address of @off, or NULL: splice the data.
+ */
+uint8_t *export_map_write(struct export_obj *o, uint64_t off, uint32_t len);
+
+/*
  * export_obj_detach - let @o outlive the call that resolved it (a bulk WRITE
  * held across turns of its loop): its hold of the exports snapshot becomes
  * its own instead of the thread's, so the thread's later calls take the

@@ -196,6 +196,19 @@ const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len)
 	return base + off;
 }
 
+uint8_t *export_map_write(struct export_obj *o, uint64_t off, uint32_t len)
+{
+	uint8_t *base;
+	size_t maplen;
+
+	if (!o->node || !o->have_st || len < 2 || off + len > (uint64_t)o->st.st_size)
+		return NULL;
+	base = export_node_map(o, O_WRONLY, off + len, &maplen);
+	if (!base || vfs_node_map_populate(o->node, off, len) < 0)
+		return NULL; /* EFAULT: truncated meanwhile */
+	return base + off;
+}
+
 void export_obj_dup(struct export_obj *dst, const struct export_obj *src)
 {
 	*dst = *src;

@@ -204,15 +204,7 @@ struct write_bulk {
  */
 static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
 {
-	uint8_t *base;
-	size_t maplen;
-
-	if (!w->o.node || !w->o.have_st || len < 2 || off + len > (uint64_t)w->o.st.st_size)
-		return NULL;
-	base = export_node_map(&w->o, O_WRONLY, off + len, &maplen);
-	if (!base || vfs_node_map_populate(w->o.node, off, len) < 0)
-		return NULL; /* EFAULT: truncated meanwhile */
-	return base + off;
+	return export_map_write(&w->o, off, len);
 }
 
 /* Before the loop writes spliced data: as the caller, as pwrite would

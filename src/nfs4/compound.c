@@ -175,9 +175,7 @@ static void just_status(struct nfs_resop4 *r, enum nfsstat4 st)
 	       sizeof(r->u) - sizeof(enum nfsstat4));
 }
 
-/* Encode @r; a result that cannot fit even after growing the reply
- * becomes @toobig. Return values: false when not even that fits. */
-static bool put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 toobig)
+bool nfs4_put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 toobig)
 {
 	uint8_t *mark = req->enc.p;
 	size_t at = xdr_enc_len(&req->enc);
@@ -253,9 +251,7 @@ static void too_big(struct rpc_req *req, size_t at, struct nfs_resop4 *r, enum n
 	xdr_enc_nfs_resop4(&req->enc, r);
 }
 
-/* Hand the reply of a sequenced COMPOUND (from @head_at on) to its
- * slot; @ok false: there is none. */
-static void seq_done(struct nfs4_compound *c, size_t head_at, bool ok)
+void nfs4_seq_done(struct nfs4_compound *c, size_t head_at, bool ok)
 {
 	struct rpc_req *req = c->req;
 	struct iovec iov[3];
@@ -310,11 +306,7 @@ static void pre_clear(struct nfs4_compound *c)
 		nfs4_fh_clear(&c->pre[i]);
 }
 
-/* PUTFH's handle @fh, resolved into @f as it would be, from memory only:
- * a pseudo directory, or a cached object of a memory-backed export.
- * Return values: false when that is not so (or the handle is bad: a
- * worker answers the error). */
-static bool pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f)
+bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f)
 {
 	struct export_obj o;
 	uint32_t node;
@@ -371,7 +363,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			ok = i == 0;
 			break;
 		case OP_PUTFH:
-			ok = i > 0 && pre_putfh(c, &a.u.opputfh.object, &c->pre[i]);
+			ok = i > 0 && nfs4_pre_putfh(c, &a.u.opputfh.object, &c->pre[i]);
 			break;
 		case OP_GETFH:
 		case OP_SAVEFH:
@@ -504,7 +496,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			cached = true;
 			break;
 		}
-		put_ok = c.encoded || put_result(req, &r, toobig);
+		put_ok = c.encoded || nfs4_put_result(req, &r, toobig);
 		if (!put_ok) {
 			rh.nops--;
 			rh.status = toobig;
@@ -548,7 +540,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			r.resop = k == NFS4_OP_DECODED ? a.argop : OP_ILLEGAL;
 			rh.status = r.u.opillegal.status = NFS4ERR_RETRY_UNCACHED_REP;
 			rh.nops++;
-			if (!put_result(req, &r, toobig))
+			if (!nfs4_put_result(req, &r, toobig))
 				rh.nops--;
 			break;
 		}
@@ -567,7 +559,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	if (cached) {
 		bool ok = put_cached(&c, head_at);
 
-		seq_done(&c, head_at, false);
+		nfs4_seq_done(&c, head_at, false);
 		return ok ? RPC_SUCCESS : RPC_SYSTEM_ERR;
 	}
 head:
@@ -576,11 +568,11 @@ head:
 
 		xdr_enc_init(&e, req->enc.start + head_at, head_len);
 		if (!nfs4_enc_compound_res_head(&e, &rh)) {
-			seq_done(&c, head_at, false);
+			nfs4_seq_done(&c, head_at, false);
 			return RPC_SYSTEM_ERR;
 		}
 	}
-	seq_done(&c, head_at, true);
+	nfs4_seq_done(&c, head_at, true);
 	return RPC_SUCCESS;
 }
 
@@ -592,9 +584,13 @@ static const struct rpc_proc nfs4_procs[2] = {
 	/* In the duplicate request cache when a 4.0 COMPOUND holds a
 	 * non-idempotent operation (cacheme.c); 4.1's replays are the
 	 * session slots'. Tried on the event loop
-	 * first (inline_plan). */
+	 * first (inline_plan). A 4.1 WRITE's data may go straight into
+	 * its file (write_bulk.c; never a 4.0 COMPOUND, which the cache
+	 * could want). */
 	[NFSPROC4_COMPOUND] = { .name = "COMPOUND", .handler = nfs4_compound, .flags = I,
-				.max_reply = 4096, .cache_this = nfs4_compound_cache_this },
+				.max_reply = 4096, .cache_this = nfs4_compound_cache_this,
+				.bulk_begin = nfs4_write_bulk_begin,
+				.bulk_end = nfs4_write_bulk_end },
 };
 
 const struct rpc_version nfs4_version = { 4, 2, nfs4_procs };

@@ -73,11 +73,27 @@ struct nfs4_compound {
 	/* The running operation's changes in flight (vfs/lease.h), marked
 	 * before it asks for recalls, ended when it returns. */
 	struct vfs_change changes;
+	/* Bytes of the call's record still in the socket (a bulk WRITE,
+	 * write_bulk.c), which SEQUENCE counts with req->rec_len. */
+	size_t rec_rest;
 };
 
 /* How many COMPOUNDs ran on event loops and on workers, to the log at
  * debug level (nfs4_fini). */
 void nfs4_compound_log_counts(void);
+
+/* compound.c, for write_bulk.c: */
+/* Encode @r; a result that cannot fit even after growing the reply
+ * becomes @toobig. Return values: false when not even that fits. */
+bool nfs4_put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 toobig);
+/* Hand the reply of a sequenced COMPOUND (from @head_at on) to its
+ * slot; @ok false: there is none. */
+void nfs4_seq_done(struct nfs4_compound *c, size_t head_at, bool ok);
+/* PUTFH's handle @fh, resolved into @f as it would be, from memory only:
+ * a pseudo directory, or a cached object of a memory-backed export.
+ * Return values: false when that is not so (or the handle is bad: a
+ * worker answers the error). */
+bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f);
 
 /* The highest minor version served (compound.c). */
 #define NFS4_MINOR_MAX 2u
@@ -180,6 +196,13 @@ enum nfsstat4 nfs4_replay(struct nfs4_compound *c);
 nfs4_op_fn nfs4_lock, nfs4_lockt, nfs4_locku, nfs4_release_lockowner;
 /* The state table's hooks on the backends' byte-range locks (state.h). */
 extern const struct nfs4_fslocks nfs4_fslocks_vfs;
+
+/* write_bulk.c: COMPOUND's bulk hooks (SEQUENCE, PUTFH, WRITE whose data
+ * ends the record), and how many WRITEs took them, to the log at debug
+ * level (nfs4_fini). */
+rpc_bulk_begin_fn nfs4_write_bulk_begin;
+rpc_bulk_end_fn nfs4_write_bulk_end;
+void nfs4_write_bulk_log_counts(void);
 
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;

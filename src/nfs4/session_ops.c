@@ -152,7 +152,7 @@ enum nfsstat4 nfs4_sequence(struct nfs4_compound *c, const struct nfs_argop4 *a,
 		return res->sr_status = NFS4ERR_SERVERFAULT;
 	if (c->req->on_loop) {
 		st = nfs4_sessions_sequence_nowait(sessions, &a->u.opsequence,
-						   (uint32_t)c->req->rec_len, c->nops,
+						   (uint32_t)(c->req->rec_len + c->rec_rest), c->nops,
 						   (uint32_t)reply, nfs4_now_sec(),
 						   &res->u.sr_resok4, &c->slot, &c->would_block);
 		if (c->would_block)

@@ -565,6 +565,20 @@ void nfs4_sessions_done(struct nfs4_sessions *t, struct nfs4_slot_use *q,
 	memset(q, 0, sizeof(*q));
 }
 
+void nfs4_sessions_abandon(struct nfs4_sessions *t, struct nfs4_slot_use *q)
+{
+	struct nfs4_session *s = q->s;
+
+	if (!s)
+		return;
+	if (q->replay == NFS4_SEQ_NEW) {
+		pthread_mutex_lock(&t->lock);
+		s->slots[q->slot].seqid--;
+		pthread_mutex_unlock(&t->lock);
+	}
+	nfs4_sessions_done(t, q, NULL, 0);
+}
+
 enum nfsstat4 nfs4_sessions_destroy(struct nfs4_sessions *t, const sessionid4 *id,
 				    const struct nfs4_slot_use *q, uint64_t now)
 {

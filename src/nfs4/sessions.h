@@ -193,6 +193,15 @@ void nfs4_sessions_done(struct nfs4_sessions *t, struct nfs4_slot_use *q,
 			const struct iovec *iov, int iovcnt);
 
 /*
+ * nfs4_sessions_abandon - let go of @q's slot as if its request had never
+ * come: a new request's seqid is taken back (its retransmission runs as
+ * new), nothing is kept. For a call whose client went away before the
+ * call was whole (a bulk WRITE's connection closed in its data), which
+ * the client sends again with the same seqid.
+ */
+void nfs4_sessions_abandon(struct nfs4_sessions *t, struct nfs4_slot_use *q);
+
+/*
  * nfs4_sessions_destroy - DESTROY_SESSION (RFC 8881 18.37) of @id at
  * @now; @q is the COMPOUND's own SEQUENCE (may be empty), whose slot may
  * be busy.

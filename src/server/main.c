@@ -515,7 +515,7 @@ int main(int argc, char **argv)
 		mode = RPCB_FAILED;
 
 	log_info("nfsxd %s listening on %s port %u (NFS %s, MOUNT 3), %u export(s), rpcbind: %s",
-		 NFSX_VERSION, binds, o.port, o.nfs4 ? "3, 4.0 and 4.1" : "3", nexports,
+		 NFSX_VERSION, binds, o.port, o.nfs4 ? "3, 4.0, 4.1 and 4.2" : "3", nexports,
 		 mode == RPCB_EMBEDDED ? "embedded" :
 		 mode == RPCB_REGISTERED ? "registered with the system rpcbind" :
 		 mode == RPCB_FAILED ? "registration with the system rpcbind failed (see above)" :
