@@ -113,15 +113,21 @@ static enum nfsstat4 write_check(struct write_bulk *w, const struct stateid4 *si
 {
 	struct nfs4_compound *c = &w->c;
 	struct export_obj *o = &c->cur.o;
-	enum nfsstat4 st = nfs4_cur_file(c, NULL);
+	struct nfs4_file_id f;
+	enum nfsstat4 st = nfs4_cur_file(c, &f);
 	int e;
 
+	/* nfs4_check_change() but for the recall: the file marked first,
+	 * then a delegation granted since begin looked is a worker's to
+	 * recall, and SEQUENCE has run, so the client is asked to send the
+	 * call again (the ordinary way, as a delegation is held) */
 	if (st == NFS4_OK)
-		st = nfs4_check_change(c, sid);
-	/* granted since begin looked: a recall is a worker's, and SEQUENCE
-	 * has run, so the client is asked to send it again */
-	if (st == NFS4_OK && vfs_leases_held())
-		st = NFS4ERR_DELAY;
+		st = nfs4_check_stateid(c, sid, true);
+	if (st == NFS4_OK) {
+		vfs_change_mark(&c->changes, f.dev, f.ino);
+		if (vfs_leases_held())
+			st = NFS4ERR_DELAY;
+	}
 	if (st == NFS4_OK && !o->client->opts.rw)
 		st = NFS4ERR_ROFS;
 	if (st == NFS4_OK && (w->off > (uint64_t)INT64_MAX ||
