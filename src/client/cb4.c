@@ -11,7 +11,7 @@
  *   offered) AUTH_ERROR AUTH_TOOWEAK; a header that does not decode
  *   gets no reply at all (nothing to answer to). Arguments that do not
  *   decode are GARBAGE_ARGS.
- * - CB_COMPOUND (RFC 8881 20.9): minor version 1 only
+ * - CB_COMPOUND (RFC 8881 20.9): minor versions 1 and 2
  *   (NFS4ERR_MINOR_VERS_MISMATCH, no results); CB_SEQUENCE first
  *   (NFS4ERR_OP_NOT_IN_SESSION), nowhere else (NFS4ERR_SEQUENCE_POS);
  *   at most NC4_CB_MAXOPS operations (NFS4ERR_TOO_MANY_OPS). The
@@ -201,7 +201,9 @@ static enum nfsstat4 compound(struct nc4_cb *cb, struct xdr_dec *d, size_t len, 
 	body_begin(b, b->e.p, xdr_enc_room(&b->e), &tag);
 	if (len > NC4_CB_MAXREQ)
 		return NFS4ERR_REQ_TOO_BIG;
-	if (minor != NC4_MINOR)
+	/* The server calls with its session's minor version (RFC 7862
+	 * 1.4: 4.2 keeps 4.1's back channel); either is answered alike. */
+	if (minor < NC4_MINOR_MIN || minor > NC4_MINOR_MAX)
 		return NFS4ERR_MINOR_VERS_MISMATCH;
 	if (nops > NC4_CB_MAXOPS)
 		return NFS4ERR_TOO_MANY_OPS;

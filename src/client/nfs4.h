@@ -78,7 +78,19 @@
 
 #include "client/internal.h"
 
-#define NC4_MINOR 1
+/*
+ * Minor versions spoken: 1 and 2 (RFC 7862: 4.2 is 4.1's sessions and
+ * operations plus its own). A context's options ask for one, or for 0:
+ * the highest both sides speak, found at EXCHANGE_ID (4.2 first; a
+ * server that answers NFS4ERR_MINOR_VERS_MISMATCH gets 4.1).
+ * NC4_MINOR, passed where a minor version is wanted (nfsx4_compound,
+ * the session's requests), stands for "the session's": resolved when
+ * the COMPOUND is submitted (nc4_minor_of), so that EXCHANGE_ID,
+ * CREATE_SESSION and every COMPOUND of a session carry its version.
+ */
+#define NC4_MINOR_MIN 1u
+#define NC4_MINOR_MAX 2u
+#define NC4_MINOR 0xffffffffu
 #define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
 /*
@@ -106,6 +118,8 @@ struct nc4_session {
 	clientid4 clientid;
 	sequenceid4 cs_seq;
 	sessionid4 sid;
+	uint32_t minor;              /* minor version of the session (1 or 2) */
+	bool minor_auto;             /* the options left it to negotiation */
 	uint32_t nslots;             /* granted by CREATE_SESSION */
 	uint32_t target;             /* slots usable now (server's target + 1) */
 	uint32_t maxops;             /* operations per COMPOUND granted */
@@ -150,6 +164,15 @@ struct nc4_session {
  */
 uint64_t nc4_deadline(const struct nfsx_ctx *ctx);
 void nc4_tick(struct nfsx_ctx *ctx, uint64_t now);
+
+/* The minor version a COMPOUND of the context carries: the session's,
+ * or the options' before there is one (2 when they ask for the highest). */
+static inline uint32_t nc4_minor_of(const struct nfsx_ctx *ctx)
+{
+	if (ctx->v4)
+		return ctx->v4->minor;
+	return ctx->o.minor ? ctx->o.minor : NC4_MINOR_MAX;
+}
 
 /* How nc4_call_as treats a COMPOUND. */
 enum {

@@ -79,7 +79,10 @@ struct nfsx_opts {
 	bool privileged_port;    /* bind a source port < 1024 (needs root) */
 	uint16_t rpcbind_port;   /* where to ask for ports (111) */
 	uint32_t max_reply;      /* largest reply record accepted (4 MiB + 64 KiB) */
-	unsigned version;        /* NFS version of the sync API: 3, or 4 (NFSv4.1) (3) */
+	unsigned version;        /* NFS version of the sync API: 3, or 4 (NFSv4.1/4.2) (3) */
+	unsigned minor;          /* NFSv4 minor version: 1, 2, or 0 for the highest both
+				  * sides speak (2, else 1 when the server answers
+				  * NFS4ERR_MINOR_VERS_MISMATCH) (0) */
 };
 
 /*
@@ -366,6 +369,13 @@ int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_c
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 
 /*
+ * nfsx4_minor - the minor version of the context's session (1 or 2,
+ * after a negotiation when the options asked for 0), or 0 while there is
+ * no session.
+ */
+unsigned nfsx4_minor(const struct nfsx_ctx *c);
+
+/*
  * The back channel and delegations. The session is made with a back
  * channel on the connection that carries CREATE_SESSION; the library
  * answers the server's calls on it itself, from nfsx_service: CB_NULL,
@@ -431,8 +441,9 @@ struct nfsx_attr {
 
 /*
  * nfsx_url_parse - split "nfs://host[:port]/path[?opt=v&...]" into
- * options and a path. Options: uid, gid, version (3; 4 or 4.1: NFSv4.1,
- * u->version 4), nconnect,
+ * options and a path. Options: uid, gid, version (3; 4.1 or 4.2: that
+ * NFSv4 minor version; 4: the highest both sides speak; u->version 4
+ * and u->opts.minor 1, 2 or 0 for those), nconnect,
  * mountport, timeo (ms), retrans. Unknown options are an error. The
  * path is percent-decoded; host may be [IPv6]. u->opts.host points to
  * u->host: re-point it if the struct is copied.
