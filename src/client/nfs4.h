@@ -239,6 +239,20 @@ typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out);
 
+/*
+ * The typed wrappers' COMPOUNDs (async4.c), under NC4_RETRY | NC4_LAST
+ * and @op's descriptor: @args is the operation's own arguments struct
+ * (@size bytes, copied; 0: none).
+ * nc4_send_op - PUTFH @fh, @op.
+ * nc4_send_two_fh - PUTFH @from, SAVEFH, PUTFH @to, @op (RENAME, LINK,
+ * CLONE, COPY: the saved handle is the source).
+ * Return values: as nc4_call_as.
+ */
+int nc4_send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
+		size_t size, nfsx_cb cb, void *priv);
+int nc4_send_two_fh(struct nfsx_ctx *c, const nfs_fh4 *from, const nfs_fh4 *to,
+		    enum nfs_opnum4 op, const void *args, size_t size, nfsx_cb cb, void *priv);
+
 /* PUTFH of @fh (the handle's bytes are not copied). */
 static inline void nc4_op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
 {

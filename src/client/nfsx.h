@@ -664,6 +664,106 @@ int nfsx4_readlink(struct nfsx_ctx *c, const struct nfsx4_readlink_args *a, nfsx
 int nfsx4_lookupp(struct nfsx_ctx *c, const struct nfsx4_lookupp_args *a, nfsx_cb cb,
 		  void *priv);
 
+/* NFSv4.2 (RFC 7862, RFC 8276), asynchronous                          */
+
+/*
+ * The NFSv4.2 operations, each one COMPOUND as the wrappers above
+ * (SEQUENCE, PUTFH, the operation; CLONE and COPY: PUTFH of the source,
+ * SAVEFH, PUTFH of the destination, the operation), under the
+ * operation's descriptor of nfsx_nfs4_ops (statistics), with the same
+ * retries. The callback gets the operation's result (READ_PLUS4res *,
+ * SEEK4res *, ...; a stand-in with the COMPOUND's status when the server
+ * stopped before it). A session of minor version 1 sends none of them:
+ * -EOPNOTSUPP at once; a server that does not do one answers
+ * NFS4ERR_NOTSUPP (10004) in the result.
+ *
+ * nfsx4_read_plus: READ_PLUS; its result is read with
+ * nfsx4_read_plus_fill. nfsx4_copy: COPY, synchronous (ca_synchronous,
+ * ca_consecutive; no source server: an intra-server copy); the result's
+ * cr_response.wr_count is what was copied. The xattr names are the
+ * "user." namespace's without the prefix (RFC 8276 3).
+ */
+struct nfsx4_read_plus_args {
+	nfs_fh4 fh;
+	struct READ_PLUS4args args;
+};
+struct nfsx4_seek_args {
+	nfs_fh4 fh;
+	struct SEEK4args args;
+};
+struct nfsx4_allocate_args {
+	nfs_fh4 fh;
+	struct ALLOCATE4args args;
+};
+struct nfsx4_deallocate_args {
+	nfs_fh4 fh;
+	struct DEALLOCATE4args args;
+};
+struct nfsx4_clone_args {
+	nfs_fh4 src, dst;
+	struct CLONE4args args;
+};
+struct nfsx4_copy_args {
+	nfs_fh4 src, dst;
+	struct stateid4 src_stateid, dst_stateid;
+	uint64_t src_offset, dst_offset, count;
+};
+struct nfsx4_getxattr_args {
+	nfs_fh4 fh;
+	xattrkey4 name;
+};
+struct nfsx4_setxattr_args {
+	nfs_fh4 fh;
+	struct SETXATTR4args args;
+};
+struct nfsx4_listxattrs_args {
+	nfs_fh4 fh;
+	struct LISTXATTRS4args args;
+};
+struct nfsx4_removexattr_args {
+	nfs_fh4 fh;
+	xattrkey4 name;
+};
+int nfsx4_read_plus(struct nfsx_ctx *c, const struct nfsx4_read_plus_args *a, nfsx_cb cb,
+		    void *priv);
+int nfsx4_seek(struct nfsx_ctx *c, const struct nfsx4_seek_args *a, nfsx_cb cb, void *priv);
+int nfsx4_allocate(struct nfsx_ctx *c, const struct nfsx4_allocate_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_deallocate(struct nfsx_ctx *c, const struct nfsx4_deallocate_args *a, nfsx_cb cb,
+		     void *priv);
+int nfsx4_clone(struct nfsx_ctx *c, const struct nfsx4_clone_args *a, nfsx_cb cb, void *priv);
+int nfsx4_copy(struct nfsx_ctx *c, const struct nfsx4_copy_args *a, nfsx_cb cb, void *priv);
+int nfsx4_getxattr(struct nfsx_ctx *c, const struct nfsx4_getxattr_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_setxattr(struct nfsx_ctx *c, const struct nfsx4_setxattr_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_listxattrs(struct nfsx_ctx *c, const struct nfsx4_listxattrs_args *a, nfsx_cb cb,
+		     void *priv);
+int nfsx4_removexattr(struct nfsx_ctx *c, const struct nfsx4_removexattr_args *a, nfsx_cb cb,
+		      void *priv);
+
+/* What nfsx4_read_plus_fill found in a READ_PLUS result. */
+struct nfsx4_read_plus_out {
+	uint32_t count;      /* bytes of the range answered from @offset, data and holes */
+	uint32_t hole_bytes; /* of them, holes (written as zeros) */
+	uint32_t segments;   /* contents in the result */
+	bool eof;
+};
+
+/*
+ * nfsx4_read_plus_fill - the contents of a READ_PLUS result, for the
+ * READ_PLUS of @count bytes at @offset, into @buf (@count bytes): each
+ * data segment's bytes at its place, each hole as zeros (a hole that
+ * starts before @offset or runs past the range is cut to it). The
+ * segments must follow one another from @offset without a gap or an
+ * overlap, data within the range; else -EPROTO and @buf's contents are
+ * undefined. Call it from the callback (the data are views into the
+ * reply).
+ * Return values: 0, the result's nfsstat4 when not NFS4_OK, or -EPROTO.
+ */
+int nfsx4_read_plus_fill(const struct READ_PLUS4res *res, uint64_t offset, uint32_t count,
+			 void *buf, struct nfsx4_read_plus_out *out);
+
 /*
  * The synchronous counterparts, over NFSv3 (SETATTR, RENAME, LINK,
  * READLINK) or NFSv4.1 (the wrappers above), waited for:
