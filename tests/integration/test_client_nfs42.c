@@ -110,6 +110,7 @@ struct res {
 	uint64_t off;
 	uint32_t count;
 	struct nfsx4_read_plus_out rp;
+	struct read_plus_content seg0;     /* READ_PLUS: its first segment */
 	char text[1024];
 	uint32_t text_len;
 };
@@ -133,9 +134,14 @@ static void rp_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 {
 	struct res *r = priv;
 
+	const struct READ_PLUS4res *x = res;
+
 	res_cb(ctx, err, res, priv);
-	if (!err)
-		r->fill = nfsx4_read_plus_fill(res, r->off, r->count, r->buf, &r->rp);
+	if (err)
+		return;
+	r->fill = nfsx4_read_plus_fill(res, r->off, r->count, r->buf, &r->rp);
+	if (x->rp_status == NFS4_OK && x->u.rp_resok4.rpr_contents.len)
+		r->seg0 = x->u.rp_resok4.rpr_contents.val[0];
 }
 
 static void getxattr_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
@@ -326,10 +332,12 @@ static void test_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *root)
 		w = wait_res(c, nfsx4_read_plus(c, &a, rp_cb, &r), &r);
 		if (first && does[X_RP] == RP_EMPTY) {
 			ok(w && r.st == NFS4_OK && r.fill == 0 && r.rp.segments == 1 &&
-			   r.rp.count == 0 && !r.rp.eof,
-			   "%s: READ_PLUS of a sparse file at 0: NFS4_OK, one segment of no "
-			   "byte, no eof, as measured of this server (%s, %u segments, %u bytes)",
-			   server, nfsx_strerror((int)r.st), r.rp.segments, r.rp.count);
+			   r.rp.count == 0 && !r.rp.eof && r.seg0.rpc_content == NFS4_CONTENT_DATA &&
+			   r.seg0.u.rpc_data.d_offset == 0 && r.seg0.u.rpc_data.d_data.len == 0,
+			   "%s: READ_PLUS of a sparse file at 0: NFS4_OK, one data segment at 0 "
+			   "of 0 bytes, no eof, as measured of this server (%s, %u segments, "
+			   "content %d, %u bytes)", server, nfsx_strerror((int)r.st), r.rp.segments,
+			   (int)r.seg0.rpc_content, r.rp.count);
 			all = false;
 			break;
 		}
@@ -710,6 +718,19 @@ int main(int argc, char **argv)
 	test_alloc(c, &root);
 	test_clone_copy(c, &root);
 	test_xattrs(c, &root);
+	{
+		static const enum nfs_opnum4 ops42[] = { OP_READ_PLUS, OP_SEEK, OP_ALLOCATE,
+			OP_DEALLOCATE, OP_CLONE, OP_COPY, OP_SETXATTR };
+		unsigned k, counted = 0;
+
+		for (k = 0; k < sizeof(ops42) / sizeof(ops42[0]); k++)
+			if (trans_of(c, ops42[k]) >= 1 && nfsx_stats_get(c, &nfsx_nfs4_ops[ops42[k]])->ops >= 1)
+				counted++;
+			else
+				printf("# %s not counted\n", nfsx_nfs4_ops[ops42[k]].name);
+		ok(counted == 7, "%s: each 4.2 operation sent is counted under its own name "
+		   "(%u of 7), whatever the answer", server, counted);
+	}
 	nfsx_ctx_free(c);
 	return tap_done();
 }
