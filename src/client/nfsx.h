@@ -512,6 +512,14 @@ int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *
 	      uint32_t len, uint32_t *got, bool *eof);
 int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const void *buf,
 	       uint32_t len, enum stable_how how, uint32_t *written, uint8_t verf[NFS3_WRITEVERFSIZE]);
+/*
+ * nfsx_read_plus - nfsx_read by READ_PLUS (NFSv4.2: PUTFH, OPEN, READ_PLUS,
+ * CLOSE): data at its place in @buf, holes as zeros, @hole_bytes of
+ * them (nfsx4_read_plus_fill). -EOPNOTSUPP on NFSv3 or an NFSv4.1
+ * session, nothing sent; a server without it answers NFS4ERR_NOTSUPP.
+ */
+int nfsx_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
+		   uint32_t len, uint32_t *got, bool *eof, uint32_t *hole_bytes);
 int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE]);
 int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		uint32_t mode, bool exclusive, struct nfsx_fh *fh);

@@ -383,6 +383,47 @@ static void test_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *root)
 	free(want);
 }
 
+/* The synchronous nfsx_read_plus: the same file in 1 MiB calls. */
+static void test_read_plus_sync(struct nfsx_ctx *c, const struct nfsx_fh *root)
+{
+	struct nfsx_fh fh;
+	size_t len = 0;
+	uint8_t *want = slurp(on_disk("sparse.bin"), &len), *got;
+	uint64_t holes = disk_holes(on_disk("sparse.bin")), hole_sum = 0, off = 0;
+	uint32_t n = 0, h = 0;
+	bool eof = false;
+	int r = 0;
+
+	if (!want || lookup(c, root, "sparse.bin", &fh)) {
+		ok(0, "sparse.bin for nfsx_read_plus");
+		free(want);
+		return;
+	}
+	got = malloc(len + (1u << 20));
+	memset(got, 0x5a, len + (1u << 20));
+	while (!eof && off <= len) {
+		r = nfsx_read_plus(c, &fh, off, got + off, 1u << 20, &n, &eof, &h);
+		if (r || (n == 0 && !eof))
+			break;
+		off += n;
+		hole_sum += h;
+	}
+	if (does[X_RP] == 1)
+		ok(r == 0 && eof && off == len && !memcmp(got, want, len) &&
+		   (rp_holes ? hole_sum == holes : hole_sum == 0),
+		   "%s: nfsx_read_plus in 1 MiB calls: the file's bytes, %llu hole bytes (disk: %llu)",
+		   server, (unsigned long long)hole_sum, (unsigned long long)holes);
+	else if (does[X_RP] == RP_EMPTY)
+		ok(r == 0 && off == 0 && n == 0 && !eof,
+		   "%s: nfsx_read_plus gets no byte and no eof at 0, as READ_PLUS above (%s)",
+		   server, nfsx_strerror(r));
+	else
+		ok(r == NFS4ERR_NOTSUPP && n == 0, "%s: nfsx_read_plus returns NFS4ERR_NOTSUPP (%s)",
+		   server, nfsx_strerror(r));
+	free(got);
+	free(want);
+}
+
 /* ---- SEEK ----------------------------------------------------------- */
 
 static void test_seek(struct nfsx_ctx *c, const struct nfsx_fh *root)
@@ -669,6 +710,13 @@ static void test_session(struct nfsx_ctx *c, const struct nfsx_fh *root)
 	}
 	ok(nfsx4_minor(c1) == 1 && r == -EOPNOTSUPP && trans_of(c1, OP_SEEK) == 0,
 	   "%s: SEEK on a 4.1 session: -EOPNOTSUPP, nothing sent (%s)", server, nfsx_strerror(r));
+	if (c1) {
+		uint32_t n = 1, h = 1;
+
+		r = nfsx_read_plus(c1, &fh, 0, buf, sizeof(buf), &n, &eof, &h);
+		ok(r == -EOPNOTSUPP && n == 0 && h == 0,
+		   "%s: nfsx_read_plus on a 4.1 session: -EOPNOTSUPP (%s)", server, nfsx_strerror(r));
+	}
 	nfsx_ctx_free(c0);
 	nfsx_ctx_free(c1);
 }
@@ -714,6 +762,7 @@ int main(int argc, char **argv)
 		return tap_done();
 	test_session(c, &root);
 	test_read_plus(c, &root);
+	test_read_plus_sync(c, &root);
 	test_seek(c, &root);
 	test_alloc(c, &root);
 	test_clone_copy(c, &root);
