@@ -53,9 +53,9 @@ enum { X_RP, X_SEEK, X_ALLOC, X_DEALLOC, X_CLONE, X_COPY, X_XATTR, X_N };
 static const char *const xname[X_N] = { "READ_PLUS", "SEEK", "ALLOCATE", "DEALLOCATE",
 					"CLONE", "COPY", "xattrs" };
 /* Does the server do it: 1 yes, 0 it answers NFS4ERR_NOTSUPP; for
- * READ_PLUS, RP_EMPTY: NFS4_OK with one segment that covers no byte and
- * no eof (measured of NFS-Ganesha 4.3 with FSAL VFS, at offset 0 of a
- * sparse file whose first 64 KiB are data). */
+ * READ_PLUS, RP_EMPTY: NFS4_OK with one DATA segment at offset 0 of 0
+ * bytes and no eof, whatever the offset asked and the file (measured of
+ * NFS-Ganesha 4.3 with FSAL VFS). */
 static int does[X_N];
 enum { RP_EMPTY = 2 };
 /* READ_PLUS: does the server report holes as holes. */
@@ -140,8 +140,26 @@ static void rp_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	if (err)
 		return;
 	r->fill = nfsx4_read_plus_fill(res, r->off, r->count, r->buf, &r->rp);
-	if (x->rp_status == NFS4_OK && x->u.rp_resok4.rpr_contents.len)
+	if (x->rp_status != NFS4_OK)
+		return;
+	if (x->u.rp_resok4.rpr_contents.len)
 		r->seg0 = x->u.rp_resok4.rpr_contents.val[0];
+	/* what the server sent, when it is not what was asked for */
+	if (r->fill != 0 || r->rp.count == 0) {
+		const struct read_plus_content *v = x->u.rp_resok4.rpr_contents.val;
+		uint32_t i;
+
+		printf("# READ_PLUS of %u at %llu: eof %d, %u segments\n", r->count,
+		       (unsigned long long)r->off, x->u.rp_resok4.rpr_eof,
+		       x->u.rp_resok4.rpr_contents.len);
+		for (i = 0; i < x->u.rp_resok4.rpr_contents.len && i < 8; i++)
+			printf("#   %s at %llu, %llu bytes\n",
+			       v[i].rpc_content == NFS4_CONTENT_DATA ? "DATA" : "HOLE",
+			       (unsigned long long)(v[i].rpc_content == NFS4_CONTENT_DATA ?
+						    v[i].u.rpc_data.d_offset : v[i].u.rpc_hole.di_offset),
+			       (unsigned long long)(v[i].rpc_content == NFS4_CONTENT_DATA ?
+						    v[i].u.rpc_data.d_data.len : v[i].u.rpc_hole.di_length));
+	}
 }
 
 static void getxattr_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
@@ -380,6 +398,55 @@ static void test_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *root)
 		   (unsigned long long)(trans_of(c, OP_READ_PLUS) - t0));
 	}
 	free(got);
+	free(want);
+}
+
+/* READ_PLUS of a file without holes at 0 and at 64 KiB, for the record
+ * of what a server answers (the bytes checked where it does READ_PLUS). */
+static void test_read_plus_dense(struct nfsx_ctx *c, const struct nfsx_fh *root)
+{
+	static const uint64_t offs[] = { 0, 65536 };
+	struct nfsx_fh fh;
+	size_t len = 0;
+	uint8_t *want = slurp(on_disk("src.bin"), &len), got[65536];
+	struct stateid4 sid;
+	unsigned i, good = 0;
+
+	if (!want || lookup(c, root, "src.bin", &fh)) {
+		ok(0, "src.bin for READ_PLUS");
+		free(want);
+		return;
+	}
+	sid = do_open(c, &fh, OPEN4_SHARE_ACCESS_READ);
+	for (i = 0; i < 2; i++) {
+		struct nfsx4_read_plus_args a = { fh4(&fh), { sid, offs[i], sizeof(got) } };
+		struct res r = { 0 };
+		bool w;
+
+		r.buf = got;
+		r.off = offs[i];
+		r.count = sizeof(got);
+		w = wait_res(c, nfsx4_read_plus(c, &a, rp_cb, &r), &r);
+		if (w && r.st == NFS4_OK && r.fill == 0 && r.rp.count == sizeof(got) &&
+		    r.rp.hole_bytes == 0 && !memcmp(got, want + offs[i], sizeof(got)))
+			good |= 1u << i;
+		else if (does[X_RP] == RP_EMPTY && w && r.st == NFS4_OK &&
+			 r.seg0.rpc_content == NFS4_CONTENT_DATA &&
+			 r.seg0.u.rpc_data.d_offset == 0 && r.seg0.u.rpc_data.d_data.len == 0 &&
+			 (i == 0 ? r.fill == 0 && r.rp.segments == 1 : r.fill == -EPROTO))
+			good |= 1u << i;
+	}
+	do_close(c, &fh, &sid);
+	if (does[X_RP] == RP_EMPTY)
+		ok(good == 3, "%s: READ_PLUS of a file without holes, 64 KiB at 0 and at 64 KiB: "
+		   "one DATA segment at 0 of 0 bytes whatever the offset asked (at 64 KiB "
+		   "nfsx4_read_plus_fill refuses it: -EPROTO), as measured of this server",
+		   server);
+	else if (does[X_RP])
+		ok(good == 3, "%s: READ_PLUS of a file without holes, 64 KiB at 0 and at 64 KiB: "
+		   "its bytes, no hole", server);
+	else
+		skip(X_RP, "READ_PLUS of a file without holes: its bytes");
 	free(want);
 }
 
@@ -763,6 +830,7 @@ int main(int argc, char **argv)
 	test_session(c, &root);
 	test_read_plus(c, &root);
 	test_read_plus_sync(c, &root);
+	test_read_plus_dense(c, &root);
 	test_seek(c, &root);
 	test_alloc(c, &root);
 	test_clone_copy(c, &root);
