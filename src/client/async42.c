@@ -19,11 +19,11 @@
  *   asked, data within the range), since a caller trusts the byte count
  *   it returns; holes are cut to the range (a server may describe the
  *   whole hole it found, RFC 7862 15.10.3).
- * - COPY is synchronous only (ca_synchronous): the server answers when
- *   the copy is done. An asynchronous COPY would need CB_OFFLOAD on the
- *   back channel; a server that answers a synchronous COPY with a
- *   callback id anyway is answered by the caller (cr_callback_id is in
- *   the result).
+ * - nfsx4_copy is synchronous (ca_synchronous): the server answers when
+ *   the copy is done; a server that answers it with a callback id anyway
+ *   leaves that to the caller (wr_callback_id is in the result).
+ *   nfsx4_copy_async (copy42.c) is the asynchronous one, finished by
+ *   CB_OFFLOAD.
  */
 #include "client/nfs4.h"
 

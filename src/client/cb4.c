@@ -20,7 +20,8 @@
  *   is new, the slot's own a retry answered with the slot's reply as it
  *   was sent (whether cachethis asked or not: every reply fits in the
  *   cache), anything else NFS4ERR_SEQ_MISORDERED. CB_RECALL asks the
- *   caller's function; the other callback operations are
+ *   caller's function, CB_OFFLOAD the back channel's offload hook
+ *   (NFS4ERR_NOTSUPP without one); the other callback operations are
  *   NFS4ERR_NOTSUPP, a number that is none NFS4ERR_OP_ILLEGAL
  *   (OP_CB_ILLEGAL), and the COMPOUND stops at the first error.
  * - Bounded: the request is decoded op by op from the record in place,
@@ -257,6 +258,10 @@ static enum nfsstat4 compound(struct nc4_cb *cb, struct xdr_dec *d, size_t len, 
 				cb->n.recalls++;
 			else if (st == NFS4ERR_BAD_STATEID)
 				cb->n.recalls_unknown++;
+		} else if (num == OP_CB_OFFLOAD && cb->offload) {
+			st = cb->offload(cb->offload_priv, &op.u.opcboffload);
+			if (st == NFS4_OK)
+				cb->n.offloads++;
 		} else {
 			st = NFS4ERR_NOTSUPP;
 		}

@@ -69,6 +69,8 @@
  *   CB_PATH_DOWN(_SESSION): BIND_CONN_TO_SESSION (BACK_OR_BOTH), one at
  *   a time, queued as any call, so an idle context reconnects at once
  *   and recalls reach it again (nc4_cb_rebind).
+ * - CB_OFFLOAD: the outcome of an asynchronous COPY, kept by the back
+ *   channel's answer and delivered after it (copy42.c).
  * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists.
  */
 #ifndef NFSX_CLIENT_NFS4_H
@@ -147,6 +149,7 @@ struct nc4_session {
 	struct callback_sec_parms4 cb_sec; /* AUTH_SYS as the context's calls */
 	struct nc4_cb *cb;
 	struct nc_list delegs;       /* struct nc4_deleg */
+	struct nc_list copies;       /* struct nc4_copy: asynchronous COPYs (copy42.c) */
 	uint64_t delegs_got, delegs_returned, delegs_return_failed;
 	bool binding;                /* a BIND_CONN_TO_SESSION in flight */
 	uint64_t rebinds;            /* back channels bound again */
@@ -304,13 +307,20 @@ struct nc4_cb_counts {
 	uint64_t dropped;            /* not answered (undecodable header) */
 	uint64_t recalls;            /* CB_RECALL of a delegation held: NFS4_OK */
 	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+	uint64_t offloads;           /* CB_OFFLOAD taken (NFS4_OK) */
 };
+
+/* What CB_OFFLOAD does with an asynchronous COPY's outcome: the status
+ * of its result (NFS4_OK when it was taken). */
+typedef enum nfsstat4 (*nc4_cb_offload_fn)(void *priv, const struct CB_OFFLOAD4args *a);
 
 /* The back channel of a session: what answering a call needs. */
 struct nc4_cb {
 	sessionid4 sid;              /* the session's (CB_SEQUENCE must name it) */
 	struct nc4_cb_slot slots[NC4_CB_SLOTS];
 	struct nc4_cb_counts n;
+	nc4_cb_offload_fn offload;   /* NULL: CB_OFFLOAD answered NFS4ERR_NOTSUPP */
+	void *offload_priv;
 	uint8_t arena[NC4_CB_ARENA];
 };
 
@@ -380,5 +390,15 @@ void nc4_cb_rebind(struct nfsx_ctx *ctx);
 /* A COMPOUND of the session ended: DELEGRETURNs that waited for the
  * context's WRITEs of their file go now. */
 void nc4_deleg_kick(struct nfsx_ctx *ctx);
+
+/* ---- asynchronous COPY (copy42.c) ---- */
+
+/* CB_OFFLOAD (from the back channel's answer, no callback run): the
+ * outcome kept for its COPY. Return values: the result's status. */
+enum nfsstat4 nc4_copy_offload(struct nfsx_ctx *ctx, const struct CB_OFFLOAD4args *a);
+/* Deliver the outcomes CB_OFFLOAD brought (outside the answer). */
+void nc4_copy_kick(struct nfsx_ctx *ctx);
+/* The session ends: copies under way fail with -ECANCELED. */
+void nc4_copy_clear(struct nfsx_ctx *ctx);
 
 #endif

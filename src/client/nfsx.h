@@ -406,6 +406,7 @@ struct nfsx4_cb_stats {
 	uint64_t dropped;            /* not answered: not a decodable call header */
 	uint64_t recalls;            /* CB_RECALL of a delegation held (NFS4_OK) */
 	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+	uint64_t offloads;           /* CB_OFFLOAD of an asynchronous COPY taken */
 	uint64_t delegs_got;         /* delegations granted to the context */
 	uint64_t delegs_returned;    /* DELEGRETURN succeeded (recall or caller) */
 	uint64_t delegs_return_failed; /* DELEGRETURN refused or never sent */
@@ -749,6 +750,23 @@ int nfsx4_listxattrs(struct nfsx_ctx *c, const struct nfsx4_listxattrs_args *a, 
 		     void *priv);
 int nfsx4_removexattr(struct nfsx_ctx *c, const struct nfsx4_removexattr_args *a, nfsx_cb cb,
 		      void *priv);
+
+/*
+ * nfsx4_copy_async - COPY without ca_synchronous: the server may answer
+ * at once or later by CB_OFFLOAD on the back channel (which may even come
+ * before the COPY's reply); either way the callback gets, once, a
+ * struct nfsx4_copy_done. A session that ends first fails it with
+ * -ECANCELED.
+ */
+struct nfsx4_copy_done {
+	enum nfsstat4 status;        /* COPY's, or CB_OFFLOAD's coa_status */
+	uint64_t count;              /* bytes copied (also on failure by CB_OFFLOAD) */
+	enum stable_how4 committed;
+	verifier4 verf;
+	bool offloaded;              /* the outcome came by CB_OFFLOAD */
+};
+int nfsx4_copy_async(struct nfsx_ctx *c, const struct nfsx4_copy_args *a, nfsx_cb cb,
+		     void *priv);
 
 /* What nfsx4_read_plus_fill found in a READ_PLUS result. */
 struct nfsx4_read_plus_out {

@@ -181,6 +181,7 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		nc_list_init(&s->freeq);
 		nc_list_init(&s->sentq);
 		nc_list_init(&s->delegs);
+		nc_list_init(&s->copies);
 		s->cb = calloc(1, sizeof(*s->cb));
 		if (!s->cb) {
 			free(s);
@@ -305,6 +306,7 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	}
 	s->up = false;
 	s->recovering = false;
+	nc4_copy_clear(ctx);
 	nc4_fail_waiting(ctx, &s->waitq, -ECANCELED);
 	nc4_fail_waiting(ctx, &s->delayq, -ECANCELED);
 	/* their replies (or -ECANCELED) come after the session is gone */

@@ -600,6 +600,22 @@ static void test_alloc(struct nfsx_ctx *c, const struct nfsx_fh *root)
 
 /* ---- CLONE, COPY ---------------------------------------------------------- */
 
+struct copy_res {
+	int calls, err;
+	struct nfsx4_copy_done d;
+};
+
+static void copy_async_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct copy_res *r = priv;
+
+	(void)ctx;
+	r->calls++;
+	r->err = err;
+	if (!err)
+		r->d = *(const struct nfsx4_copy_done *)res;
+}
+
 /* Does the exported filesystem clone (FICLONE of two scratch files)? */
 static bool fs_clones(void)
 {
@@ -671,6 +687,30 @@ static void test_clone_copy(struct nfsx_ctx *c, const struct nfsx_fh *root)
 		free(b);
 	} else {
 		skip(X_COPY, "COPY: the count and the bytes on disk");
+	}
+	/* the asynchronous COPY: the same outcome, by the reply or CB_OFFLOAD */
+	{
+		struct nfsx4_copy_args x = { fh4(&src), fh4(&dst2), s1, s3, 0, 0, 3u << 19 };
+		struct copy_res cr = { 0 };
+		time_t end = time(NULL) + 30;
+
+		if (nfsx4_copy_async(c, &x, copy_async_cb, &cr) == 0)
+			while (!cr.calls && time(NULL) <= end)
+				nfsx_run_once(c, 100);
+		if (does[X_COPY]) {
+			a = slurp(on_disk("src.bin"), &la);
+			b = slurp(on_disk("copy.bin"), &lb);
+			ok(cr.calls == 1 && cr.err == 0 && cr.d.status == NFS4_OK && a && b &&
+			   cr.d.count == la && la == lb && !memcmp(a, b, la),
+			   "%s: asynchronous COPY: count %llu%s, the bytes on disk", server,
+			   (unsigned long long)cr.d.count, cr.d.offloaded ? " by CB_OFFLOAD" : "");
+			free(a);
+			free(b);
+		} else {
+			ok(cr.calls == 1 && cr.err == 0 && cr.d.status == NFS4ERR_NOTSUPP,
+			   "%s: asynchronous COPY answers NFS4ERR_NOTSUPP, through its callback (%s)",
+			   server, nfsx_strerror((int)cr.d.status));
+		}
 	}
 	do_close(c, &src, &s1);
 	do_close(c, &dst, &s2);
