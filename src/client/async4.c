@@ -23,9 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* PUTFH @fh + @op with @args (@size bytes, the operation's own
- * arguments struct), under @op's descriptor. */
-static int send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
+int nc4_send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
 		   size_t size, nfsx_cb cb, void *priv)
 {
 	struct nfs_argop4 *ops;
@@ -61,27 +59,27 @@ int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb
 {
 	struct CLOSE4args x = { .open_stateid = a->stateid };
 
-	return send_op(c, &a->fh, OP_CLOSE, &x, sizeof(x), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_CLOSE, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_read(struct nfsx_ctx *c, const struct nfsx4_read_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_READ, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_READ, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_write(struct nfsx_ctx *c, const struct nfsx4_write_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_WRITE, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_WRITE, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_commit(struct nfsx_ctx *c, const struct nfsx4_commit_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_COMMIT, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_COMMIT, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_GETATTR, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_GETATTR, &a->args, sizeof(a->args), cb, priv);
 }
 
 /* ---- attributes, access, open modes ------------------------------------ */
@@ -89,18 +87,18 @@ int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_c
 int nfsx4_setattr(struct nfsx_ctx *c, const struct nfsx4_setattr_args *a, nfsx_cb cb,
 		  void *priv)
 {
-	return send_op(c, &a->fh, OP_SETATTR, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_SETATTR, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_access(struct nfsx_ctx *c, const struct nfsx4_access_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_ACCESS, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_ACCESS, &a->args, sizeof(a->args), cb, priv);
 }
 
 int nfsx4_open_downgrade(struct nfsx_ctx *c, const struct nfsx4_open_downgrade_args *a,
 			 nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_OPEN_DOWNGRADE, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_OPEN_DOWNGRADE, &a->args, sizeof(a->args), cb, priv);
 }
 
 /* ---- byte-range locks --------------------------------------------------- */
@@ -143,7 +141,7 @@ int nfsx4_lock(struct nfsx_ctx *c, const struct nfsx4_lock_args *a, nfsx_cb cb, 
 	} else {
 		x.locker.u.lock_owner.lock_stateid = a->stateid;
 	}
-	return send_op(c, &a->fh, OP_LOCK, &x, sizeof(x), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_LOCK, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_lockt(struct nfsx_ctx *c, const struct nfsx4_lockt_args *a, nfsx_cb cb, void *priv)
@@ -157,18 +155,17 @@ int nfsx4_lockt(struct nfsx_ctx *c, const struct nfsx4_lockt_args *a, nfsx_cb cb
 	x.offset = a->offset;
 	x.length = a->length;
 	x.owner = lock_owner(c->v4);
-	return send_op(c, &a->fh, OP_LOCKT, &x, sizeof(x), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_LOCKT, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_locku(struct nfsx_ctx *c, const struct nfsx4_locku_args *a, nfsx_cb cb, void *priv)
 {
-	return send_op(c, &a->fh, OP_LOCKU, &a->args, sizeof(a->args), cb, priv);
+	return nc4_send_op(c, &a->fh, OP_LOCKU, &a->args, sizeof(a->args), cb, priv);
 }
 
 /* ---- names: RENAME, LINK, READLINK, LOOKUPP ----------------------------- */
 
-/* PUTFH @from, SAVEFH, PUTFH @to, then @op (RENAME, LINK) with @args. */
-static int send_two_fh(struct nfsx_ctx *c, const nfs_fh4 *from, const nfs_fh4 *to,
+int nc4_send_two_fh(struct nfsx_ctx *c, const nfs_fh4 *from, const nfs_fh4 *to,
 		       enum nfs_opnum4 op, const void *args, size_t size, nfsx_cb cb, void *priv)
 {
 	struct nfs_argop4 *ops;
@@ -194,7 +191,7 @@ int nfsx4_rename(struct nfsx_ctx *c, const struct nfsx4_rename_args *a, nfsx_cb 
 
 	if (x.oldname.len > 255 || x.newname.len > 255)
 		return -EINVAL;
-	return send_two_fh(c, &a->src_dir, &a->dst_dir, OP_RENAME, &x, sizeof(x), cb, priv);
+	return nc4_send_two_fh(c, &a->src_dir, &a->dst_dir, OP_RENAME, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_link(struct nfsx_ctx *c, const struct nfsx4_link_args *a, nfsx_cb cb, void *priv)
@@ -203,13 +200,13 @@ int nfsx4_link(struct nfsx_ctx *c, const struct nfsx4_link_args *a, nfsx_cb cb, 
 
 	if (x.newname.len > 255)
 		return -EINVAL;
-	return send_two_fh(c, &a->fh, &a->dir, OP_LINK, &x, sizeof(x), cb, priv);
+	return nc4_send_two_fh(c, &a->fh, &a->dir, OP_LINK, &x, sizeof(x), cb, priv);
 }
 
 int nfsx4_readlink(struct nfsx_ctx *c, const struct nfsx4_readlink_args *a, nfsx_cb cb,
 		   void *priv)
 {
-	return send_op(c, &a->fh, OP_READLINK, NULL, 0, cb, priv);
+	return nc4_send_op(c, &a->fh, OP_READLINK, NULL, 0, cb, priv);
 }
 
 /* LOOKUPP alone changes only the current handle: GETFH after it gives

@@ -11,7 +11,7 @@
  *   offered) AUTH_ERROR AUTH_TOOWEAK; a header that does not decode
  *   gets no reply at all (nothing to answer to). Arguments that do not
  *   decode are GARBAGE_ARGS.
- * - CB_COMPOUND (RFC 8881 20.9): minor version 1 only
+ * - CB_COMPOUND (RFC 8881 20.9): minor versions 1 and 2
  *   (NFS4ERR_MINOR_VERS_MISMATCH, no results); CB_SEQUENCE first
  *   (NFS4ERR_OP_NOT_IN_SESSION), nowhere else (NFS4ERR_SEQUENCE_POS);
  *   at most NC4_CB_MAXOPS operations (NFS4ERR_TOO_MANY_OPS). The
@@ -20,7 +20,8 @@
  *   is new, the slot's own a retry answered with the slot's reply as it
  *   was sent (whether cachethis asked or not: every reply fits in the
  *   cache), anything else NFS4ERR_SEQ_MISORDERED. CB_RECALL asks the
- *   caller's function; the other callback operations are
+ *   caller's function, CB_OFFLOAD the back channel's offload hook
+ *   (NFS4ERR_NOTSUPP without one); the other callback operations are
  *   NFS4ERR_NOTSUPP, a number that is none NFS4ERR_OP_ILLEGAL
  *   (OP_CB_ILLEGAL), and the COMPOUND stops at the first error.
  * - Bounded: the request is decoded op by op from the record in place,
@@ -201,7 +202,9 @@ static enum nfsstat4 compound(struct nc4_cb *cb, struct xdr_dec *d, size_t len, 
 	body_begin(b, b->e.p, xdr_enc_room(&b->e), &tag);
 	if (len > NC4_CB_MAXREQ)
 		return NFS4ERR_REQ_TOO_BIG;
-	if (minor != NC4_MINOR)
+	/* The server calls with its session's minor version (RFC 7862
+	 * 1.4: 4.2 keeps 4.1's back channel); either is answered alike. */
+	if (minor < NC4_MINOR_MIN || minor > NC4_MINOR_MAX)
 		return NFS4ERR_MINOR_VERS_MISMATCH;
 	if (nops > NC4_CB_MAXOPS)
 		return NFS4ERR_TOO_MANY_OPS;
@@ -255,6 +258,10 @@ static enum nfsstat4 compound(struct nc4_cb *cb, struct xdr_dec *d, size_t len, 
 				cb->n.recalls++;
 			else if (st == NFS4ERR_BAD_STATEID)
 				cb->n.recalls_unknown++;
+		} else if (num == OP_CB_OFFLOAD && cb->offload) {
+			st = cb->offload(cb->offload_priv, &op.u.opcboffload);
+			if (st == NFS4_OK)
+				cb->n.offloads++;
 		} else {
 			st = NFS4ERR_NOTSUPP;
 		}

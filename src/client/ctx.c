@@ -133,7 +133,12 @@ static int validate(struct nfsx_opts *o, char *err, size_t errlen)
 	if (!o->version)
 		o->version = d.version;
 	if (o->version != 3 && o->version != 4) {
-		snprintf(err, errlen, "NFS version %u: 3 or 4 (NFSv4.1)", o->version);
+		snprintf(err, errlen, "NFS version %u: 3 or 4 (NFSv4.1 or 4.2)", o->version);
+		return -EINVAL;
+	}
+	if (o->minor != 0 && (o->minor < NC4_MINOR_MIN || o->minor > NC4_MINOR_MAX)) {
+		snprintf(err, errlen, "NFSv4 minor version %u: 1, 2, or 0 for the highest "
+			 "(NFSv4.0 is not spoken by libnfsx)", o->minor);
 		return -EINVAL;
 	}
 	if (o->nconnect > NC_MAX_NCONNECT) {

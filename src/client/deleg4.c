@@ -223,6 +223,12 @@ static enum nfsstat4 on_recall(void *priv, const struct CB_RECALL4args *a)
 	return NFS4_OK;
 }
 
+/* CB_OFFLOAD: the outcome of an asynchronous COPY (copy42.c). */
+static enum nfsstat4 on_offload(void *priv, const struct CB_OFFLOAD4args *a)
+{
+	return nc4_copy_offload(priv, a);
+}
+
 void nc4_cb_record(struct nc_conn *c, const uint8_t *rec, size_t len)
 {
 	struct nfsx_ctx *ctx = c->ctx;
@@ -240,12 +246,15 @@ void nc4_cb_record(struct nc_conn *c, const uint8_t *rec, size_t len)
 		c->broken = true; /* the server sends it again on a new connection */
 		return;
 	}
+	s->cb->offload = on_offload;
+	s->cb->offload_priv = ctx;
 	n = nc4_cb_serve(s->cb, rec, len, out, on_recall, ctx);
 	if (n)
 		nc_conn_send_raw(c, out, n);
 	else
 		free(out);
 	send_returns(ctx);
+	nc4_copy_kick(ctx);
 }
 
 static void bound(struct nfsx_ctx *ctx, int err, void *res, void *priv)
@@ -338,6 +347,7 @@ int nfsx4_cb_stats_get(const struct nfsx_ctx *c, struct nfsx4_cb_stats *st)
 	st->dropped = n->dropped;
 	st->recalls = n->recalls;
 	st->recalls_unknown = n->recalls_unknown;
+	st->offloads = n->offloads;
 	st->delegs_got = s->delegs_got;
 	st->delegs_returned = s->delegs_returned;
 	st->delegs_return_failed = s->delegs_return_failed;

@@ -148,8 +148,12 @@ int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 	for (i = 0; i < r->nops; i++)
 		if (r->ops[i].resop != ops[i].argop)
 			return -EPROTO;
-	/* A result short of the operations sent ends with an error. */
-	if (r->nops < nops && (r->nops == 0 || r->status == NFS4_OK))
+	/* A result short of the operations sent ends with an error; a
+	 * minor version the server does not speak has no result at all
+	 * (RFC 8881 16.2.3: the reply's resarray is empty). */
+	if (r->nops < nops && r->status == NFS4_OK)
+		return -EPROTO;
+	if (r->nops == 0 && nops > 0 && r->status != NFS4ERR_MINOR_VERS_MISMATCH)
 		return -EPROTO;
 	for (i = 0; i < r->nops; i++) {
 		uint32_t op = r->ops[i].resop;
@@ -194,7 +198,7 @@ int nfsx4_compound(struct nfsx_ctx *c, uint32_t minor, const struct nfs_argop4 *
 	if (!w)
 		return -ENOMEM;
 	memcpy(w->ops, ops, nops * sizeof(*ops));
-	w->args.minorversion = minor;
+	w->args.minorversion = minor == NC4_MINOR ? nc4_minor_of(c) : minor;
 	w->args.nops = nops;
 	w->args.ops = w->ops;
 	w->cb = cb;

@@ -69,6 +69,8 @@
  *   CB_PATH_DOWN(_SESSION): BIND_CONN_TO_SESSION (BACK_OR_BOTH), one at
  *   a time, queued as any call, so an idle context reconnects at once
  *   and recalls reach it again (nc4_cb_rebind).
+ * - CB_OFFLOAD: the outcome of an asynchronous COPY, kept by the back
+ *   channel's answer and delivered after it (copy42.c).
  * - Not done: CB_RECALL_ANY, CB_GETATTR, referring call lists.
  */
 #ifndef NFSX_CLIENT_NFS4_H
@@ -78,7 +80,19 @@
 
 #include "client/internal.h"
 
-#define NC4_MINOR 1
+/*
+ * Minor versions spoken: 1 and 2 (RFC 7862: 4.2 is 4.1's sessions and
+ * operations plus its own). A context's options ask for one, or for 0:
+ * the highest both sides speak, found at EXCHANGE_ID (4.2 first; a
+ * server that answers NFS4ERR_MINOR_VERS_MISMATCH gets 4.1).
+ * NC4_MINOR, passed where a minor version is wanted (nfsx4_compound,
+ * the session's requests), stands for "the session's": resolved when
+ * the COMPOUND is submitted (nc4_minor_of), so that EXCHANGE_ID,
+ * CREATE_SESSION and every COMPOUND of a session carry its version.
+ */
+#define NC4_MINOR_MIN 1u
+#define NC4_MINOR_MAX 2u
+#define NC4_MINOR 0xffffffffu
 #define NC4_IO_MAX (1u << 20)        /* largest READ/WRITE asked of the server */
 #define NC4_HEADROOM (16u << 10)     /* request/reply bytes around the data */
 /*
@@ -106,6 +120,8 @@ struct nc4_session {
 	clientid4 clientid;
 	sequenceid4 cs_seq;
 	sessionid4 sid;
+	uint32_t minor;              /* minor version of the session (1 or 2) */
+	bool minor_auto;             /* the options left it to negotiation */
 	uint32_t nslots;             /* granted by CREATE_SESSION */
 	uint32_t target;             /* slots usable now (server's target + 1) */
 	uint32_t maxops;             /* operations per COMPOUND granted */
@@ -133,6 +149,7 @@ struct nc4_session {
 	struct callback_sec_parms4 cb_sec; /* AUTH_SYS as the context's calls */
 	struct nc4_cb *cb;
 	struct nc_list delegs;       /* struct nc4_deleg */
+	struct nc_list copies;       /* struct nc4_copy: asynchronous COPYs (copy42.c) */
 	uint64_t delegs_got, delegs_returned, delegs_return_failed;
 	bool binding;                /* a BIND_CONN_TO_SESSION in flight */
 	uint64_t rebinds;            /* back channels bound again */
@@ -150,6 +167,15 @@ struct nc4_session {
  */
 uint64_t nc4_deadline(const struct nfsx_ctx *ctx);
 void nc4_tick(struct nfsx_ctx *ctx, uint64_t now);
+
+/* The minor version a COMPOUND of the context carries: the session's,
+ * or the options' before there is one (2 when they ask for the highest). */
+static inline uint32_t nc4_minor_of(const struct nfsx_ctx *ctx)
+{
+	if (ctx->v4)
+		return ctx->v4->minor;
+	return ctx->o.minor ? ctx->o.minor : NC4_MINOR_MAX;
+}
 
 /* How nc4_call_as treats a COMPOUND. */
 enum {
@@ -216,6 +242,20 @@ typedef int (*nc4_extract_fn)(const struct nfsx4_res *r, void *out);
 int nc4_sync(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t nops,
 	     nc4_extract_fn extract, void *out);
 
+/*
+ * The typed wrappers' COMPOUNDs (async4.c), under NC4_RETRY | NC4_LAST
+ * and @op's descriptor: @args is the operation's own arguments struct
+ * (@size bytes, copied; 0: none).
+ * nc4_send_op - PUTFH @fh, @op.
+ * nc4_send_two_fh - PUTFH @from, SAVEFH, PUTFH @to, @op (RENAME, LINK,
+ * CLONE, COPY: the saved handle is the source).
+ * Return values: as nc4_call_as.
+ */
+int nc4_send_op(struct nfsx_ctx *c, const nfs_fh4 *fh, enum nfs_opnum4 op, const void *args,
+		size_t size, nfsx_cb cb, void *priv);
+int nc4_send_two_fh(struct nfsx_ctx *c, const nfs_fh4 *from, const nfs_fh4 *to,
+		    enum nfs_opnum4 op, const void *args, size_t size, nfsx_cb cb, void *priv);
+
 /* PUTFH of @fh (the handle's bytes are not copied). */
 static inline void nc4_op_putfh(struct nfs_argop4 *o, const nfs_fh4 *fh)
 {
@@ -267,13 +307,20 @@ struct nc4_cb_counts {
 	uint64_t dropped;            /* not answered (undecodable header) */
 	uint64_t recalls;            /* CB_RECALL of a delegation held: NFS4_OK */
 	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+	uint64_t offloads;           /* CB_OFFLOAD taken (NFS4_OK) */
 };
+
+/* What CB_OFFLOAD does with an asynchronous COPY's outcome: the status
+ * of its result (NFS4_OK when it was taken). */
+typedef enum nfsstat4 (*nc4_cb_offload_fn)(void *priv, const struct CB_OFFLOAD4args *a);
 
 /* The back channel of a session: what answering a call needs. */
 struct nc4_cb {
 	sessionid4 sid;              /* the session's (CB_SEQUENCE must name it) */
 	struct nc4_cb_slot slots[NC4_CB_SLOTS];
 	struct nc4_cb_counts n;
+	nc4_cb_offload_fn offload;   /* NULL: CB_OFFLOAD answered NFS4ERR_NOTSUPP */
+	void *offload_priv;
 	uint8_t arena[NC4_CB_ARENA];
 };
 
@@ -343,5 +390,15 @@ void nc4_cb_rebind(struct nfsx_ctx *ctx);
 /* A COMPOUND of the session ended: DELEGRETURNs that waited for the
  * context's WRITEs of their file go now. */
 void nc4_deleg_kick(struct nfsx_ctx *ctx);
+
+/* ---- asynchronous COPY (copy42.c) ---- */
+
+/* CB_OFFLOAD (from the back channel's answer, no callback run): the
+ * outcome kept for its COPY. Return values: the result's status. */
+enum nfsstat4 nc4_copy_offload(struct nfsx_ctx *ctx, const struct CB_OFFLOAD4args *a);
+/* Deliver the outcomes CB_OFFLOAD brought (outside the answer). */
+void nc4_copy_kick(struct nfsx_ctx *ctx);
+/* The session ends: copies under way fail with -ECANCELED. */
+void nc4_copy_clear(struct nfsx_ctx *ctx);
 
 #endif

@@ -79,7 +79,10 @@ struct nfsx_opts {
 	bool privileged_port;    /* bind a source port < 1024 (needs root) */
 	uint16_t rpcbind_port;   /* where to ask for ports (111) */
 	uint32_t max_reply;      /* largest reply record accepted (4 MiB + 64 KiB) */
-	unsigned version;        /* NFS version of the sync API: 3, or 4 (NFSv4.1) (3) */
+	unsigned version;        /* NFS version of the sync API: 3, or 4 (NFSv4.1/4.2) (3) */
+	unsigned minor;          /* NFSv4 minor version: 1, 2, or 0 for the highest both
+				  * sides speak (2, else 1 when the server answers
+				  * NFS4ERR_MINOR_VERS_MISMATCH) (0) */
 };
 
 /*
@@ -366,6 +369,13 @@ int nfsx4_getattr(struct nfsx_ctx *c, const struct nfsx4_getattr_args *a, nfsx_c
 uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
 
 /*
+ * nfsx4_minor - the minor version of the context's session (1 or 2,
+ * after a negotiation when the options asked for 0), or 0 while there is
+ * no session.
+ */
+unsigned nfsx4_minor(const struct nfsx_ctx *c);
+
+/*
  * The back channel and delegations. The session is made with a back
  * channel on the connection that carries CREATE_SESSION; the library
  * answers the server's calls on it itself, from nfsx_service: CB_NULL,
@@ -396,6 +406,7 @@ struct nfsx4_cb_stats {
 	uint64_t dropped;            /* not answered: not a decodable call header */
 	uint64_t recalls;            /* CB_RECALL of a delegation held (NFS4_OK) */
 	uint64_t recalls_unknown;    /* CB_RECALL answered NFS4ERR_BAD_STATEID */
+	uint64_t offloads;           /* CB_OFFLOAD of an asynchronous COPY taken */
 	uint64_t delegs_got;         /* delegations granted to the context */
 	uint64_t delegs_returned;    /* DELEGRETURN succeeded (recall or caller) */
 	uint64_t delegs_return_failed; /* DELEGRETURN refused or never sent */
@@ -431,8 +442,9 @@ struct nfsx_attr {
 
 /*
  * nfsx_url_parse - split "nfs://host[:port]/path[?opt=v&...]" into
- * options and a path. Options: uid, gid, version (3; 4 or 4.1: NFSv4.1,
- * u->version 4), nconnect,
+ * options and a path. Options: uid, gid, version (3; 4.1 or 4.2: that
+ * NFSv4 minor version; 4: the highest both sides speak; u->version 4
+ * and u->opts.minor 1, 2 or 0 for those), nconnect,
  * mountport, timeo (ms), retrans. Unknown options are an error. The
  * path is percent-decoded; host may be [IPv6]. u->opts.host points to
  * u->host: re-point it if the struct is copied.
@@ -501,6 +513,14 @@ int nfsx_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *
 	      uint32_t len, uint32_t *got, bool *eof);
 int nfsx_write(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, const void *buf,
 	       uint32_t len, enum stable_how how, uint32_t *written, uint8_t verf[NFS3_WRITEVERFSIZE]);
+/*
+ * nfsx_read_plus - nfsx_read by READ_PLUS (NFSv4.2: PUTFH, OPEN, READ_PLUS,
+ * CLOSE): data at its place in @buf, holes as zeros, @hole_bytes of
+ * them (nfsx4_read_plus_fill). -EOPNOTSUPP on NFSv3 or an NFSv4.1
+ * session, nothing sent; a server without it answers NFS4ERR_NOTSUPP.
+ */
+int nfsx_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
+		   uint32_t len, uint32_t *got, bool *eof, uint32_t *hole_bytes);
 int nfsx_commit(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS3_WRITEVERFSIZE]);
 int nfsx_create(struct nfsx_ctx *c, const struct nfsx_fh *dir, const char *name,
 		uint32_t mode, bool exclusive, struct nfsx_fh *fh);
@@ -652,6 +672,123 @@ int nfsx4_readlink(struct nfsx_ctx *c, const struct nfsx4_readlink_args *a, nfsx
 		   void *priv);
 int nfsx4_lookupp(struct nfsx_ctx *c, const struct nfsx4_lookupp_args *a, nfsx_cb cb,
 		  void *priv);
+
+/* NFSv4.2 (RFC 7862, RFC 8276), asynchronous                          */
+
+/*
+ * The NFSv4.2 operations, each one COMPOUND as the wrappers above
+ * (SEQUENCE, PUTFH, the operation; CLONE and COPY: PUTFH of the source,
+ * SAVEFH, PUTFH of the destination, the operation), under the
+ * operation's descriptor of nfsx_nfs4_ops (statistics), with the same
+ * retries. The callback gets the operation's result (READ_PLUS4res *,
+ * SEEK4res *, ...; a stand-in with the COMPOUND's status when the server
+ * stopped before it). A session of minor version 1 sends none of them:
+ * -EOPNOTSUPP at once; a server that does not do one answers
+ * NFS4ERR_NOTSUPP (10004) in the result.
+ *
+ * nfsx4_read_plus: READ_PLUS; its result is read with
+ * nfsx4_read_plus_fill. nfsx4_copy: COPY, synchronous (ca_synchronous,
+ * ca_consecutive; no source server: an intra-server copy); the result's
+ * cr_response.wr_count is what was copied. The xattr names are the
+ * "user." namespace's without the prefix (RFC 8276 3).
+ */
+struct nfsx4_read_plus_args {
+	nfs_fh4 fh;
+	struct READ_PLUS4args args;
+};
+struct nfsx4_seek_args {
+	nfs_fh4 fh;
+	struct SEEK4args args;
+};
+struct nfsx4_allocate_args {
+	nfs_fh4 fh;
+	struct ALLOCATE4args args;
+};
+struct nfsx4_deallocate_args {
+	nfs_fh4 fh;
+	struct DEALLOCATE4args args;
+};
+struct nfsx4_clone_args {
+	nfs_fh4 src, dst;
+	struct CLONE4args args;
+};
+struct nfsx4_copy_args {
+	nfs_fh4 src, dst;
+	struct stateid4 src_stateid, dst_stateid;
+	uint64_t src_offset, dst_offset, count;
+};
+struct nfsx4_getxattr_args {
+	nfs_fh4 fh;
+	xattrkey4 name;
+};
+struct nfsx4_setxattr_args {
+	nfs_fh4 fh;
+	struct SETXATTR4args args;
+};
+struct nfsx4_listxattrs_args {
+	nfs_fh4 fh;
+	struct LISTXATTRS4args args;
+};
+struct nfsx4_removexattr_args {
+	nfs_fh4 fh;
+	xattrkey4 name;
+};
+int nfsx4_read_plus(struct nfsx_ctx *c, const struct nfsx4_read_plus_args *a, nfsx_cb cb,
+		    void *priv);
+int nfsx4_seek(struct nfsx_ctx *c, const struct nfsx4_seek_args *a, nfsx_cb cb, void *priv);
+int nfsx4_allocate(struct nfsx_ctx *c, const struct nfsx4_allocate_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_deallocate(struct nfsx_ctx *c, const struct nfsx4_deallocate_args *a, nfsx_cb cb,
+		     void *priv);
+int nfsx4_clone(struct nfsx_ctx *c, const struct nfsx4_clone_args *a, nfsx_cb cb, void *priv);
+int nfsx4_copy(struct nfsx_ctx *c, const struct nfsx4_copy_args *a, nfsx_cb cb, void *priv);
+int nfsx4_getxattr(struct nfsx_ctx *c, const struct nfsx4_getxattr_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_setxattr(struct nfsx_ctx *c, const struct nfsx4_setxattr_args *a, nfsx_cb cb,
+		   void *priv);
+int nfsx4_listxattrs(struct nfsx_ctx *c, const struct nfsx4_listxattrs_args *a, nfsx_cb cb,
+		     void *priv);
+int nfsx4_removexattr(struct nfsx_ctx *c, const struct nfsx4_removexattr_args *a, nfsx_cb cb,
+		      void *priv);
+
+/*
+ * nfsx4_copy_async - COPY without ca_synchronous: the server may answer
+ * at once or later by CB_OFFLOAD on the back channel (which may even come
+ * before the COPY's reply); either way the callback gets, once, a
+ * struct nfsx4_copy_done. A session that ends first fails it with
+ * -ECANCELED.
+ */
+struct nfsx4_copy_done {
+	enum nfsstat4 status;        /* COPY's, or CB_OFFLOAD's coa_status */
+	uint64_t count;              /* bytes copied (also on failure by CB_OFFLOAD) */
+	enum stable_how4 committed;
+	verifier4 verf;
+	bool offloaded;              /* the outcome came by CB_OFFLOAD */
+};
+int nfsx4_copy_async(struct nfsx_ctx *c, const struct nfsx4_copy_args *a, nfsx_cb cb,
+		     void *priv);
+
+/* What nfsx4_read_plus_fill found in a READ_PLUS result. */
+struct nfsx4_read_plus_out {
+	uint32_t count;      /* bytes of the range answered from @offset, data and holes */
+	uint32_t hole_bytes; /* of them, holes (written as zeros) */
+	uint32_t segments;   /* contents in the result */
+	bool eof;
+};
+
+/*
+ * nfsx4_read_plus_fill - the contents of a READ_PLUS result, for the
+ * READ_PLUS of @count bytes at @offset, into @buf (@count bytes): each
+ * data segment's bytes at its place, each hole as zeros (a hole that
+ * starts before @offset or runs past the range is cut to it). The
+ * segments must follow one another from @offset without a gap or an
+ * overlap, data within the range; else -EPROTO and @buf's contents are
+ * undefined. Call it from the callback (the data are views into the
+ * reply).
+ * Return values: 0, the result's nfsstat4 when not NFS4_OK, or -EPROTO.
+ */
+int nfsx4_read_plus_fill(const struct READ_PLUS4res *res, uint64_t offset, uint32_t count,
+			 void *buf, struct nfsx4_read_plus_out *out);
 
 /*
  * The synchronous counterparts, over NFSv3 (SETATTR, RENAME, LINK,

@@ -181,21 +181,36 @@ int nfsx4_session_open(struct nfsx_ctx *ctx)
 		nc_list_init(&s->freeq);
 		nc_list_init(&s->sentq);
 		nc_list_init(&s->delegs);
+		nc_list_init(&s->copies);
 		s->cb = calloc(1, sizeof(*s->cb));
 		if (!s->cb) {
 			free(s);
 			return -ENOMEM;
 		}
 		s->lease_s = 90;
+		s->minor_auto = ctx->o.minor == 0;
+		s->minor = s->minor_auto ? NC4_MINOR_MAX : ctx->o.minor;
 		make_owner(ctx, s);
 		cb_security(ctx, s);
 		ctx->v4 = s;
 	}
 	first = s->gen == 0;
-	if (!s->up && !s->recovering)
-		nc4_recover_start(ctx);
-	while (s->recovering)
-		nfsx_run_once(ctx, -1);
+	for (;;) {
+		if (!s->up && !s->recovering)
+			nc4_recover_start(ctx);
+		while (s->recovering)
+			nfsx_run_once(ctx, -1);
+		/* The highest minor version both sides speak: one lower
+		 * while the server refuses ours (before any session). */
+		if (s->up || s->rec_err != NFS4ERR_MINOR_VERS_MISMATCH || !first ||
+		    !s->minor_auto || s->minor <= NC4_MINOR_MIN)
+			break;
+		s->minor--;
+	}
+	if (!s->up && s->rec_err == NFS4ERR_MINOR_VERS_MISMATCH)
+		nc_set_error(ctx, "NFSv4.%u refused by the server (NFS4ERR_MINOR_VERS_MISMATCH)%s",
+			     s->minor, s->minor == NC4_MINOR_MIN ?
+			     "; libnfsx speaks NFSv4.1 and 4.2, not 4.0" : "");
 	if (!s->up)
 		return s->rec_err ? s->rec_err : -ENOTCONN;
 	if (first)
@@ -265,6 +280,11 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c)
 	return c->v4 && c->v4->up ? c->v4->clientid : 0;
 }
 
+unsigned nfsx4_minor(const struct nfsx_ctx *c)
+{
+	return c->v4 && c->v4->up ? c->v4->minor : 0;
+}
+
 void nc4_session_close(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
@@ -286,6 +306,7 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	}
 	s->up = false;
 	s->recovering = false;
+	nc4_copy_clear(ctx);
 	nc4_fail_waiting(ctx, &s->waitq, -ECANCELED);
 	nc4_fail_waiting(ctx, &s->delayq, -ECANCELED);
 	/* their replies (or -ECANCELED) come after the session is gone */

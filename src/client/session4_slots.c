@@ -87,6 +87,7 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 
 	q->slot = slot;
 	q->gen = s->gen;
+	q->args.minorversion = s->minor;
 	q->t_sent = nc_now();
 	s->slots[slot].busy = true;
 	memset(&q->ops[0], 0, sizeof(q->ops[0]));

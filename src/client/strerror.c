@@ -58,6 +58,7 @@ static const struct errname nfs4_errors[] = {
 	{ NFS4ERR_CLID_INUSE, "NFS4ERR_CLID_INUSE (10017): clientid in use" },
 	{ NFS4ERR_MOVED, "NFS4ERR_MOVED (10019): file system moved" },
 	{ NFS4ERR_NOFILEHANDLE, "NFS4ERR_NOFILEHANDLE (10020): current FH is not set" },
+	{ NFS4ERR_MINOR_VERS_MISMATCH, "NFS4ERR_MINOR_VERS_MISMATCH (10021): minor version not spoken" },
 	{ NFS4ERR_STALE_CLIENTID, "NFS4ERR_STALE_CLIENTID (10022): server has rebooted" },
 	{ NFS4ERR_STALE_STATEID, "NFS4ERR_STALE_STATEID (10023): server has rebooted" },
 	{ NFS4ERR_OLD_STATEID, "NFS4ERR_OLD_STATEID (10024): state is out of sync" },
@@ -78,6 +79,13 @@ static const struct errname nfs4_errors[] = {
 	{ NFS4ERR_RETRY_UNCACHED_REP, "NFS4ERR_RETRY_UNCACHED_REP (10068): retry of a reply not cached" },
 	{ NFS4ERR_SEQ_FALSE_RETRY, "NFS4ERR_SEQ_FALSE_RETRY (10076): retry differs from the original" },
 	{ NFS4ERR_CLIENTID_BUSY, "NFS4ERR_CLIENTID_BUSY (10074): client id holds state" },
+	{ NFS4ERR_WRONG_TYPE, "NFS4ERR_WRONG_TYPE (10083): wrong type of object" },
+	{ NFS4ERR_PARTNER_NOTSUPP, "NFS4ERR_PARTNER_NOTSUPP (10088): copy partner not supported" },
+	{ NFS4ERR_UNION_NOTSUPP, "NFS4ERR_UNION_NOTSUPP (10090): seek of this kind not supported" },
+	{ NFS4ERR_OFFLOAD_DENIED, "NFS4ERR_OFFLOAD_DENIED (10091): copy refused" },
+	{ NFS4ERR_OFFLOAD_NO_REQS, "NFS4ERR_OFFLOAD_NO_REQS (10094): copy requirements not met" },
+	{ NFS4ERR_NOXATTR, "NFS4ERR_NOXATTR (10095): no such extended attribute" },
+	{ NFS4ERR_XATTR2BIG, "NFS4ERR_XATTR2BIG (10096): extended attribute too big" },
 	{ NFS4ERR_COMPLETE_ALREADY, "NFS4ERR_COMPLETE_ALREADY (10054): reclaim already complete" },
 };
 

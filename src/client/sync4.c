@@ -504,9 +504,11 @@ static void op_close(struct nfs_argop4 *o, const struct stateid4 *sid)
 }
 
 struct io_out {
-	void *buf;                 /* READ */
+	void *buf;                 /* READ, READ_PLUS */
 	uint32_t len, got;
 	bool eof;
+	uint64_t off;              /* READ_PLUS: where the range starts */
+	uint32_t holes;            /* READ_PLUS: hole bytes */
 	uint32_t written;          /* WRITE */
 	uint8_t *verf;
 	bool opened;               /* OPEN succeeded: its stateid below */
@@ -533,6 +535,16 @@ static int x_io(const struct nfsx4_res *r, void *out)
 		memcpy(o->buf, ok->data.data, ok->data.len);
 		o->got = ok->data.len;
 		o->eof = ok->eof;
+	}
+	if ((x = res_of(r, OP_READ_PLUS)) && nc4_op_status(x) == NFS4_OK) {
+		struct nfsx4_read_plus_out rp;
+		int e = nfsx4_read_plus_fill(&x->u.opread_plus, o->off, o->len, o->buf, &rp);
+
+		if (e)
+			return e;
+		o->got = rp.count;
+		o->eof = rp.eof;
+		o->holes = rp.hole_bytes;
 	}
 	if ((x = res_of(r, OP_WRITE)) && nc4_op_status(x) == NFS4_OK) {
 		o->written = x->u.opwrite.u.resok4.count;
@@ -581,6 +593,48 @@ int nc4_read(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *b
 		*got = r == 0 ? o.got : 0;
 	if (eof)
 		*eof = r == 0 && o.eof;
+	return r;
+}
+
+int nfsx_read_plus(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint64_t off, void *buf,
+		   uint32_t len, uint32_t *got, bool *eof, uint32_t *hole_bytes)
+{
+	struct nfs_argop4 ops[4];
+	struct io_out o = { .buf = buf, .len = len, .off = off };
+	struct stateid4 cur = current_sid();
+	int r;
+
+	if (got)
+		*got = 0;
+	if (eof)
+		*eof = false;
+	if (hole_bytes)
+		*hole_bytes = 0;
+	if (!nc_is_v4(c))
+		return -EOPNOTSUPP;
+	if (nc_sync_forbidden(c))
+		return -EDEADLK;
+	if ((!c->v4 || !c->v4->up) && (r = nfsx4_session_open(c)) != 0)
+		return r;
+	if (c->v4->minor < 2)
+		return -EOPNOTSUPP;
+	op_putfh(&ops[0], fh);
+	nc4_op_open_fh(&ops[1], c->v4, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE);
+	op_simple(&ops[2], OP_READ_PLUS);
+	ops[2].u.opread_plus.rpa_stateid = cur;
+	ops[2].u.opread_plus.rpa_offset = off;
+	ops[2].u.opread_plus.rpa_count = len;
+	op_close(&ops[3], &cur);
+	r = nc4_sync(c, ops, 4, x_io, &o);
+	close_left(c, fh, &o);
+	if (r == 0) {
+		if (got)
+			*got = o.got;
+		if (eof)
+			*eof = o.eof;
+		if (hole_bytes)
+			*hole_bytes = o.holes;
+	}
 	return r;
 }
 

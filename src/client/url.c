@@ -77,13 +77,23 @@ static int option(struct nfsx_url *u, const char *opt, size_t len, char *err, si
 			return bad(err, errlen, "bad gid in %s", kv);
 		u->opts.gid = (uint32_t)v;
 	} else if (!strcmp(key, "version")) {
-		/* "4" is NFSv4.1 for now, the only minor version spoken */
-		if (!strcmp(val, "3"))
+		/* "4": the highest minor version both sides speak (the
+		 * session tries 4.2, then 4.1); NFSv4.0 is not spoken */
+		u->opts.minor = 0;
+		if (!strcmp(val, "3")) {
 			u->version = 3;
-		else if (!strcmp(val, "4") || !strcmp(val, "4.1"))
+		} else if (!strcmp(val, "4")) {
 			u->version = 4;
-		else
-			return bad(err, errlen, "unsupported version in %s (3, 4 or 4.1)", kv);
+		} else if (!strcmp(val, "4.1")) {
+			u->version = 4;
+			u->opts.minor = 1;
+		} else if (!strcmp(val, "4.2")) {
+			u->version = 4;
+			u->opts.minor = 2;
+		} else {
+			return bad(err, errlen, "unsupported version in %s (3, 4, 4.1 or 4.2)",
+				   kv);
+		}
 		u->opts.version = u->version;
 	} else if (!strcmp(key, "nconnect")) {
 		if (!util_parse_u32(val, vlen, 1, 16, &v))

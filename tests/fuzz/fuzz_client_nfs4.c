@@ -5,8 +5,9 @@
  * decodes it with an arena sized from its length as the core sizes it
  * (nc_arena_size), then every fattr4 in the results (GETATTR's,
  * READDIR's entries) goes through the NFSv4.1 sync API's bitmap-driven
- * decoder, and the views of the results are walked so that any
- * pointing outside the input is caught by the sanitizers. Seeds:
+ * decoder, READ_PLUS's contents go through nfsx4_read_plus_fill into
+ * a buffer of its range, and the views of the results are walked so that
+ * any pointing outside the input is caught by the sanitizers. Seeds:
  * make-client-seeds.py.
  */
 #include <stdint.h>
@@ -40,6 +41,34 @@ static void attrs(const struct fattr4 *f)
 		sink += a.a.fileid + a.a.size + a.fh.len + a.a.uid;
 }
 
+/* READ_PLUS as a caller asks for it: the range from the first
+ * segment's offset (the caller's offset), as long as the buffer. */
+static void read_plus(const struct READ_PLUS4res *rp)
+{
+	static uint8_t buf[1u << 16];
+	const struct read_plus_res4 *ok = &rp->u.rp_resok4;
+	struct nfsx4_read_plus_out o;
+	uint64_t off = 0;
+	uint32_t count = sizeof(buf);
+
+	if (ok->rpr_contents.len) {
+		const struct read_plus_content *c = &ok->rpr_contents.val[0];
+
+		off = c->rpc_content == NFS4_CONTENT_DATA ? c->u.rpc_data.d_offset :
+							     c->u.rpc_hole.di_offset;
+		/* the caller's range may start inside a first hole */
+		if (c->rpc_content == NFS4_CONTENT_HOLE && c->u.rpc_hole.di_length > 1)
+			off += 1;
+	}
+	if (off > UINT64_MAX - count)
+		count = (uint32_t)(UINT64_MAX - off);
+	if (nfsx4_read_plus_fill(rp, off, count, buf, &o) == 0) {
+		if (o.count > count || o.hole_bytes > o.count)
+			abort();
+		touch(buf, o.count);
+	}
+}
+
 static void walk(const struct nfs_resop4 *r)
 {
 	const struct entry4 *e;
@@ -59,6 +88,20 @@ static void walk(const struct nfs_resop4 *r)
 	case OP_READ:
 		touch(r->u.opread.u.resok4.data.data, r->u.opread.u.resok4.data.len);
 		break;
+	case OP_READ_PLUS:
+		read_plus(&r->u.opread_plus);
+		break;
+	case OP_GETXATTR:
+		touch(r->u.opgetxattr.u.gxr_value.data, r->u.opgetxattr.u.gxr_value.len);
+		break;
+	case OP_LISTXATTRS: {
+		const struct LISTXATTRS4resok *l = &r->u.oplistxattrs.u.lxr_value;
+		uint32_t i;
+
+		for (i = 0; i < l->lxr_names.len; i++)
+			touch(l->lxr_names.val[i].data, l->lxr_names.val[i].len);
+		break;
+	}
 	case OP_GETFH:
 		touch(r->u.opgetfh.u.resok4.object.data, r->u.opgetfh.u.resok4.object.len);
 		break;

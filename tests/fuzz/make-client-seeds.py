@@ -209,6 +209,26 @@ seeds4 = {
     "badsession": compound(10052, [(OP_SEQUENCE, u32(10052))]),
     "too-many-results": compound(0, [(OP_PUTFH, u32(0))] * 17),
     "trailing-bytes": compound(0, [(OP_PUTFH, u32(0))]) + u32(0),
+    # READ_PLUS (68): data, hole, data from offset 4096; a hole that
+    # starts before the range; one data segment out of place
+    "read-plus": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                              (68, u32(0) + u32(0) + u32(3) +
+                               u32(0) + u64(4096) + opaque(b"d" * 100) +
+                               u32(1) + u64(4196, 8192) +
+                               u32(0) + u64(12388) + opaque(b"e" * 10))]),
+    "read-plus-hole-first": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                                         (68, u32(0) + u32(1) + u32(2) +
+                                          u32(1) + u64(0, 1 << 20) +
+                                          u32(0) + u64(1 << 20) + opaque(b"x" * 7))]),
+    "read-plus-gap": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                                  (68, u32(0) + u32(1) + u32(2) +
+                                   u32(0) + u64(0) + opaque(b"ab") +
+                                   u32(0) + u64(9) + opaque(b"cd"))]),
+    # GETXATTR (72), LISTXATTRS (74)
+    "xattrs": compound(0, [(OP_SEQUENCE, sequence()), (OP_PUTFH, u32(0)),
+                           (72, u32(0) + opaque(b"value")),
+                           (74, u32(0) + u64(7) + u32(2) + opaque(b"a") + opaque(b"bc") +
+                            u32(1))]),
 }
 os.makedirs(out4, exist_ok=True)
 for name, data in seeds4.items():

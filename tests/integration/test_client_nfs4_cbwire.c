@@ -17,7 +17,14 @@
  * - a call of another program: PROG_UNAVAIL;
  * - SEQUENCE saying CB_PATH_DOWN_SESSION: BIND_CONN_TO_SESSION for the
  *   back channel, once;
- * - the client's own calls keep working meanwhile.
+ * - the client's own calls keep working meanwhile;
+ * - NFSv4.2 asynchronous COPY (nfsx4_copy_async): a COPY done at once
+ *   (no callback id) completes from its reply; one answered with a
+ *   callback id completes when CB_OFFLOAD (a CB_COMPOUND of minor
+ *   version 2) brings its outcome, after the reply or before it; the
+ *   callback runs once with the count and verifier CB_OFFLOAD carried;
+ *   CB_OFFLOADs of ids no COPY named are kept up to a bound, then
+ *   answered NFS4ERR_DELAY.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,7 +42,7 @@
 #include "xdr/gen/rpc.h"
 #include "xdr/nfs4_compound.h"
 
-#define REPLIES_MAX 16
+#define REPLIES_MAX 64
 #define REPLY_BYTES 2048
 
 static const uint8_t SID[16] = "nfsx-cbwire-sess";
@@ -63,6 +70,13 @@ static struct {
 	uint8_t held[4096];
 	unsigned writes;
 	unsigned binds;            /* BIND_CONN_TO_SESSION for the back channel */
+	int offload;               /* COPY: 0 done at once, 1 CB_OFFLOAD after the
+				    * reply, 2 before it */
+	unsigned copies;
+	bool copy_async_asked;     /* the last COPY had ca_synchronous false */
+	struct stateid4 cbid;      /* the last COPY's callback id */
+	uint32_t cb_seq;           /* the back channel slot 0's last sequence id */
+	uint32_t cb_minor;         /* minor version of the server's CB_COMPOUNDs (1) */
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static bool read_full(int fd, void *buf, size_t n)
@@ -170,6 +184,25 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 			r->u.opwrite.u.resok4.count = ops[i].u.opwrite.data.len;
 			r->u.opwrite.u.resok4.committed = FILE_SYNC4;
 			break;
+		case OP_COPY: {
+			struct COPY4resok *ok = &r->u.opcopy.u.cr_resok4;
+
+			srv.copies++;
+			srv.copy_async_asked = !ops[i].u.opcopy.ca_synchronous;
+			ok->cr_requirements.cr_consecutive = true;
+			if (srv.offload == 0) {
+				ok->cr_response.wr_count = ops[i].u.opcopy.ca_count;
+				ok->cr_response.wr_committed = FILE_SYNC4;
+				ok->cr_requirements.cr_synchronous = true;
+				break;
+			}
+			srv.cbid.seqid = 1;
+			memset(srv.cbid.other, 0xc0 + (int)srv.copies, sizeof(srv.cbid.other));
+			ok->cr_response.wr_callback_id.len = 1;
+			ok->cr_response.wr_callback_id.val = &srv.cbid;
+			ok->cr_response.wr_committed = UNSTABLE4;
+			break;
+		}
 		case OP_DELEGRETURN:
 			srv.delegreturns++;
 			srv.delegreturn_event = srv.events;
@@ -183,6 +216,34 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 	srv.events++;
 	pthread_mutex_unlock(&srv.lock);
 	return NFS4_OK;
+}
+
+static bool cb_send(uint32_t xid, uint32_t prog, uint32_t proc, struct nfs_cb_argop4 *ops,
+		    uint32_t n);
+
+/* CB_SEQUENCE + CB_OFFLOAD of callback id @id: 4242 bytes copied,
+ * FILE_SYNC4, verifier "offload!" (xid 300 + sequence id). */
+static bool send_offload(const struct stateid4 *id)
+{
+	static uint8_t fh[4] = { 5, 6, 7, 8 };
+	struct nfs_cb_argop4 ops[2];
+	struct write_response4 *w;
+
+	memset(ops, 0, sizeof(ops));
+	srv.cb_seq++;
+	ops[0].argop = OP_CB_SEQUENCE;
+	memcpy(ops[0].u.opcbsequence.csa_sessionid.val, SID, 16);
+	ops[0].u.opcbsequence.csa_sequenceid = srv.cb_seq;
+	ops[1].argop = OP_CB_OFFLOAD;
+	ops[1].u.opcboffload.coa_fh.data = fh;
+	ops[1].u.opcboffload.coa_fh.len = sizeof(fh);
+	ops[1].u.opcboffload.coa_stateid = *id;
+	ops[1].u.opcboffload.coa_offload_info.coa_status = NFS4_OK;
+	w = &ops[1].u.opcboffload.coa_offload_info.u.coa_resok4;
+	w->wr_count = 4242;
+	w->wr_committed = FILE_SYNC4;
+	memcpy(w->wr_writeverf.val, "offload!", 8);
+	return cb_send(300 + srv.cb_seq, 0x40000000, CB_COMPOUND, ops, 2);
 }
 
 static void *serve(void *arg)
@@ -252,6 +313,9 @@ static void *serve(void *arg)
 		for (i = 0; i < h.nops; i++)
 			xdr_enc_nfs_resop4(&e, &res[i]);
 		xdr__put32(out, 0x80000000u | (uint32_t)xdr_enc_len(&e));
+		if (h.nops == 5 && ops[4].argop == OP_COPY && srv.offload == 2 &&
+		    !send_offload(&srv.cbid))
+			break;
 		pthread_mutex_lock(&srv.lock);
 		if (srv.hold_writes && h.nops == 3 && ops[2].argop == OP_WRITE &&
 		    4 + xdr_enc_len(&e) <= sizeof(srv.held)) {
@@ -262,6 +326,9 @@ static void *serve(void *arg)
 		}
 		pthread_mutex_unlock(&srv.lock);
 		if (!write_rec(out, 4 + xdr_enc_len(&e)))
+			break;
+		if (h.nops == 5 && ops[4].argop == OP_COPY && srv.offload == 1 &&
+		    !send_offload(&srv.cbid))
 			break;
 	}
 	if (fd >= 0)
@@ -293,7 +360,7 @@ static bool cb_send(uint32_t xid, uint32_t prog, uint32_t proc, struct nfs_cb_ar
 	if (proc == CB_COMPOUND) {
 		memset(&a, 0, sizeof(a));
 		a.tag.data = (const uint8_t *)"";
-		a.minorversion = 1;
+		a.minorversion = srv.cb_minor ? srv.cb_minor : 1;
 		a.argarray.len = n;
 		a.argarray.val = ops;
 		if (!xdr_enc_CB_COMPOUND4args(&e, &a))
@@ -449,6 +516,95 @@ static void test_write_then_return(struct nfsx_ctx *c)
 	   "the WRITE's reply, then the DELEGRETURN");
 }
 
+struct copy_out {
+	int calls, err;
+	struct nfsx4_copy_done d;
+};
+
+static void copy_cb(struct nfsx_ctx *ctx, int err, void *res, void *priv)
+{
+	struct copy_out *o = priv;
+
+	(void)ctx;
+	o->calls++;
+	o->err = err;
+	if (!err)
+		o->d = *(const struct nfsx4_copy_done *)res;
+}
+
+/* One nfsx4_copy_async with the server's COPY in @mode; waits up to 5 s
+ * for its callback and 100 ms more for a second one. */
+static void copy_once(struct nfsx_ctx *c, int mode, struct copy_out *o)
+{
+	struct nfsx4_copy_args a;
+	time_t end;
+	int k;
+
+	memset(o, 0, sizeof(*o));
+	memset(&a, 0, sizeof(a));
+	a.src.data = (const uint8_t *)"\1\2\3\4";
+	a.src.len = 4;
+	a.dst.data = (const uint8_t *)"\5\6\7\10";
+	a.dst.len = 4;
+	a.count = 1u << 20;
+	pthread_mutex_lock(&srv.lock);
+	srv.offload = mode;
+	pthread_mutex_unlock(&srv.lock);
+	if (nfsx4_copy_async(c, &a, copy_cb, o) != 0)
+		return;
+	for (end = time(NULL) + 5; !o->calls && time(NULL) <= end;)
+		nfsx_run_once(c, 10);
+	for (k = 0; k < 10; k++)
+		nfsx_run_once(c, 10);
+}
+
+static void test_copy_async(struct nfsx_ctx *c)
+{
+	struct nfsx4_cb_stats st;
+	struct copy_out o;
+	struct nfs_cb_argop4 ops[2];
+	unsigned k;
+	int i;
+
+	srv.cb_seq = 3;            /* slot 0's sequence ids so far: 1, 2, 3 */
+	srv.cb_minor = 2;
+	copy_once(c, 0, &o);
+	ok(o.calls == 1 && o.err == 0 && o.d.status == NFS4_OK && o.d.count == (1u << 20) &&
+	   !o.d.offloaded && o.d.committed == FILE_SYNC4 && srv.copy_async_asked,
+	   "asynchronous COPY done at once: its reply's count, not offloaded (%d calls)",
+	   o.calls);
+	copy_once(c, 1, &o);
+	ok(o.calls == 1 && o.err == 0 && o.d.status == NFS4_OK && o.d.count == 4242 &&
+	   o.d.offloaded && o.d.committed == FILE_SYNC4 && !memcmp(o.d.verf.val, "offload!", 8),
+	   "COPY with a callback id, CB_OFFLOAD after the reply: one callback with its count "
+	   "and verifier (%d calls, count %llu)", o.calls, (unsigned long long)o.d.count);
+	i = reply_of(c, 300 + srv.cb_seq);
+	ok(i >= 0 && cb_status(i) == NFS4_OK && nfsx4_cb_stats_get(c, &st) == 0 &&
+	   st.offloads == 1, "CB_OFFLOAD (minor version 2) answered NFS4_OK, counted (%lld)",
+	   (long long)(i >= 0 ? cb_status(i) : -1));
+	copy_once(c, 2, &o);
+	ok(o.calls == 1 && o.err == 0 && o.d.status == NFS4_OK && o.d.count == 4242 &&
+	   o.d.offloaded, "CB_OFFLOAD before the COPY's reply: kept, matched when the reply "
+	   "came (%d calls)", o.calls);
+	/* ids no COPY named: kept up to the bound, then DELAY */
+	for (k = 0; k < 17; k++) {
+		struct stateid4 id = { 1, { 0 } };
+
+		id.other[0] = 0x55;
+		id.other[1] = (uint8_t)k;
+		send_offload(&id);
+		i = reply_of(c, 300 + srv.cb_seq);
+		if (i < 0 || cb_status(i) != (k < 16 ? NFS4_OK : NFS4ERR_DELAY))
+			break;
+	}
+	(void)ops;
+	ok(k == 17, "CB_OFFLOAD of ids no COPY named: 16 kept, the 17th NFS4ERR_DELAY (%u)", k);
+	srv.cb_minor = 1;
+	pthread_mutex_lock(&srv.lock);
+	srv.offload = 0;
+	pthread_mutex_unlock(&srv.lock);
+}
+
 int main(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -539,6 +695,7 @@ int main(void)
 	ok(i1 >= 0 && accept_stat(i1) == PROC_UNAVAIL, "procedure 7: PROC_UNAVAIL");
 
 	test_write_then_return(c);
+	test_copy_async(c);
 
 	pthread_mutex_lock(&srv.lock);
 	srv.path_down = true;

@@ -33,6 +33,12 @@
  *   up the call's one resend after a lost session, so that when the new
  *   session is lost as well the call recovers again and succeeds.
  * - DESTROY_SESSION and DESTROY_CLIENTID when the context is freed.
+ * - the minor version: the server speaks 4.1 only (COMPOUNDs of another
+ *   answered NFS4ERR_MINOR_VERS_MISMATCH with no result): a context
+ *   asking for the highest (version 4, minor 0) sends 4.2 once, then
+ *   4.1 for everything; one asking for 4.2 fails with that status and
+ *   says so; once the server speaks 4.2, every COMPOUND of a 4.2
+ *   context carries minor version 2.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -79,7 +85,10 @@ static struct {
 	int kill_after;            /* > 0: the session dies after this many SEQUENCEs */
 	bool hold_bad;             /* hold the next BADSESSION reply ... */
 	bool hold_now;             /* ... (this one) until a CREATE_SESSION is answered */
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1, .sess = 1,
+	uint32_t max_minor;        /* higher minor versions: MINOR_VERS_MISMATCH */
+	unsigned mismatches;       /* COMPOUNDs so refused */
+	unsigned minor_counts[3];  /* COMPOUNDs answered, by minor version (0-2) */
+} srv = { .max_minor = 1, .lock = PTHREAD_MUTEX_INITIALIZER, .target = 3, .exid_delays = 1, .sess = 1,
 	  .clientid = 0x1234, .kill_after_cs = -1 };
 
 static const uint8_t SID[16] = "nfsx-test-sessn";
@@ -285,8 +294,19 @@ static void *serve(void *arg)
 				break;
 		if (i < h.nops)
 			break;
+		pthread_mutex_lock(&srv.lock);
+		if (h.minorversion > srv.max_minor) {
+			/* RFC 8881 16.2.3: no result at all */
+			srv.mismatches++;
+			pthread_mutex_unlock(&srv.lock);
+			status = NFS4ERR_MINOR_VERS_MISMATCH;
+			goto reply;
+		}
+		srv.minor_counts[h.minorversion < 3 ? h.minorversion : 0]++;
+		pthread_mutex_unlock(&srv.lock);
 		status = answer(ops, h.nops, res, attrw, attrv);
-		for (n = 0; n < h.nops; n++)
+reply:
+		for (n = 0; status != NFS4ERR_MINOR_VERS_MISMATCH && n < h.nops; n++)
 			if (res[n].u.opillegal.status != NFS4_OK || n + 1 == h.nops) {
 				n++;
 				break;
@@ -487,6 +507,9 @@ int main(void)
 	c = mk(1500);
 	ok(c && nfsx4_session_open(c) == 0 && nfsx4_clientid(c) == 0x1234,
 	   "session with the scripted server");
+	ok(c && nfsx4_minor(c) == 1 && srv.mismatches == 1 && srv.minor_counts[2] == 0,
+	   "version 4: 4.2 tried once (MINOR_VERS_MISMATCH: %u), then NFSv4.%u",
+	   srv.mismatches, c ? nfsx4_minor(c) : 0);
 	ok(srv.exchange_ids == 2, "its EXCHANGE_ID answered DELAY once was sent again (%u)",
 	   srv.exchange_ids);
 	if (!c)
@@ -729,8 +752,52 @@ int main(void)
 
 	nfsx_ctx_free(c);
 	pthread_join(th, NULL);
-	ok(srv.destroy_session == 1 && srv.destroy_clientid == 1,
-	   "freeing the context: DESTROY_SESSION and DESTROY_CLIENTID");
+	ok(srv.destroy_session == 1 && srv.destroy_clientid == 1 && srv.minor_counts[2] == 0 &&
+	   srv.minor_counts[1] > 0,
+	   "freeing the context: DESTROY_SESSION and DESTROY_CLIENTID; every COMPOUND "
+	   "was minor version 1 (%u)", srv.minor_counts[1]);
+	/* An explicit 4.2 that the server refuses: the status, said. */
+	{
+		struct nfsx_opts o;
+		char err[256];
+		unsigned m0 = srv.mismatches, n1 = srv.minor_counts[1];
+
+		nfsx_opts_init(&o);
+		o.host = "127.0.0.1";
+		o.port = srv.port;
+		o.timeo_ms = 1500;
+		o.version = 4;
+		o.minor = 2;
+		pthread_create(&th, NULL, serve, NULL);
+		c = nfsx_ctx_new(&o, err, sizeof(err));
+		r = c ? nfsx4_session_open(c) : -1;
+		ok(r == NFS4ERR_MINOR_VERS_MISMATCH && srv.mismatches == m0 + 1 &&
+		   srv.minor_counts[1] == n1 && strstr(nfsx_ctx_error(c), "NFSv4.2 refused"),
+		   "minor 2 asked of a 4.1 server: %s (%s), nothing sent as 4.1",
+		   nfsx_strerror(r), c ? nfsx_ctx_error(c) : "");
+		nfsx_ctx_free(c);
+		pthread_join(th, NULL);
+		o.minor = 3;
+		c = nfsx_ctx_new(&o, err, sizeof(err));
+		ok(!c && strstr(err, "minor version 3"), "minor 3 refused by nfsx_ctx_new: %s", err);
+		nfsx_ctx_free(c);
+		/* The server speaks 4.2 now: every COMPOUND says 2. */
+		srv.max_minor = 2;
+		o.minor = 2;
+		m0 = srv.mismatches;
+		n1 = srv.minor_counts[1];
+		pthread_create(&th, NULL, serve, NULL);
+		c = nfsx_ctx_new(&o, err, sizeof(err));
+		r = c ? nfsx4_session_open(c) : -1;
+		if (r == 0)
+			r = nfsx_getattr(c, &fh, &at);
+		ok(r == 0 && nfsx4_minor(c) == 2 && srv.minor_counts[2] >= 4 &&
+		   srv.minor_counts[1] == n1 && srv.mismatches == m0,
+		   "a 4.2 context of a 4.2 server: EXCHANGE_ID, CREATE_SESSION and the rest "
+		   "carry 2 (%u COMPOUNDs): %s", srv.minor_counts[2], nfsx_strerror(r));
+		nfsx_ctx_free(c);
+		pthread_join(th, NULL);
+	}
 	close(srv.lfd);
 	return tap_done();
 }

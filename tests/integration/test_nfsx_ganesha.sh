@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # TAP integration test of libnfsx and the nfsx tool against another
-# server: NFS-Ganesha (FSAL VFS) serving NFSv3 and NFSv4.1 on free
-# 127.0.0.1 ports. Over NFSv4.1 (?version=4.1, and ?version=4, the highest
-# both speak, against a server that also speaks 4.2): put, get, cat, cp
+# server: NFS-Ganesha (FSAL VFS) serving NFSv3, NFSv4.1 and NFSv4.2 on free
+# 127.0.0.1 ports. Over NFSv4.1, NFSv4.2 (?version=4.1, 4.2, and ?version=4,
+# the highest both speak: 4.2): put, get, cat, cp
 # (nfs->nfs), ls, stat, mkdir -p, rm -r, mv, ln, chmod, ls -l of a
 # symbolic link, compared by sha256 and stat with the export's files on
 # disk and with what NFSv3 shows of them.
@@ -134,7 +134,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 1
 done
 
-for v in 4.1 4; do
+for v in 4.1 4.2 4; do
 	U="nfs://127.0.0.1:$P/export"
 	Q="?version=$v"
 

@@ -7,9 +7,10 @@
 # files on disk; identities from the URL (uid/gid); errors that name the
 # NFS status (NFS3ERR_NOENT, NFS3ERR_EXIST, NFS3ERR_ISDIR, NFS3ERR_NOTEMPTY
 # is not reached: rm -r empties first) and exit statuses 1 and 2; ls,
-# stat, get, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 (?version=4.1),
-# compared with what NFSv3 showed, and nfsx bench refusing NFSv4; mv, ln,
-# chmod and symbolic links in ls -l and stat over NFSv3 and NFSv4.1,
+# stat, get, cat, put, cp, mkdir -p and rm -r again over NFSv4.1 and NFSv4.2
+# (?version=4.1, 4.2; ls -l with version=4 too), compared with what NFSv3
+# showed, and nfsx bench over NFSv4.1; mv, ln, chmod and symbolic links in
+# ls -l and stat over NFSv3, NFSv4.1 and NFSv4.2,
 # checked against the inode numbers, links and modes on disk.
 # Needs root (nfsxd resolves handles with open_by_handle_at; the tool
 # binds a privileged port for the default "secure" export).
@@ -181,59 +182,68 @@ tap_ok $? "ls outside every export names the MOUNT status MNT3ERR_NOENT" || show
 [ -s "$WORK/lsnoexp-err.log" ]
 tap_ok $? "and says why: $(head -c 200 "$WORK/lsnoexp-err.log")"
 
-# --- the same over NFSv4.1 (?version=4.1; version=4 means 4.1 too) ---
-run ls4 ls "$U?version=4.1"
-[ "$RC" -eq 0 ] && [ "$(cat "$WORK/ls4.out")" = "$(cat "$WORK/ls.out")" ]
-tap_ok $? "ls over NFSv4.1 lists what ls over NFSv3 listed" || show_err ls4
-run lsa4 ls -a "$U?version=4.1"
-[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsa4.out")" = "$(cat "$WORK/lsa.out")" ]
-tap_ok $? "ls -a over NFSv4.1: the dot entries too, as over NFSv3" ||
-	{ show_err lsa4; tap_diag <"$WORK/lsa4.out"; }
-run lsl4 ls -l "$U?version=4"
-[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4.out")" = "$(cat "$WORK/lsl.out")" ]
-tap_ok $? "ls -l over NFSv4.1: the same modes, owners, sizes and times as over NFSv3" ||
-	{ show_err lsl4; tap_diag <"$WORK/lsl4.out"; }
-run stat4 stat "$U/big.bin?version=4.1"
-[ "$RC" -eq 0 ] && for l in Size: Access: Fileid: Modify: Change:; do
-	[ "$(grep "$l" "$WORK/stat4.out")" = "$(grep "$l" "$WORK/stat.out")" ] || false
+# --- the same over NFSv4.1 and NFSv4.2 (?version=4.1, 4.2; version=4 means the
+# highest both sides speak: 4.2 with nfsxd) ---
+for v in 4.1 4.2; do
+	run ls4_$v ls "$U?version=$v"
+	[ "$RC" -eq 0 ] && [ "$(cat "$WORK/ls4_$v.out")" = "$(cat "$WORK/ls.out")" ]
+	tap_ok $? "ls over NFSv$v lists what ls over NFSv3 listed" || show_err ls4_$v
+	run lsa4_$v ls -a "$U?version=$v"
+	[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsa4_$v.out")" = "$(cat "$WORK/lsa.out")" ]
+	tap_ok $? "ls -a over NFSv$v: the dot entries too, as over NFSv3" ||
+		{ show_err lsa4_$v; tap_diag <"$WORK/lsa4_$v.out"; }
+	run lsl4_$v ls -l "$U?version=$v"
+	[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4_$v.out")" = "$(cat "$WORK/lsl.out")" ]
+	tap_ok $? "ls -l over NFSv$v: the same modes, owners, sizes and times as over NFSv3" ||
+		{ show_err lsl4_$v; tap_diag <"$WORK/lsl4_$v.out"; }
+	run stat4_$v stat "$U/big.bin?version=$v"
+	[ "$RC" -eq 0 ] && for l in Size: Access: Fileid: Modify: Change:; do
+		[ "$(grep "$l" "$WORK/stat4_$v.out")" = "$(grep "$l" "$WORK/stat.out")" ] || false
+	done
+run lsl4x ls -l "$U?version=4"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4x.out")" = "$(cat "$WORK/lsl.out")" ]
+tap_ok $? "ls -l with version=4 (the highest both sides speak)" || show_err lsl4x
+	tap_ok $? "stat over NFSv$v: size, type, mode, owner, fileid and times as over NFSv3" ||
+		tap_diag <"$WORK/stat4_$v.out"
+	run get4_$v get "$U/big.bin?version=$v" "$WORK/back4.bin"
+	[ "$RC" -eq 0 ] && [ "$(sum "$WORK/back4.bin")" = "$(sum "$LOC/big.bin")" ]
+	tap_ok $? "get over NFSv$v brings back the same bytes" || show_err get4_$v
+	run cat4_$v cat "$U/big.bin?version=$v"
+	[ "$RC" -eq 0 ] && [ "$(sum "$WORK/cat4_$v.out")" = "$(sum "$LOC/big.bin")" ]
+	tap_ok $? "cat over NFSv$v writes the same bytes" || show_err cat4_$v
+	run put4_$v put "$LOC/big.bin" "$U/d1/big4.bin?version=$v"
+	[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big4.bin")" = "$(sum "$LOC/big.bin")" ]
+	tap_ok $? "put over NFSv$v (OPEN4_CREATE, WRITE, COMMIT)" || show_err put4_$v
+	run cp4_$v cp "$U/d1/big4.bin?version=$v" "$U/d1/big3.bin"
+	[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big3.bin")" = "$(sum "$LOC/big.bin")" ]
+	tap_ok $? "cp from NFSv$v to NFSv3" || show_err cp4_$v
+	run mkdir4_$v mkdir -p "$U/d4/x/y?version=$v"
+	[ "$RC" -eq 0 ] && [ -d "$EXP/d4/x/y" ]
+	tap_ok $? "mkdir -p over NFSv$v" || show_err mkdir4_$v
+	run rm4_$v rm -r "$U/d4?version=$v"
+	[ "$RC" -eq 0 ] && [ ! -e "$EXP/d4" ]
+	tap_ok $? "rm -r over NFSv$v" || show_err rm4_$v
+	run rm4f_$v rm "$U/d1/big4.bin?version=$v"
+	[ "$RC" -eq 0 ] && [ ! -e "$EXP/d1/big4.bin" ] && rm -f "$EXP/d1/big3.bin"
+	tap_ok $? "rm over NFSv$v" || show_err rm4f_$v
+	run rmroot4_$v rm -r "$U?version=$v"
+	[ "$RC" -eq 1 ] && [ -e "$EXP/served.txt" ] && err_has rmroot4_$v "export's root"
+	tap_ok $? "rm -r of the export root over NFSv$v is refused too" || show_err rmroot4_$v
+	run statnoent4_$v stat "$U/no/such/file?version=$v"
+	[ "$RC" -eq 1 ] && err_has statnoent4_$v "NOENT"
+	tap_ok $? "stat of a missing path over NFSv$v: exit 1, NOENT" || show_err statnoent4_$v
 done
-tap_ok $? "stat over NFSv4.1: size, type, mode, owner, fileid and times as over NFSv3" ||
-	tap_diag <"$WORK/stat4.out"
-run get4 get "$U/big.bin?version=4.1" "$WORK/back4.bin"
-[ "$RC" -eq 0 ] && [ "$(sum "$WORK/back4.bin")" = "$(sum "$LOC/big.bin")" ]
-tap_ok $? "get over NFSv4.1 brings back the same bytes" || show_err get4
-run cat4 cat "$U/big.bin?version=4.1"
-[ "$RC" -eq 0 ] && [ "$(sum "$WORK/cat4.out")" = "$(sum "$LOC/big.bin")" ]
-tap_ok $? "cat over NFSv4.1 writes the same bytes" || show_err cat4
-run put4 put "$LOC/big.bin" "$U/d1/big4.bin?version=4.1"
-[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big4.bin")" = "$(sum "$LOC/big.bin")" ]
-tap_ok $? "put over NFSv4.1 (OPEN4_CREATE, WRITE, COMMIT)" || show_err put4
-run cp4 cp "$U/d1/big4.bin?version=4.1" "$U/d1/big3.bin"
-[ "$RC" -eq 0 ] && [ "$(sum "$EXP/d1/big3.bin")" = "$(sum "$LOC/big.bin")" ]
-tap_ok $? "cp from NFSv4.1 to NFSv3" || show_err cp4
-run mkdir4 mkdir -p "$U/d4/x/y?version=4.1"
-[ "$RC" -eq 0 ] && [ -d "$EXP/d4/x/y" ]
-tap_ok $? "mkdir -p over NFSv4.1" || show_err mkdir4
-run rm4 rm -r "$U/d4?version=4.1"
-[ "$RC" -eq 0 ] && [ ! -e "$EXP/d4" ]
-tap_ok $? "rm -r over NFSv4.1" || show_err rm4
-run rm4f rm "$U/d1/big4.bin?version=4.1"
-[ "$RC" -eq 0 ] && [ ! -e "$EXP/d1/big4.bin" ] && rm -f "$EXP/d1/big3.bin"
-tap_ok $? "rm over NFSv4.1" || show_err rm4f
-run rmroot4 rm -r "$U?version=4.1"
-[ "$RC" -eq 1 ] && [ -e "$EXP/served.txt" ] && err_has rmroot4 "export's root"
-tap_ok $? "rm -r of the export root over NFSv4.1 is refused too" || show_err rmroot4
-run statnoent4 stat "$U/no/such/file?version=4.1"
-[ "$RC" -eq 1 ] && err_has statnoent4 "NOENT"
-tap_ok $? "stat of a missing path over NFSv4.1: exit 1, NOENT" || show_err statnoent4
+run lsl4x ls -l "$U?version=4"
+[ "$RC" -eq 0 ] && [ "$(cat "$WORK/lsl4x.out")" = "$(cat "$WORK/lsl.out")" ]
+tap_ok $? "ls -l with version=4 (the highest both sides speak)" || show_err lsl4x
 run bench4 bench --eta=never rw=read bs=4k size=64k runtime=1 "$U/bench4?version=4.1"
 [ "$RC" -eq 0 ] && grep -q "NFS operations (NFSv4.1" "$WORK/bench4.out" &&
 	[ "$(stat -c %s "$EXP/bench4/nfsx.0.0" 2>/dev/null)" = 65536 ]
 tap_ok $? "nfsx bench over NFSv4.1 (the URL's version): runs, lays out its file (exit $RC)" ||
 	show_err bench4
 
-# --- mv, ln, chmod and symbolic links, over NFSv3 and over NFSv4.1 ---
-for v in 3 4.1; do
+# --- mv, ln, chmod and symbolic links, over NFSv3, NFSv4.1 and NFSv4.2 ---
+for v in 3 4.1 4.2; do
 	Q="?version=$v"
 	printf 'moved %s\n' "$v" >"$EXP/mv$v.txt"
 	ino=$(stat -c %i "$EXP/mv$v.txt")

@@ -38,7 +38,8 @@ struct bench_job {
 	pthread_t thread;
 
 	struct nfsx_ctx *ctx;
-	unsigned vers;              /* 3, or 4: NFSv4.1 */
+	unsigned vers;              /* 3, or 4: NFSv4 */
+	unsigned minor;             /* NFSv4: the session's minor version (1 or 2) */
 	struct nfsx_fh dir;
 	uint32_t rtmax, wtmax;
 	struct bench_file *files;
@@ -62,6 +63,7 @@ struct bench_job {
 	struct bench_dir rd, wr, sync;
 	uint64_t layout_bytes;
 	uint64_t verify_blocks, verify_bad;
+	uint64_t rp_hole_bytes;     /* read_plus: hole bytes received, every phase */
 	int err;                    /* 0, or the first error (nfsstat3 > 0, errno < 0, or 1) */
 	char errmsg[512];
 	struct nfsx_op_stats ops[BENCH_NPROCS];      /* measured period, bench_proc order */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nfsx bench over NFSv4.1: see bench_io4.h. */
+/* nfsx bench over NFSv4.1 and 4.2: see bench_io4.h. */
 #include "bench_io4.h"
 
 #include <errno.h>
@@ -137,7 +137,7 @@ int bench_commit4(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS
 	return rc;
 }
 
-const struct nfsx_proc *bench_proc(unsigned vers, unsigned i)
+const struct nfsx_proc *bench_proc(unsigned vers, bool read_plus, unsigned i)
 {
 	static const enum nfs_opnum4 v4[] = {
 		OP_READ, OP_WRITE, OP_COMMIT, OP_OPEN, OP_CLOSE, OP_GETATTR,
@@ -146,6 +146,8 @@ const struct nfsx_proc *bench_proc(unsigned vers, unsigned i)
 
 	if (vers != 4)
 		return i < BENCH_NPROCS ? &nfsx_nfs3_procs[i] : NULL;
+	if (i == 0 && read_plus)
+		return &nfsx_nfs4_ops[OP_READ_PLUS];
 	if (i < n4)
 		return &nfsx_nfs4_ops[v4[i]];
 	return i == n4 ? &nfsx_nfs4_compound : NULL;

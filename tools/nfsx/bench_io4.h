@@ -33,10 +33,11 @@ int bench_commit4(struct nfsx_ctx *c, const struct nfsx_fh *fh, uint8_t verf[NFS
 
 /*
  * bench_proc - the @i-th procedure the report lists for NFS version
- * @vers (3, or 4 for NFSv4.1: the COMPOUNDs named by their operation,
- * then COMPOUND for the others).
+ * @vers (3, or 4 for NFSv4: the COMPOUNDs named by their operation,
+ * READ_PLUS in READ's place when @read_plus, then COMPOUND for the
+ * others).
  * Return values: the descriptor, or NULL past the last.
  */
-const struct nfsx_proc *bench_proc(unsigned vers, unsigned i);
+const struct nfsx_proc *bench_proc(unsigned vers, bool read_plus, unsigned i);
 
 #endif

@@ -32,6 +32,16 @@
 #include "bench_io4.h"
 #include "bench_verify.h"
 
+/* Bytes per call of layout and verify: the server's size, at most 1 MiB,
+ * whole blocks. */
+static unsigned chunk_of(const struct bench_job *j, uint32_t max)
+{
+	uint32_t c = max < (1u << 20) ? max : (1u << 20);
+
+	c = c / j->o->bs * j->o->bs;
+	return c ? c : j->o->bs;
+}
+
 static int setup(struct bench_job *j)
 {
 	const struct bench_opts *o = j->o;
@@ -67,6 +77,29 @@ static int setup(struct bench_job *j)
 		job_fail(j, rc, "FSINFO: %s", nfsx_strerror(rc));
 		return -1;
 	}
+	j->minor = j->vers == 4 ? nfsx4_minor(j->ctx) : 0;
+	if (o->read_plus) {
+		/* READ_PLUS puts data and zeros for holes in the caller's
+		 * buffer: one per slot, as large as any READ of the job */
+		uint32_t need = chunk_of(j, j->rtmax);
+
+		if (j->minor < 2) {
+			job_fail(j, EOPNOTSUPP, "read_plus=1 needs NFSv4.2; the session is %s",
+				 j->vers == 4 ? "NFSv4.1" : "NFSv3");
+			return -1;
+		}
+		if (need < o->bs)
+			need = o->bs;
+		for (unsigned i = 0; i < j->nslots; i++) {
+			uint8_t *b = realloc(j->slots[i].buf, need);
+
+			if (!b) {
+				job_fail(j, ENOMEM, "out of memory for READ_PLUS buffers");
+				return -1;
+			}
+			j->slots[i].buf = b;
+		}
+	}
 	if (bench_rw_reads(o->rw) && o->bs > j->rtmax) {
 		job_fail(j, EINVAL, "bs=%" PRIu32 " is larger than the server's largest READ "
 			 "(FSINFO rtmax %" PRIu32 " bytes)", o->bs, j->rtmax);
@@ -78,14 +111,6 @@ static int setup(struct bench_job *j)
 		return -1;
 	}
 	return 0;
-}
-
-static unsigned chunk_of(const struct bench_job *j, uint32_t max)
-{
-	uint32_t c = max < (1u << 20) ? max : (1u << 20);
-
-	c = c / j->o->bs * j->o->bs;
-	return c ? c : j->o->bs;
 }
 
 /* Look up or create the files; lay out those that need it. */
@@ -411,8 +436,10 @@ int bench_run(const struct bench_opts *o, struct bench_job **jobs_out)
 		if (geteuid() == 0)
 			j->url.opts.privileged_port = true;
 		/* nfs_version= over the URL's version= */
-		if (o->nfs_version)
+		if (o->nfs_version) {
 			j->url.version = j->url.opts.version = o->nfs_version;
+			j->url.opts.minor = o->nfs_minor;
+		}
 		j->vers = j->url.opts.version == 4 ? 4 : 3;
 	}
 	if (rc) {

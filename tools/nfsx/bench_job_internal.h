@@ -34,7 +34,8 @@ struct bench_slot {
 	uint64_t off;
 	uint32_t len, gen;
 	uint64_t t0;
-	uint8_t *buf;               /* verify: this slot's write data */
+	uint8_t *buf;               /* verify: this slot's write data; read_plus:
+				     * where READ_PLUS puts what it read */
 	union {
 		struct READ3args r;
 		struct WRITE3args w;
@@ -42,6 +43,7 @@ struct bench_slot {
 		struct nfsx4_read_args r4;
 		struct nfsx4_write_args w4;
 		struct nfsx4_commit_args c4;
+		struct nfsx4_read_plus_args rp4;
 	} a;
 };
 

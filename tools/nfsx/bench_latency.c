@@ -48,7 +48,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 	uint32_t rtmax, wtmax, dtpref;
 	struct stateid4 sid;
 	bool opened = false;
-	unsigned vers;
+	unsigned vers, minor = 0;
 	uint64_t fsize = o->size / o->bs * o->bs, x = 0x9e3779b97f4a7c15ull ^ o->randseed;
 	struct hist all;
 	double mean = 0, sd = 0;
@@ -63,8 +63,10 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		goto out;
 	}
 	/* nfs_version= over the URL's version= */
-	if (o->nfs_version)
+	if (o->nfs_version) {
 		u->version = u->opts.version = o->nfs_version;
+		u->opts.minor = o->nfs_minor;
+	}
 	vers = u->opts.version == 4 ? 4 : 3;
 	if (geteuid() == 0)
 		u->opts.privileged_port = true;    /* "secure" exports, as in bench_job.c */
@@ -74,6 +76,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		goto out;
 	}
 	rc = nfsx_mount_path(ctx, u->path, &root, &rest);
+	minor = nfsx4_minor(ctx);
 	if (rc) {
 		status = fail(u->path, rc);
 		goto out;
@@ -119,7 +122,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		opened = true;
 	}
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		const struct nfsx_proc *d = bench_proc(vers, p);
+		const struct nfsx_proc *d = bench_proc(vers, false, p);
 		const struct nfsx_op_stats *s = d ? nfsx_stats_get(ctx, d) : NULL;
 
 		if (s)
@@ -168,7 +171,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		hist_merge(&all, &runs[r].calls);
 	}
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		const struct nfsx_proc *d = bench_proc(vers, p);
+		const struct nfsx_proc *d = bench_proc(vers, false, p);
 		const struct nfsx_op_stats *s = d ? nfsx_stats_get(ctx, d) : NULL;
 		struct nfsx_op_stats cur;
 
@@ -210,7 +213,7 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 		json_u64(&w, "runs", o->runs);
 		json_u64(&w, "iodepth", 1);
 		if (vers == 4)
-			json_dbl(&w, "nfs_version", 4.1);
+			json_dbl(&w, "nfs_version", minor == 2 ? 4.2 : 4.1);
 		else
 			json_u64(&w, "nfs_version", 3);
 		json_str(&w, "stable", stable[o->stable]);
@@ -273,7 +276,8 @@ int bench_latency(const struct bench_opts *o, FILE *out)
 			(double)hist_percentile(&all, 90) / 1e3, (double)hist_percentile(&all, 99) / 1e3,
 			(double)hist_percentile(&all, 99.9) / 1e3);
 		fprintf(out, "\nNFS operations (%s, all runs; per-op statistics as in "
-			"/proc/self/mountstats):\n", vers == 4 ? "NFSv4.1" : "NFSv3");
+			"/proc/self/mountstats):\n",
+			vers != 4 ? "NFSv3" : minor == 2 ? "NFSv4.2" : "NFSv4.1");
 		bench_ops_table(out, ops, BENCH_NPROCS);
 	}
 	status = 0;

@@ -13,7 +13,7 @@
 const char bench_usage[] =
 "usage: nfsx bench [OPTION=VALUE | --OPTION=VALUE]... nfs://HOST[:PORT]/EXPORT/DIR[?OPTS]\n"
 "\n"
-"An fio-like load generator over NFSv3 or NFSv4.1. Each job is a thread with\n"
+"An fio-like load generator over NFSv3, NFSv4.1 or NFSv4.2. Each job is a thread with\n"
 "its own connection and its own files DIR/NAME.JOB.FILE, laid out (written in\n"
 "full) before the measured run when they are missing or too short, or always\n"
 "when verify is on. URL options: uid, gid, version, mountport, timeo, retrans.\n"
@@ -40,10 +40,12 @@ const char bench_usage[] =
 "                    misplaced blocks are found, lost writes are not)\n"
 "  randseed=N        seed of offsets and data [0x6e667378]\n"
 "  name=NAME         job name, used in file names [nfsx]\n"
-"  nfs_version=V     3, 4.1, or 4 (the highest NFSv4 minor version libnfsx\n"
-"                    speaks: 4.1; 4.2 is refused); vers=V also.\n"
-"                    Over NFSv4.1 each file is opened once and its stateid\n"
-"                    used by every READ and WRITE [the URL's version, 3]\n"
+"  nfs_version=V     3, 4.1, 4.2, or 4 (the highest minor version both sides\n"
+"                    speak: 4.2, else 4.1); vers=V also. Over NFSv4 each file\n"
+"                    is opened once and its stateid used by every READ and\n"
+"                    WRITE [the URL's version, 3]\n"
+"  read_plus=BOOL    NFSv4.2: READ_PLUS instead of READ (holes come as zeros);\n"
+"                    the report counts the hole bytes received [0]\n"
 "  output-format=F   normal|json [normal]\n"
 "  output=FILE       write the report to FILE\n"
 "  eta=WHEN          progress line: auto (stderr is a terminal)|always|never [auto]\n"
@@ -331,11 +333,13 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 		return 0;
 	}
 	if (!strcmp(key, "time_based") || !strcmp(key, "end_fsync") || !strcmp(key, "verbose") ||
-	    !strcmp(key, "latency") || !strcmp(key, "verify_only")) {
+	    !strcmp(key, "latency") || !strcmp(key, "verify_only") || !strcmp(key, "read_plus")) {
 		if (!parse_bool(val, &b))
 			return BAD("expected 0 or 1");
 		if (!strcmp(key, "verify_only"))
 			o->verify_only = b;
+		else if (!strcmp(key, "read_plus"))
+			o->read_plus = b;
 		else if (key[0] == 't')
 			o->time_based = b;
 		else if (key[0] == 'e')
@@ -376,18 +380,20 @@ static int set_opt(struct bench_opts *o, const char *key, const char *val, const
 	}
 	if (!strcmp(key, "nfs_version") || !strcmp(key, "vers")) {
 		NEED_VAL();
-		/* "4": the highest minor version libnfsx speaks, 4.1 (a
-		 * server without 4.1 then fails the session, no 4.0). */
-		if (!strcmp(val, "3"))
+		/* "4": the highest minor version both sides speak (4.2, else
+		 * 4.1; a server of 4.0 only fails the session). */
+		o->nfs_minor = 0;
+		if (!strcmp(val, "3")) {
 			o->nfs_version = 3;
-		else if (!strcmp(val, "4") || !strcmp(val, "4.1"))
+		} else if (!strcmp(val, "4")) {
 			o->nfs_version = 4;
-		else if (!strcmp(val, "4.2"))
-			return fail(err, errlen, "NFS version 4.2 is not supported yet: nfs_version=3,"
-				    " 4.1 or 4 (4.1)");
-		else
-			return fail(err, errlen, "NFS version %s is not supported: nfs_version=3, 4.1"
-				    " or 4", val);
+		} else if (!strcmp(val, "4.1") || !strcmp(val, "4.2")) {
+			o->nfs_version = 4;
+			o->nfs_minor = val[2] - '0';
+		} else {
+			return fail(err, errlen, "NFS version %s is not supported: nfs_version=3, 4.1,"
+				    " 4.2 or 4", val);
+		}
 		return 0;
 	}
 	if (!strcmp(key, "output_format")) {
@@ -489,6 +495,13 @@ int bench_opts_check(struct bench_opts *o, char *err, size_t errlen)
 		if (!o->bs_set)
 			o->bs = 512u << 10;
 		o->nrfiles = 1;
+	}
+	if (o->read_plus) {
+		if (o->latency)
+			return fail(err, errlen, "read_plus does not apply to the latency mode (it "
+				    "writes)");
+		if (o->nfs_version == 3 || (o->nfs_version == 4 && o->nfs_minor == 1))
+			return fail(err, errlen, "read_plus=1 needs NFSv4.2 (nfs_version=4.2)");
 	}
 	if (o->verify_only) {
 		if (o->latency)

@@ -52,7 +52,9 @@ struct bench_opts {
 	bool verify;               /* verify=crc32c */
 	bool verify_only;          /* no layout, no workload: check the files as they are */
 	uint64_t randseed;
-	unsigned nfs_version;      /* 3, or 4: NFSv4.1 (0: as the URL says, 3 by default) */
+	unsigned nfs_version;      /* 3, or 4: NFSv4 (0: as the URL says, 3 by default) */
+	unsigned nfs_minor;        /* NFSv4: 1, 2, or 0 for the highest both sides speak */
+	bool read_plus;            /* NFSv4.2: READ_PLUS instead of READ */
 	enum bench_fmt fmt;
 	const char *output;        /* write the report here instead of stdout */
 	enum bench_eta eta;        /* progress line */

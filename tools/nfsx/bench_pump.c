@@ -75,10 +75,24 @@ struct io_res {
 	const uint8_t *verf;        /* WRITE, COMMIT */
 };
 
-static void io_res_of(const struct bench_job *j, enum slot_kind k, const void *res,
-		      struct io_res *x)
+static void io_res_of(struct bench_job *j, const struct bench_slot *s, enum slot_kind k,
+		      const void *res, struct io_res *x)
 {
 	memset(x, 0, sizeof(*x));
+	if (k == K_READ && j->o->read_plus) {
+		/* data and zeros for the holes into the slot's buffer */
+		struct nfsx4_read_plus_out out;
+		int rc = nfsx4_read_plus_fill(res, s->off, s->len, s->buf, &out);
+
+		x->status = rc;
+		if (rc)
+			return;
+		x->count = x->data_len = out.count;
+		x->data = s->buf;
+		x->eof = out.eof;
+		j->rp_hole_bytes += out.hole_bytes;
+		return;
+	}
 	if (j->vers == 4) {
 		const struct READ4res *r = res;
 		const struct WRITE4res *w = res;
@@ -127,9 +141,11 @@ static void io_res_of(const struct bench_job *j, enum slot_kind k, const void *r
 	}
 }
 
-static const char *kind_name(enum slot_kind k)
+static const char *kind_name(const struct bench_job *j, enum slot_kind k)
 {
-	return k == K_READ ? "READ" : k == K_WRITE ? "WRITE" : "COMMIT";
+	if (k == K_READ)
+		return j->o->read_plus ? "READ_PLUS" : "READ";
+	return k == K_WRITE ? "WRITE" : "COMMIT";
 }
 
 static void check_verf(struct bench_job *j, const uint8_t *verf, const char *what)
@@ -212,20 +228,20 @@ static void on_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	(void)ctx;
 	slot_release(j, s);
 	if (err < 0) {
-		job_fail(j, err, "%s of %s at offset %" PRIu64 ": %s", kind_name(s->kind), f->name,
+		job_fail(j, err, "%s of %s at offset %" PRIu64 ": %s", kind_name(j, s->kind), f->name,
 			 s->off, nfsx_strerror(err));
 		return;
 	}
-	io_res_of(j, s->kind, res, &r);
+	io_res_of(j, s, s->kind, res, &r);
 	if (s->kind == K_READ) {
 		if (r.status != 0) {
-			job_fail(j, r.status, "READ of %s at offset %" PRIu64 ": %s", f->name,
-				 s->off, nfsx_strerror(r.status));
+			job_fail(j, r.status, "%s of %s at offset %" PRIu64 ": %s",
+				 kind_name(j, K_READ), f->name, s->off, nfsx_strerror(r.status));
 			return;
 		}
 		if (r.count != s->len || r.data_len != s->len) {
-			job_fail(j, EIO, "short READ of %s at offset %" PRIu64 ": %u of %u bytes%s",
-				 f->name, s->off, r.data_len, s->len,
+			job_fail(j, EIO, "short %s of %s at offset %" PRIu64 ": %u of %u bytes%s",
+				 kind_name(j, K_READ), f->name, s->off, r.data_len, s->len,
 				 r.eof ? " (end of file)" : "");
 			return;
 		}
@@ -382,6 +398,14 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 	s->t0 = bench_now_ns();
 	switch (s->kind) {
 	case K_READ:
+		if (j->o->read_plus) {
+			s->a.rp4.fh = fh4(&f->fh);
+			s->a.rp4.args.rpa_stateid = f->sid;
+			s->a.rp4.args.rpa_offset = s->off;
+			s->a.rp4.args.rpa_count = s->len;
+			rc = nfsx4_read_plus(j->ctx, &s->a.rp4, on_done, s);
+			break;
+		}
 		if (j->vers == 4) {
 			s->a.r4.fh = fh4(&f->fh);
 			s->a.r4.args.stateid = f->sid;
@@ -448,7 +472,7 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 	if (rc < 0) {
 		s->busy = false;
 		j->inflight--;
-		job_fail(j, rc, "cannot queue %s of %s: %s", kind_name(s->kind), f->name,
+		job_fail(j, rc, "cannot queue %s of %s: %s", kind_name(j, s->kind), f->name,
 			 nfsx_strerror(rc));
 	}
 	return rc;
@@ -457,7 +481,7 @@ static int submit(struct bench_job *j, struct bench_slot *s, enum pump_mode mode
 void snapshot_ops(struct bench_job *j, struct nfsx_op_stats *dst)
 {
 	for (unsigned i = 0; i < BENCH_NPROCS; i++) {
-		const struct nfsx_proc *p = bench_proc(j->vers, i);
+		const struct nfsx_proc *p = bench_proc(j->vers, j->o->read_plus, i);
 		const struct nfsx_op_stats *st = p ? nfsx_stats_get(j->ctx, p) : NULL;
 
 		if (st)

@@ -144,13 +144,30 @@ static unsigned vers_of(const struct bench_job *jobs, unsigned n)
 	return n && jobs[0].vers == 4 ? 4 : 3;
 }
 
+/* "NFSv3", "NFSv4.1" or "NFSv4.2": what the jobs spoke. */
+static const char *vers_name(const struct bench_job *jobs, unsigned n)
+{
+	if (vers_of(jobs, n) != 4)
+		return "NFSv3";
+	return jobs[0].minor == 2 ? "NFSv4.2" : "NFSv4.1";
+}
+
+static uint64_t rp_holes(const struct bench_job *jobs, unsigned n)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += jobs[i].rp_hole_bytes;
+	return sum;
+}
+
 static void ops_merge(struct nfsx_op_stats *sum, const struct bench_job *jobs, unsigned n)
 {
 	unsigned vers = vers_of(jobs, n);
 
 	memset(sum, 0, sizeof(*sum) * BENCH_NPROCS);
 	for (unsigned p = 0; p < BENCH_NPROCS; p++) {
-		const struct nfsx_proc *d = bench_proc(vers, p);
+		const struct nfsx_proc *d = bench_proc(vers, n && jobs[0].o->read_plus, p);
 
 		for (unsigned i = 0; i < n; i++)
 			nfsx_stats_add(&sum[p], &jobs[i].ops[p]);
@@ -299,9 +316,12 @@ void bench_report_text(FILE *f, const struct bench_opts *o, const struct bench_j
 	fprintf(f, "\nRun status group 0 (all jobs):\n");
 	text_status(f, "READ", &g, jobs, n, true);
 	text_status(f, "WRITE", &g, jobs, n, false);
+	if (o->read_plus)
+		fprintf(f, "  READ_PLUS: %" PRIu64 " hole bytes received (all phases; holes read "
+			"as zeros)\n", rp_holes(jobs, n));
 	ops_merge(ops, jobs, n);
 	fprintf(f, "\nNFS operations (%s, measured period, %u job%s; per-op statistics as in "
-		"/proc/self/mountstats%s):\n", vers_of(jobs, n) == 4 ? "NFSv4.1" : "NFSv3", n,
+		"/proc/self/mountstats%s):\n", vers_name(jobs, n), n,
 		n == 1 ? "" : "s",
 		vers_of(jobs, n) == 4 ? ", each COMPOUND under its operation" : "");
 	bench_ops_table(f, ops, BENCH_NPROCS);
@@ -390,7 +410,8 @@ void bench_ops_json(struct json_w *w, const struct nfsx_op_stats *ops, unsigned 
 	json_end(w);
 }
 
-static void json_options(struct json_w *w, const struct bench_opts *o, unsigned vers)
+static void json_options(struct json_w *w, const struct bench_opts *o, unsigned vers,
+			 unsigned minor)
 {
 	static const char *const stable[] = { "unstable", "data_sync", "file_sync" };
 
@@ -413,11 +434,12 @@ static void json_options(struct json_w *w, const struct bench_opts *o, unsigned 
 	json_str(w, "sync", stable[o->stable]);
 	json_str(w, "verify", o->verify ? "crc32c" : "none");
 	json_u64(w, "randseed", o->randseed);
-	/* 3, or 4.1: what the jobs spoke */
+	/* 3, 4.1 or 4.2: what the jobs spoke */
 	if (vers == 4)
-		json_dbl(w, "nfs_version", 4.1);
+		json_dbl(w, "nfs_version", minor == 2 ? 4.2 : 4.1);
 	else
 		json_u64(w, "nfs_version", 3);
+	json_bool(w, "read_plus", o->read_plus);
 	json_end(w);
 }
 
@@ -434,7 +456,7 @@ void bench_report_json(FILE *f, const struct bench_opts *o, const struct bench_j
 	json_str(&w, "nfsx_version", NFSX_VERSION);
 	json_str(&w, "mode", "bench");
 	json_i64(&w, "timestamp", (int64_t)time(NULL));
-	json_options(&w, o, vers_of(jobs, n));
+	json_options(&w, o, vers_of(jobs, n), n ? jobs[0].minor : 0);
 	json_arr(&w, "jobs");
 	for (unsigned i = 0; i < n; i++) {
 		char name[96];
@@ -447,6 +469,8 @@ void bench_report_json(FILE *f, const struct bench_opts *o, const struct bench_j
 		json_i64(&w, "error", jobs[i].err);
 		json_str(&w, "error_message", jobs[i].err ? jobs[i].errmsg : "");
 		json_u64(&w, "layout_bytes", jobs[i].layout_bytes);
+		if (o->read_plus)
+			json_u64(&w, "read_plus_hole_bytes", jobs[i].rp_hole_bytes);
 		json_figs(&w, o, &g);
 		json_end(&w);
 		errors += jobs[i].err != 0;
@@ -456,6 +480,8 @@ void bench_report_json(FILE *f, const struct bench_opts *o, const struct bench_j
 	json_obj(&w, "group");
 	json_u64(&w, "jobs", n);
 	json_u64(&w, "errors", errors);
+	if (o->read_plus)
+		json_u64(&w, "read_plus_hole_bytes", rp_holes(jobs, n));
 	json_figs(&w, o, &g);
 	json_end(&w);
 	ops_merge(ops, jobs, n);

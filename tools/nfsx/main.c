@@ -27,10 +27,11 @@ static const char usage[] =
 "\n"
 "URL: nfs://HOST[:PORT]/EXPORT[/PATH][?OPT=V&...], NFS over TCP. Without PORT,\n"
 "rpcbind on HOST is asked. Options: uid, gid (AUTH_SYS identity; default the\n"
-"caller's), version (3, the default; 4 or 4.1: NFSv4.1),\n"
+"caller's), version (3, the default; 4.1 or 4.2: that NFSv4 minor version;\n"
+"4: the highest both sides speak, 4.2 else 4.1; NFSv4.0 is not spoken),\n"
 "mountport, nconnect, timeo (ms), retrans.\n"
 "The export is the longest prefix of the path that the server exports (NFSv3);\n"
-"over NFSv4.1 the whole path is walked from the server's pseudo root.\n"
+"over NFSv4 the whole path is walked from the server's pseudo root.\n"
 "\n"
 "Exit status: 0 success, 1 an operation failed (the message names the NFS\n"
 "status, e.g. NFS3ERR_NOENT), 2 usage error.\n";

@@ -101,8 +101,20 @@ int main(void)
 	ok(PARSE(&o, "-v", URL) == 0 && o.verbose, "-v");
 	ok(PARSE(&o, "--verbose", URL) == 0 && o.verbose, "--verbose");
 	ok(PARSE(&o, "nfs_version=3", URL) == 0 && o.nfs_version == 3, "nfs_version=3");
-	ok(PARSE(&o, "nfs_version=4.1", URL) == 0 && o.nfs_version == 4, "nfs_version=4.1");
-	ok(PARSE(&o, "vers=4", URL) == 0 && o.nfs_version == 4, "vers=4: NFSv4.1");
+	ok(PARSE(&o, "nfs_version=4.1", URL) == 0 && o.nfs_version == 4 && o.nfs_minor == 1,
+	   "nfs_version=4.1");
+	ok(PARSE(&o, "vers=4", URL) == 0 && o.nfs_version == 4 && o.nfs_minor == 0,
+	   "vers=4: NFSv4, the highest minor version both sides speak");
+	ok(PARSE(&o, "nfs_version=4.2", URL) == 0 && o.nfs_version == 4 && o.nfs_minor == 2,
+	   "nfs_version=4.2");
+	ok(PARSE(&o, "nfs_version=4.2", "read_plus=1", URL) == 0 && o.read_plus, "read_plus=1");
+	ok(PARSE(&o, "nfs_version=4.1", "read_plus=1", URL) < 0 && strstr(err, "needs NFSv4.2"),
+	   "read_plus=1 with nfs_version=4.1 refused: %s", err);
+	ok(PARSE(&o, "nfs_version=3", "read_plus=1", URL) < 0 && strstr(err, "needs NFSv4.2"),
+	   "read_plus=1 with nfs_version=3 refused: %s", err);
+	ok(PARSE(&o, "read_plus=1", "latency", URL) < 0 && strstr(err, "latency"),
+	   "read_plus=1 in the latency mode refused: %s", err);
+	ok(PARSE(&o, "read_plus=2", URL) < 0, "read_plus=2 refused: %s", err);
 	ok(PARSE(&o, "--eta=never", URL) == 0 && o.eta == ETA_NEVER, "eta=never");
 	ok(PARSE(&o, "randseed=0x1234", URL) == 0 && o.randseed == 0x1234, "randseed in hex");
 	ok(PARSE(&o, "name=job1", URL) == 0 && !strcmp(o.name, "job1"), "name=job1");
@@ -140,8 +152,6 @@ int main(void)
 	   "runtime=ten refused: %s", err);
 	ok(PARSE(&o, "sync=maybe", URL) < 0, "sync=maybe refused");
 	ok(PARSE(&o, "verify=md5", URL) < 0 && strstr(err, "md5"), "verify=md5 refused: %s", err);
-	ok(PARSE(&o, "nfs_version=4.2", URL) < 0 && strstr(err, "4.2 is not supported yet"),
-	   "nfs_version=4.2 refused as not yet: %s", err);
 	ok(PARSE(&o, "nfs_version=4.0", URL) < 0 && strstr(err, "version 4.0"),
 	   "nfs_version=4.0 refused: %s", err);
 	ok(PARSE(&o, "nfs_version=2", URL) < 0, "nfs_version=2 refused");
