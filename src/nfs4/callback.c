@@ -243,6 +243,7 @@ int nfs4_cb_recall(struct nfs4_cb *cb, clientid4 clientid, const struct stateid4
 }
 
 struct conn_args {
+	uint32_t minor;
 	const struct nfs_cb_argop4 *ops;
 	uint32_t n;
 };
@@ -251,14 +252,14 @@ static bool enc_conn_args(struct xdr_enc *e, const void *p)
 {
 	const struct conn_args *a = p;
 
-	return nfs4_cb_enc_compound(e, 1, 0, a->ops, a->n);
+	return nfs4_cb_enc_compound(e, a->minor, 0, a->ops, a->n);
 }
 
-int nfs4_cb_send_on_conn(struct rpc_backchan *bc, uint32_t cb_program,
+int nfs4_cb_send_on_conn(struct rpc_backchan *bc, uint32_t cb_program, uint32_t minor,
 			 const struct rpc_out_cred *cred, const struct nfs_cb_argop4 *ops,
 			 uint32_t n, unsigned int timeout_ms, nfs4_cb_done_fn *done, void *arg)
 {
-	struct conn_args a = { ops, n };
+	struct conn_args a = { minor, ops, n };
 	struct rpc_bc_call call = {
 		.prog = cb_program,
 		.vers = 1,

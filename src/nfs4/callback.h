@@ -26,8 +26,8 @@
  *   its status handed to the caller.
  * - NFSv4.1: calls go on the session's back channel, a connection the
  *   client opened (rpc/backchan.h); nfs4_cb_send_on_conn() sends a
- *   CB_COMPOUND of minor version 1 there (CB_SEQUENCE first, built by
- *   the session code).
+ *   CB_COMPOUND of the session's minor version there (1 or 2, as its
+ *   CREATE_SESSION; CB_SEQUENCE first, built by the session code).
  * - Every done function runs on the thread that saw the reply (the
  *   callout thread, or the connection's event loop) and must not block.
  */
@@ -87,7 +87,8 @@ int nfs4_cb_recall(struct nfs4_cb *cb, clientid4 clientid, const struct stateid4
 		   bool truncate, const nfs_fh4 *fh, nfs4_cb_done_fn *done, void *arg);
 
 /*
- * nfs4_cb_send_on_conn - a CB_COMPOUND of minor version 1 with the @n
+ * nfs4_cb_send_on_conn - a CB_COMPOUND of minor version @minor (the
+ * session's, nfs4_cb_slot.minor) with the @n
  * operations @ops (CB_SEQUENCE first, then CB_RECALL...) to program
  * @cb_program over the back channel @bc, with @cred (the session's
  * cb_sec_parms; NULL: AUTH_NONE), waiting @timeout_ms for the reply.
@@ -95,7 +96,7 @@ int nfs4_cb_recall(struct nfs4_cb *cb, clientid4 clientid, const struct stateid4
  * (errno: as rpc_conn_call(), E2BIG for more than NFS4_CB_OPS_MAX
  * operations), and @done never runs.
  */
-int nfs4_cb_send_on_conn(struct rpc_backchan *bc, uint32_t cb_program,
+int nfs4_cb_send_on_conn(struct rpc_backchan *bc, uint32_t cb_program, uint32_t minor,
 			 const struct rpc_out_cred *cred, const struct nfs_cb_argop4 *ops,
 			 uint32_t n, unsigned int timeout_ms, nfs4_cb_done_fn *done, void *arg);
 

@@ -209,7 +209,8 @@ static int send_on_session(struct recall_call *k, const nfs_fh4 *fh)
 	cred.uid = k->slot.uid;
 	cred.gid = k->slot.gid;
 	cred.machine = nfs4_cb_machine(nfs4_callbacks());
-	if (nfs4_cb_send_on_conn(k->slot.ref, k->slot.cb_program, &cred, ops, 2, reply_ms(),
+	if (nfs4_cb_send_on_conn(k->slot.ref, k->slot.cb_program, k->slot.minor, &cred, ops, 2,
+				 reply_ms(),
 				 recall_done, k) < 0) {
 		nfs4_sessions_cb_end(nfs4_sessions_table(), &k->slot, false);
 		rpc_backchan_put(k->slot.ref);

@@ -131,6 +131,9 @@ enum nfsstat4 nfs4_create_session(struct nfs4_compound *c, const struct nfs_argo
 	st = nfs4_sessions_create(sessions, &a->u.opcreate_session, &who,
 				  rpc_req_conn_id(c->req), rpc_req_max_record(c->req),
 				  nfs4_now_sec(), &r->u.opcreate_session);
+	if (st == NFS4_OK)
+		nfs4_sessions_set_minor(sessions, &r->u.opcreate_session.u.csr_resok4.csr_sessionid,
+					c->minorversion);
 	/* the back channel's handle, for the recalls (a replay's session
 	 * keeps the connection it recorded first) */
 	if (st == NFS4_OK && (r->u.opcreate_session.u.csr_resok4.csr_flags &

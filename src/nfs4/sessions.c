@@ -34,6 +34,7 @@ struct nfs4_session {
 	uint64_t used;
 	uint32_t flags;
 	uint32_t cb_program;
+	uint32_t cb_minor;                  /* its CREATE_SESSION's minor version */
 	uint64_t back_conn;         /* 0: no back channel */
 	uint64_t back_seq;          /* when it was bound: the latest one wins */
 	void *back_ref;             /* its handle (nfs4_sessions_set_back_ref), or NULL */
@@ -719,6 +720,7 @@ bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_
 		out->seqid = ++s->back_seqid[i];
 		out->highest = n - 1;
 		out->cb_program = s->cb_program;
+		out->minor = s->cb_minor ? s->cb_minor : 1;
 		out->flavor = s->cb_flavor;
 		out->uid = s->cb_uid;
 		out->gid = s->cb_gid;
@@ -728,6 +730,17 @@ bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_
 	}
 	pthread_mutex_unlock(&t->lock);
 	return found;
+}
+
+void nfs4_sessions_set_minor(struct nfs4_sessions *t, const sessionid4 *id, uint32_t minor)
+{
+	struct nfs4_session *s;
+
+	pthread_mutex_lock(&t->lock);
+	s = find(t, id);
+	if (s)
+		s->cb_minor = minor;
+	pthread_mutex_unlock(&t->lock);
 }
 
 void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q, bool answered)

@@ -258,6 +258,7 @@ struct nfs4_cb_slot {
 	sessionid4 session;
 	uint32_t slot, seqid, highest;   /* CB_SEQUENCE's */
 	uint32_t cb_program;
+	uint32_t minor;                  /* the CB_COMPOUND's minor version */
 	uint32_t flavor, uid, gid;       /* the credential the client asked for */
 	void *ref;                       /* the back channel's handle: a reference */
 };
@@ -271,6 +272,11 @@ struct nfs4_cb_slot {
  */
 bool nfs4_sessions_cb_begin(struct nfs4_sessions *t, clientid4 clientid, uint64_t now,
 			    void (*get)(void *ref), struct nfs4_cb_slot *out);
+
+/* Session @id was made by a CREATE_SESSION of minor version @minor: its
+ * callbacks go in CB_COMPOUNDs of that minor version (a 4.2 client's
+ * back channel may refuse 1, as pynfs's does; knfsd sends the client's). */
+void nfs4_sessions_set_minor(struct nfs4_sessions *t, const sessionid4 *id, uint32_t minor);
 
 /* The slot of @q is free again; @answered false (no reply came): its
  * seqid is not used up and the back channel is down. */

@@ -2,10 +2,10 @@
 /*
  * nfs4_cb_send_on_conn (src/nfs4/callback.c) over the RPC core's back
  * channel: an RPC server in this process on 127.0.0.1 whose test
- * procedure sends CB_COMPOUND(CB_SEQUENCE, CB_RECALL) of minor version 1
- * back on the connection its call came on, as a 4.1 session's back
+ * procedure sends CB_COMPOUND(CB_SEQUENCE, CB_RECALL) of minor version 2
+ * back on the connection its call came on, as a 4.2 session's back
  * channel will; the test plays the client, checks the call (program,
- * AUTH_SYS credential as given, minor version 1, callback_ident 0, the
+ * AUTH_SYS credential as given, minor version 2, callback_ident 0, the
  * operations) and answers, and the results come back decoded: both
  * statuses and CB_SEQUENCE's result. A reply whose results are for other
  * operations is BADREPLY.
@@ -79,7 +79,7 @@ static enum rpc_accept_stat p_recall(struct rpc_req *req)
 	ops[1].u.opcbrecall.fh.len = sizeof(fh);
 	ops[1].u.opcbrecall.fh.data = fh;
 	if (bc)
-		r = nfs4_cb_send_on_conn(bc, CB_PROG, &cred, ops, 2, 3000, cb_done, NULL);
+		r = nfs4_cb_send_on_conn(bc, CB_PROG, 2, &cred, ops, 2, 3000, cb_done, NULL);
 	rpc_backchan_put(bc);
 	xdr_enc_u32(&req->enc, (uint32_t)r);
 	return RPC_SUCCESS;
@@ -134,10 +134,10 @@ static bool recall_round(uint16_t port, uint32_t second_op)
 		call_ok = w[1] == 0 && w[3] == CB_PROG && w[4] == 1 && w[5] == 1 && w[6] == 1 &&
 			  w[9] == 3 && w[11] == 4 && w[12] == 5 && w[13] == 0 && w[14] == 0 &&
 			  xdr_dec_u32(&d, &w[15]) && w[15] == 0 &&
-			  nfs4_dec_cb_compound_args_head(&d, &h) && h.minorversion == 1 &&
+			  nfs4_dec_cb_compound_args_head(&d, &h) && h.minorversion == 2 &&
 			  h.callback_ident == 0 && h.nops == 2 &&
-			  nfs4_dec_cb_argop(&d, 1, &op0) == NFS4_OP_DECODED &&
-			  nfs4_dec_cb_argop(&d, 1, &op1) == NFS4_OP_DECODED &&
+			  nfs4_dec_cb_argop(&d, 2, &op0) == NFS4_OP_DECODED &&
+			  nfs4_dec_cb_argop(&d, 2, &op1) == NFS4_OP_DECODED &&
 			  op0.argop == OP_CB_SEQUENCE && op1.argop == OP_CB_RECALL &&
 			  op0.u.opcbsequence.csa_sessionid.val[0] == 0x33 &&
 			  op1.u.opcbrecall.fh.len == 4 && xdr_dec_left(&d) == 0;
@@ -180,7 +180,7 @@ int main(void)
 		return 1;
 	r = recall_round(port, OP_CB_RECALL);
 	ok(r, "CB_COMPOUND on the call's connection: program, AUTH_SYS as given, minor "
-	   "version 1, callback_ident 0, CB_SEQUENCE then CB_RECALL");
+	   "version 2 as asked, callback_ident 0, CB_SEQUENCE then CB_RECALL");
 	ok(done && got_st == RPC_CALL_OK && got.status == NFS4_OK && got.nops == 2 &&
 	   got.opstatus[0] == NFS4_OK && got.opstatus[1] == NFS4_OK &&
 	   got.seq.csr_sessionid.val[15] == 0x33 && got.seq.csr_sequenceid == 1,
