@@ -186,6 +186,17 @@ nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
 /* The current filehandle as a regular file (ISDIR, INVAL otherwise), its
  * id into @f (may be NULL): what READ, WRITE, COMMIT and the locks take. */
 enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f);
+/*
+ * nfs4_change_open - what every change of a file's data checks first
+ * (WRITE, ALLOCATE, DEALLOCATE): the current filehandle a regular file,
+ * @sid a stateid for writing (nfs4_check_change: the file marked
+ * changing, other clients' delegations recalled), the export writable
+ * (ROFS), then @range, the caller's verdict on its byte range (NFS4_OK
+ * or its error), and the file opened for writing into @io.
+ * Return values: the first error, or NFS4_OK.
+ */
+enum nfsstat4 nfs4_change_open(struct nfs4_compound *c, const struct stateid4 *sid,
+			       enum nfsstat4 range, struct vfs_obj *io);
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */
 #define NFS4_IO_MAX (1024u * 1024u)
 /* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */
