@@ -60,7 +60,7 @@ void nfs4_compound_log_counts(void)
 }
 
 /* Operations written so far; every other known one is NOTSUPP. */
-static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
+static nfs4_op_fn *const ops[OP_REMOVEXATTR + 1] = {
 	[OP_ACCESS] = nfs4_access,
 	[OP_BACKCHANNEL_CTL] = nfs4_backchannel_ctl,
 	[OP_BIND_CONN_TO_SESSION] = nfs4_bind_conn_to_session,
@@ -107,6 +107,13 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_TEST_STATEID] = nfs4_test_stateid,
 	[OP_VERIFY] = nfs4_verify,
 	[OP_WRITE] = nfs4_write,
+	/* NFSv4.2's I/O (io42_ops.c); WRITE_SAME, LAYOUTSTATS and
+	 * LAYOUTERROR stay NOTSUPP (why there) */
+	[OP_ALLOCATE] = nfs4_allocate,
+	[OP_DEALLOCATE] = nfs4_deallocate,
+	[OP_IO_ADVISE] = nfs4_io_advise,
+	[OP_READ_PLUS] = nfs4_read_plus,
+	[OP_SEEK] = nfs4_seek,
 };
 
 /*

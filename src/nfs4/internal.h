@@ -202,6 +202,9 @@ enum nfsstat4 nfs4_change_open(struct nfs4_compound *c, const struct stateid4 *s
 /* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */
 extern verifier4 nfs4_write_verf;
 
+/* io42_ops.c: NFSv4.2's I/O (RFC 7862) */
+nfs4_op_fn nfs4_seek, nfs4_allocate, nfs4_deallocate, nfs4_read_plus, nfs4_io_advise;
+
 /* The change attribute of directory @o, as change_info4 reports it (ns_ops.c). */
 uint64_t nfs4_change_of(const struct export_obj *o);
 /* @n as a C string into @buf, checked as LOOKUP checks names (ns_ops.c). */
