@@ -13,7 +13,8 @@
  * (run-nfs4-v42io.sh: each DIR exported rw,no_root_squash to 127.0.0.1,
  * the first on tmpfs, a second on a disk when the scratch directory is
  * on one. --bench: READ against READ_PLUS of 64 MiB files, all data and
- * all hole, 1 MiB per call, wall and server CPU time, as TAP comments.)
+ * all hole, 1 MiB per call, wall and server CPU time, as TAP comments;
+ * V42IO_BENCH_ONLY=bench-data or bench-hole: that file only.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -663,10 +664,16 @@ static int bench(const char *pid)
 	fill(f, 0, 64 * MIB);
 	close(f);
 	close(mkfile("bench-hole", 64 * MIB));
+	const char *only = getenv("V42IO_BENCH_ONLY");
+
 	for (i = 0; i < 2; i++) {
 		struct stateid4 sid;
 		struct v4_fh fh;
 
+		/* one file only (V42IO_BENCH_ONLY=bench-data): a profile of
+		 * the server per layout */
+		if (only && strcmp(only, names[i]) != 0)
+			continue;
 		if (!open_file(names[i], OPEN4_SHARE_ACCESS_READ, &fh, &sid))
 			return 1;
 		for (k = 0; k < 2; k++) {
