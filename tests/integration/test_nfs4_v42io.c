@@ -12,10 +12,12 @@
  *        test_nfs4_v42io --bench PORT DIR NFSXD_PID
  * (run-nfs4-v42io.sh: each DIR exported rw,no_root_squash to 127.0.0.1,
  * the first on tmpfs, a second on a disk when the scratch directory is
- * on one. --bench: READ against READ_PLUS of 64 MiB files, all data and
- * all hole, 1 MiB per call, wall and server CPU time, as TAP comments;
- * V42IO_BENCH_ONLY=bench-data or bench-hole: that file only.)
+ * on one. --bench: READ against READ_PLUS of 64 MiB files, all data, all
+ * hole and 4 KiB stripes, 1 MiB per call (V42IO_BENCH_CALL=bytes), wall
+ * and server CPU time, as TAP comments; V42IO_BENCH_ONLY=bench-data (or
+ * -hole, -4d, -4h): that file only.)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -635,38 +637,49 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* the server's CPU seconds so far (user + system, /proc) */
+/* the server's CPU seconds so far: the run time of all its threads
+ * (/proc/PID/task/TID/schedstat, nanoseconds) */
 static double cpu_s(const char *pid)
 {
-	char p[64], line[2048], *s;
-	unsigned long ut = 0, st = 0;
-	FILE *f;
+	char p[512];
+	unsigned long long ns, sum = 0;
+	struct dirent *e;
+	DIR *d;
 
-	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
-	f = fopen(p, "r");
-	if (!f)
+	snprintf(p, sizeof(p), "/proc/%s/task", pid);
+	d = opendir(p);
+	if (!d)
 		return 0;
-	if (fgets(line, sizeof(line), f) && (s = strrchr(line, ')')))
-		sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
-	fclose(f);
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/task/%s/schedstat", pid, e->d_name);
+		f = fopen(p, "r");
+		if (f && fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return (double)sum / 1e9;
 }
 
-/* --bench: READ against READ_PLUS, 64 MiB files, 1 MiB a call, 5 runs
- * each, the best. */
+/* --bench: READ against READ_PLUS, 64 MiB files (all data, all hole,
+ * 4 KiB stripes from data and from a hole), V42IO_BENCH_CALL bytes a
+ * call (default 1 MiB), 5 runs each, the best. */
 static int bench(const char *pid)
 {
-	static const char *const names[] = { "bench-data", "bench-hole" };
+	static const char *const names[] = { "bench-data", "bench-hole", "bench-4d", "bench-4h" };
+	const char *only = getenv("V42IO_BENCH_ONLY"), *call = getenv("V42IO_BENCH_CALL");
+	uint32_t per = call ? (uint32_t)strtoul(call, NULL, 0) : MIB;
 	unsigned int i, k, run;
 	int f;
 
-	f = mkfile("bench-data", 0);
-	fill(f, 0, 64 * MIB);
-	close(f);
-	close(mkfile("bench-hole", 64 * MIB));
-	const char *only = getenv("V42IO_BENCH_ONLY");
-
-	for (i = 0; i < 2; i++) {
+	if (per == 0 || per > MIB)
+		per = MIB;
+	for (i = 0; i < 4; i++) {
 		struct stateid4 sid;
 		struct v4_fh fh;
 
@@ -674,6 +687,12 @@ static int bench(const char *pid)
 		 * the server per layout */
 		if (only && strcmp(only, names[i]) != 0)
 			continue;
+		f = mkfile(names[i], i == 0 ? 0 : 64 * MIB);
+		if (i == 0)
+			fill(f, 0, 64 * MIB);
+		else if (i > 1)
+			stripes(f, 64 * MIB, 4 * KIB, i == 2);
+		close(f);
 		if (!open_file(names[i], OPEN4_SHARE_ACCESS_READ, &fh, &sid))
 			return 1;
 		for (k = 0; k < 2; k++) {
@@ -683,18 +702,18 @@ static int bench(const char *pid)
 				double t0 = now_s(), c0 = cpu_s(pid), t;
 				uint64_t off;
 
-				for (off = 0; off < 64 * MIB; off += MIB) {
+				for (off = 0; off < 64 * MIB; off += per) {
 					struct nfs_argop4 op;
 					struct v4_res r;
 
 					memset(&op, 0, sizeof(op));
 					if (k == 0) {
-						v4op_read(&op, &sid, off, MIB);
+						v4op_read(&op, &sid, off, per);
 					} else {
 						op.argop = OP_READ_PLUS;
 						op.u.opread_plus.rpa_stateid = sid;
 						op.u.opread_plus.rpa_offset = off;
-						op.u.opread_plus.rpa_count = MIB;
+						op.u.opread_plus.rpa_count = per;
 					}
 					v4_res_init(&r);
 					if (one_op(&fh, &op, &r) != NFS4_OK)
@@ -707,9 +726,10 @@ static int bench(const char *pid)
 					best_cpu = cpu_s(pid) - c0;
 				}
 			}
-			printf("# %s %-9s 64 MiB: %.4f s (%.0f MiB/s), server CPU %.3f s\n",
-			       names[i], k ? "READ_PLUS" : "READ", best, 64 / best, best_cpu);
+			printf("# %-10s %-9s 64 MiB by %u: %.4f s (%.0f MiB/s), server CPU %.4f s\n",
+			       names[i], k ? "READ_PLUS" : "READ", per, best, 64 / best, best_cpu);
 		}
+		unlink(path_of(names[i]));
 	}
 	return 0;
 }
