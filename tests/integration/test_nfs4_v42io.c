@@ -102,11 +102,11 @@ static void stripes(int f, uint64_t size, uint64_t stripe, bool data_first)
 static bool open_file(const char *name, uint32_t access, struct v4_fh *fh, struct stateid4 *sid)
 {
 	struct nfs_argop4 ops[4];
-	char *owner = malloc(32);
+	char owner[32];
 	struct v4_res r;
 	bool good;
 
-	snprintf(owner, 32, "owner-%u", owner_n++);
+	snprintf(owner, sizeof(owner), "owner-%u", owner_n++);
 	v4_res_init(&r);
 	v4op_seq_next(&ops[0], &sess, 0, false);
 	v4op_putfh(&ops[1], &dir_fh);
@@ -118,7 +118,6 @@ static bool open_file(const char *name, uint32_t access, struct v4_fh *fh, struc
 	else
 		v4_diag(&r);
 	v4_res_free(&r);
-	/* the owner's string stays: nothing here frees the open */
 	return good;
 }
 
