@@ -6,7 +6,10 @@
  * through the exported directory itself (pwrite, ftruncate, fallocate,
  * pread, lseek, fstat): READ_PLUS's bytes, its holes read as zeros, are
  * compared with pread's, and SEEK's answers with lseek's, so the checks
- * hold whatever the file system's hole granularity is.
+ * hold whatever the file system's hole granularity is. A second client,
+ * H, with a back channel on its connection, holds read delegations that
+ * ALLOCATE and DEALLOCATE (as WRITE) must recall before they change the
+ * file; H answers the CB_RECALLs by hand.
  *
  * Usage: test_nfs4_v42io PORT DIR...
  *        test_nfs4_v42io --bench PORT DIR NFSXD_PID
@@ -606,6 +609,266 @@ static void test_advise_notsupp(void)
 	v4_res_free(&r);
 }
 
+/* ---- a delegation holder: H, a 4.1 client with a back channel ---- */
+
+static int fd_h = -1;
+static uint16_t port;
+static struct v4_session hs;
+static unsigned int h_recalls;    /* CB_RECALLs H answered */
+
+/* Answer the callback @rec (a CB_COMPOUND of CB_SEQUENCE, CB_RECALL):
+ * every operation OK, CB_SEQUENCE echoing its session, seqid and slot.
+ * Return values: false when @rec is not such a call. */
+static bool h_answer(const struct rpc_buf *rec)
+{
+	struct rpc_cur c = { rec->data, rec->len, false };
+	uint32_t xid, len, nops, i, op[4], seq = 0, slot = 0, taglen = 0;
+	uint8_t csid[NFS4_SESSIONID_SIZE] = { 0 };
+	const uint8_t *ctag;
+	struct rpc_buf b;
+
+	xid = rpc_cur_u32(&c);
+	if (rpc_cur_u32(&c) != RPC_CALL)
+		return false;
+	rpc_cur_skip(&c, 16);                   /* rpcvers, prog, vers, proc */
+	rpc_cur_u32(&c);
+	rpc_cur_opaque(&c, &len, 400);          /* credential */
+	rpc_cur_u32(&c);
+	rpc_cur_opaque(&c, &len, 400);          /* verifier */
+	ctag = rpc_cur_opaque(&c, &taglen, 64);
+	rpc_cur_skip(&c, 8);                    /* minor, callback_ident */
+	nops = rpc_cur_u32(&c);
+	if (c.bad || nops > 4)
+		return false;
+	for (i = 0; i < nops; i++) {
+		op[i] = rpc_cur_u32(&c);
+		if (op[i] == 11) {              /* CB_SEQUENCE */
+			if (c.n >= sizeof(csid))
+				memcpy(csid, c.p, sizeof(csid));
+			rpc_cur_skip(&c, sizeof(csid));
+			seq = rpc_cur_u32(&c);
+			slot = rpc_cur_u32(&c);
+			rpc_cur_skip(&c, 8);    /* highest slot, cachethis */
+			if (rpc_cur_u32(&c))    /* referring calls: none expected */
+				return false;
+		} else if (op[i] == 4) {        /* CB_RECALL */
+			rpc_cur_skip(&c, 20);   /* stateid, truncate */
+			rpc_cur_opaque(&c, &len, NFS4_FHSIZE);
+			h_recalls++;
+		} else {
+			return false;
+		}
+	}
+	if (c.bad)
+		return false;
+	rpc_buf_init(&b);
+	rpc_buf_put_u32(&b, xid);
+	rpc_buf_put_u32(&b, RPC_REPLY);
+	rpc_buf_put_u32(&b, RPC_MSG_ACCEPTED);
+	rpc_buf_put_u32(&b, AUTH_NONE);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_u32(&b, RPC_SUCCESS);
+	rpc_buf_put_u32(&b, NFS4_OK);
+	rpc_buf_put_opaque(&b, ctag, taglen);
+	rpc_buf_put_u32(&b, nops);
+	for (i = 0; i < nops; i++) {
+		rpc_buf_put_u32(&b, op[i]);
+		rpc_buf_put_u32(&b, NFS4_OK);
+		if (op[i] == 11) {
+			rpc_buf_put_bytes(&b, csid, sizeof(csid));
+			rpc_buf_put_u32(&b, seq);
+			rpc_buf_put_u32(&b, slot);
+			rpc_buf_put_u32(&b, 0);
+			rpc_buf_put_u32(&b, 0);
+		}
+	}
+	rpc_send_record(fd_h, b.data, b.len);
+	rpc_buf_free(&b);
+	return true;
+}
+
+/* COMPOUND (minor version 1) @ops on H's connection; callbacks arriving
+ * before the reply are answered (h_answer). */
+static bool h_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
+{
+	struct rpc_buf args, cred, msg, rec;
+	struct rpc_call c;
+	uint32_t xid = rpc_next_xid();
+	bool done = false;
+
+	rpc_buf_init(&args);
+	rpc_buf_init(&cred);
+	rpc_buf_init(&msg);
+	rpc_buf_init(&rec);
+	v4_res_free(out);
+	if (!v4_encode(&args, "h", 1, 1, ops, n))
+		goto out;
+	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
+	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
+	c.cred_flavor = AUTH_SYS;
+	c.cred_body = cred.data;
+	c.cred_len = cred.len;
+	c.args = args.data;
+	c.args_len = args.len;
+	rpc_call_encode(&msg, &c);
+	if (rpc_send_record(fd_h, msg.data, msg.len) < 0)
+		goto out;
+	while (rpc_recv_record(fd_h, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
+		if (rpc_get_u32(rec.data + 4) != RPC_CALL && rpc_get_u32(rec.data) == xid) {
+			done = v4_res_take(out, &rec);
+			break;
+		}
+		h_answer(&rec);
+		rpc_buf_reset(&rec);
+	}
+out:
+	if (!done)
+		v4_diag(out);
+	rpc_buf_free(&args);
+	rpc_buf_free(&cred);
+	rpc_buf_free(&msg);
+	rpc_buf_free(&rec);
+	return done;
+}
+
+/* Wait up to @ms for a callback on H's connection and answer it.
+ * Return values: true when one came. */
+static bool h_wait_cb(int ms)
+{
+	struct rpc_buf rec;
+	bool got = false;
+
+	rpc_buf_init(&rec);
+	if (rpc_recv_record(fd_h, &rec, ms, 1u << 20) == 1 && rec.len >= 8 &&
+	    rpc_get_u32(rec.data + 4) == RPC_CALL)
+		got = h_answer(&rec);
+	rpc_buf_free(&rec);
+	return got;
+}
+
+/* H: EXCHANGE_ID, CREATE_SESSION with a back channel on its connection,
+ * RECLAIM_COMPLETE. */
+static bool h_session(void)
+{
+	struct callback_sec_parms4 none = { .cb_secflavor = AUTH_NONE };
+	struct nfs_argop4 ops[2];
+	struct v4_res r;
+	bool good = false;
+
+	char owner[64];
+
+	/* one client per export's run: a second RECLAIM_COMPLETE would be
+	 * COMPLETE_ALREADY */
+	snprintf(owner, sizeof(owner), "v42io-holder-%s", tag);
+	v4_res_init(&r);
+	v4op_exchange_id(&ops[0], owner, 1, 0);
+	if (!h_call(ops, 1, &r) || r.status != NFS4_OK)
+		goto out;
+	hs.clientid = r.ops[0].u.opexchange_id.u.eir_resok4.eir_clientid;
+	hs.cs_seq = r.ops[0].u.opexchange_id.u.eir_resok4.eir_sequenceid;
+	v4op_create_session(&ops[0], hs.clientid, hs.cs_seq, CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			    65536, 65536, 4096, 4);
+	ops[0].u.opcreate_session.csa_back_chan_attrs.ca_maxrequests = 1;
+	ops[0].u.opcreate_session.csa_cb_program = 0x40000002u;
+	ops[0].u.opcreate_session.csa_sec_parms.len = 1;
+	ops[0].u.opcreate_session.csa_sec_parms.val = &none;
+	if (!h_call(ops, 1, &r) || r.status != NFS4_OK)
+		goto out;
+	hs.sid = r.ops[0].u.opcreate_session.u.csr_resok4.csr_sessionid;
+	v4op_seq_next(&ops[0], &hs, 0, false);
+	v4op_reclaim_complete(&ops[1], false);
+	good = h_call(ops, 2, &r) && r.status == NFS4_OK;
+out:
+	v4_res_free(&r);
+	return good;
+}
+
+/* H opens @name for reading: a read delegation, its stateid into @dsid. */
+static bool h_deleg(const char *name, struct v4_fh *fh, struct stateid4 *dsid)
+{
+	const struct OPEN4resok *k;
+	struct nfs_argop4 ops[4];
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], &hs, 0, false);
+	v4op_putfh(&ops[1], &dir_fh);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, hs.clientid,
+		  name, name);
+	v4op_simple(&ops[3], OP_GETFH);
+	good = h_call(ops, 4, &r) && r.status == NFS4_OK && v4_fh_of_res(&r, 3, fh);
+	k = good ? &r.ops[2].u.opopen.u.resok4 : NULL;
+	good = good && k->delegation.delegation_type == OPEN_DELEGATE_READ;
+	if (good)
+		*dsid = k->delegation.u.read.stateid;
+	else if (k)
+		printf("#   H's OPEN of %s: delegation type %u\n", name,
+		       k->delegation.delegation_type);
+	v4_res_free(&r);
+	return good;
+}
+
+static long h_delegreturn(const struct v4_fh *fh, const struct stateid4 *dsid)
+{
+	struct nfs_argop4 ops[3];
+	struct v4_res r;
+	long st = -1;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], &hs, 0, false);
+	v4op_putfh(&ops[1], fh);
+	v4op_simple(&ops[2], OP_DELEGRETURN);
+	ops[2].u.opdelegreturn.deleg_stateid = *dsid;
+	if (h_call(ops, 3, &r))
+		st = r.status;
+	v4_res_free(&r);
+	return st;
+}
+
+/* ALLOCATE and DEALLOCATE recall another client's read delegation as
+ * WRITE does: DELAY, a CB_RECALL to the holder, OK once it returned it. */
+static void test_deleg(void)
+{
+	static const struct stateid4 anon;
+	static const char *const names[] = { "dl-alloc", "dl-punch", "dl-write" };
+	unsigned int i;
+
+	fd_h = rpc_connect(port, 5000);
+	ok(fd_h >= 0 && h_session(), "%s: H: a session with a back channel", tag);
+	for (i = 0; i < 3; i++) {
+		struct stateid4 dsid;
+		struct nfs_argop4 op;
+		struct v4_fh fh;
+		struct v4_res r;
+		unsigned int before;
+		long st;
+		int f = mkfile(names[i], 0);
+
+		fill(f, 0, 64 * KIB);
+		close(f);
+		ok(h_deleg(names[i], &fh, &dsid), "%s: H holds a read delegation of %s", tag,
+		   names[i]);
+		before = h_recalls;
+		memset(&op, 0, sizeof(op));
+		if (i == 2)
+			v4op_write(&op, &anon, 0, UNSTABLE4, "w", 1);
+		v4_res_init(&r);
+		st = i == 2 ? one_op(&fh, &op, &r) : falloc_op(&fh, &anon, 4096, 4096, i == 1);
+		ok(st == NFS4ERR_DELAY, "%s: %s with the anonymous stateid: DELAY (%ld)", tag,
+		   i == 0 ? "ALLOCATE" : i == 1 ? "DEALLOCATE" : "WRITE", st);
+		ok(h_wait_cb(5000) && h_recalls == before + 1,
+		   "%s: the CB_RECALL reaches H, answered", tag);
+		ok(h_delegreturn(&fh, &dsid) == NFS4_OK, "%s: H returns it", tag);
+		st = i == 2 ? one_op(&fh, &op, &r) : falloc_op(&fh, &anon, 4096, 4096, i == 1);
+		ok(st == NFS4_OK, "%s: then the same call: OK (%ld)", tag, st);
+		v4_res_free(&r);
+	}
+	close(fd_h);
+	fd_h = -1;
+	memset(&hs, 0, sizeof(hs));
+}
+
 static bool setup(const char *d, const char *what)
 {
 	struct nfs_argop4 ops[2];
@@ -742,7 +1005,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s PORT DIR... | --bench PORT DIR NFSXD_PID\n", argv[0]);
 		return 2;
 	}
-	fd = rpc_connect((uint16_t)atoi(argv[first - 1]), 5000);
+	port = (uint16_t)atoi(argv[first - 1]);
+	fd = rpc_connect(port, 5000);
 	if (fd < 0) {
 		printf("Bail out! cannot connect to 127.0.0.1:%s\n", argv[first - 1]);
 		return 1;
@@ -762,6 +1026,7 @@ int main(int argc, char **argv)
 		test_read_plus();
 		test_advise_notsupp();
 		test_small_session();
+		test_deleg();
 	}
 	close(fd);
 	return tap_done();
