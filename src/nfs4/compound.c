@@ -349,8 +349,8 @@ static bool pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh
  * operations are decoded once without running any (SEQUENCE takes a
  * slot, and nothing after it may find it has to wait): it may when it
  * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
- * GETFH, SAVEFH, RESTOREFH, GETATTR and READs of NFS4_INLINE_IO_MAX
- * bytes in all (the loop's other connections wait meanwhile) with
+ * GETFH, SAVEFH, RESTOREFH, GETATTR and READs (and READ_PLUSes) of
+ * NFS4_INLINE_IO_MAX bytes in all (the loop's other connections wait meanwhile) with
  * ordinary stateids, and each PUTFH's handle resolves from memory
  * (pre_putfh, into c->pre): every object it can reach is then in the
  * open-object cache on a memory-backed export, where these operations
@@ -398,6 +398,14 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			io += a.u.opread.count;
 			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
+			break;
+		case OP_READ_PLUS:
+			/* as READ; a sparse file's seeks and the getattr for
+			 * its eof do not wait on a memory-backed export */
+			io += a.u.opread_plus.rpa_count;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a.u.opread_plus.rpa_stateid) &&
+			     !nfs4_wdelegs_held();
 			break;
 		default:
 			ok = false;

@@ -32,9 +32,10 @@
  *   the data). The map is not remembered between calls: the seeks are
  *   bounded per call instead, and a cache would have to follow every
  *   change of the file by any protocol.
- * - READ_PLUS runs on workers: compound.c's inline plan takes READ only
- *   (a sparse file's seeks are system calls a loop should not wait for
- *   on a disk; on tmpfs they would not wait, a later step).
+ * - READ_PLUS may run on an event loop as READ does (compound.c's inline
+ *   plan, memory-backed exports only, 128 KiB in all): there its seeks
+ *   and getattr do not wait, and a small READ_PLUS is not sent to a
+ *   worker where a READ of the same bytes would not be.
  * - IO_ADVISE applies the hints posix_fadvise has (NORMAL, SEQUENTIAL,
  *   RANDOM, WILLNEED, DONTNEED, NOREUSE) and answers the ones applied;
  *   of hints that contradict each other (two access patterns, WILLNEED
