@@ -73,6 +73,10 @@ struct nfs4_compound {
 	/* The running operation's changes in flight (vfs/lease.h), marked
 	 * before it asks for recalls, ended when it returns. */
 	struct vfs_change changes;
+	/* An operation changed a file's data or size (nfs4_check_change):
+	 * a stat taken by an earlier PUTFH may be stale (READ_PLUS then
+	 * takes its own). */
+	bool changed_data;
 };
 
 /* How many COMPOUNDs ran on event loops and on workers, to the log at

@@ -537,6 +537,46 @@ static void test_read_plus(void)
 	whole("rp-punch", &fh, &sid, MIB, &h, &d);
 	ok(h == 1 && d == 2, "%s: then data, the hole, data", tag);
 	close(f);
+
+	/* grown by a WRITE of the same COMPOUND: READ_PLUS sees the new end */
+	f = mkfile("rp-wgrow", 0);
+	fill(f, 0, 64 * KIB);
+	close(f);
+	if (!open_file("rp-wgrow", OPEN4_SHARE_ACCESS_BOTH, &fh, &sid)) {
+		ok(0, "%s: OPEN rp-wgrow for writing", tag);
+		return;
+	}
+	{
+		struct nfs_argop4 ops[4];
+		const struct read_plus_res4 *k;
+		struct v4_res r;
+		bool good;
+
+		memset(buf, 'w', 4096);
+		v4_res_init(&r);
+		v4op_seq_next(&ops[0], &sess, 0, false);
+		v4op_putfh(&ops[1], &fh);
+		v4op_write(&ops[2], &sid, 128 * KIB, UNSTABLE4, buf, 4096);
+		memset(&ops[3], 0, sizeof(ops[3]));
+		ops[3].argop = OP_READ_PLUS;
+		ops[3].u.opread_plus.rpa_stateid = sid;
+		ops[3].u.opread_plus.rpa_offset = 64 * KIB;
+		ops[3].u.opread_plus.rpa_count = MIB;
+		good = call42(ops, 4, &r) && r.status == NFS4_OK && r.nops == 4;
+		k = good ? &r.ops[3].u.opread_plus.u.rp_resok4 : NULL;
+		good = good && k->rpr_eof && k->rpr_contents.len == 2 &&
+		       k->rpr_contents.val[0].rpc_content == NFS4_CONTENT_HOLE &&
+		       k->rpr_contents.val[0].u.rpc_hole.di_length == 64 * KIB &&
+		       k->rpr_contents.val[1].rpc_content == NFS4_CONTENT_DATA &&
+		       k->rpr_contents.val[1].u.rpc_data.d_offset == 128 * KIB &&
+		       k->rpr_contents.val[1].u.rpc_data.d_data.len == 4096 &&
+		       memcmp(k->rpr_contents.val[1].u.rpc_data.d_data.data, buf, 4096) == 0;
+		ok(good, "%s: WRITE past the end then READ_PLUS in one COMPOUND: the hole, the "
+		   "data written, eof at the new end", tag);
+		if (!good)
+			v4_diag(&r);
+		v4_res_free(&r);
+	}
 }
 
 /* A session with a small ca_maxresponsesize: READ_PLUS cuts its reply
