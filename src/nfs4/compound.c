@@ -60,7 +60,7 @@ void nfs4_compound_log_counts(void)
 }
 
 /* Operations written so far; every other known one is NOTSUPP. */
-static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
+static nfs4_op_fn *const ops[OP_REMOVEXATTR + 1] = {
 	[OP_ACCESS] = nfs4_access,
 	[OP_BACKCHANNEL_CTL] = nfs4_backchannel_ctl,
 	[OP_BIND_CONN_TO_SESSION] = nfs4_bind_conn_to_session,
@@ -107,6 +107,13 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_TEST_STATEID] = nfs4_test_stateid,
 	[OP_VERIFY] = nfs4_verify,
 	[OP_WRITE] = nfs4_write,
+	/* NFSv4.2's I/O (io42_ops.c); WRITE_SAME, LAYOUTSTATS and
+	 * LAYOUTERROR stay NOTSUPP (why there) */
+	[OP_ALLOCATE] = nfs4_allocate,
+	[OP_DEALLOCATE] = nfs4_deallocate,
+	[OP_IO_ADVISE] = nfs4_io_advise,
+	[OP_READ_PLUS] = nfs4_read_plus,
+	[OP_SEEK] = nfs4_seek,
 };
 
 /*
@@ -334,8 +341,8 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
  * operations are decoded once without running any (SEQUENCE takes a
  * slot, and nothing after it may find it has to wait): it may when it
  * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
- * GETFH, SAVEFH, RESTOREFH, GETATTR and READs of NFS4_INLINE_IO_MAX
- * bytes in all (the loop's other connections wait meanwhile) with
+ * GETFH, SAVEFH, RESTOREFH, GETATTR and READs (and READ_PLUSes) of
+ * NFS4_INLINE_IO_MAX bytes in all (the loop's other connections wait meanwhile) with
  * ordinary stateids, and each PUTFH's handle resolves from memory
  * (pre_putfh, into c->pre): every object it can reach is then in the
  * open-object cache on a memory-backed export, where these operations
@@ -383,6 +390,14 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			io += a.u.opread.count;
 			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
+			break;
+		case OP_READ_PLUS:
+			/* as READ; a sparse file's seeks and the getattr for
+			 * its eof do not wait on a memory-backed export */
+			io += a.u.opread_plus.rpa_count;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a.u.opread_plus.rpa_stateid) &&
+			     !nfs4_wdelegs_held();
 			break;
 		default:
 			ok = false;

@@ -76,6 +76,10 @@ struct nfs4_compound {
 	/* Bytes of the call's record still in the socket (a bulk WRITE,
 	 * write_bulk.c), which SEQUENCE counts with req->rec_len. */
 	size_t rec_rest;
+	/* An operation changed a file's data or size (nfs4_check_change):
+	 * a stat taken by an earlier PUTFH may be stale (READ_PLUS then
+	 * takes its own). */
+	bool changed_data;
 };
 
 /* How many COMPOUNDs ran on event loops and on workers, to the log at
@@ -212,6 +216,17 @@ void nfs4_io_log_counts(void);
 /* The current filehandle as a regular file (ISDIR, INVAL otherwise), its
  * id into @f (may be NULL): what READ, WRITE, COMMIT and the locks take. */
 enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f);
+/*
+ * nfs4_change_open - what every change of a file's data checks first
+ * (WRITE, ALLOCATE, DEALLOCATE): the current filehandle a regular file,
+ * @sid a stateid for writing (nfs4_check_change: the file marked
+ * changing, other clients' delegations recalled), the export writable
+ * (ROFS), then @range, the caller's verdict on its byte range (NFS4_OK
+ * or its error), and the file opened for writing into @io.
+ * Return values: the first error, or NFS4_OK.
+ */
+enum nfsstat4 nfs4_change_open(struct nfs4_compound *c, const struct stateid4 *sid,
+			       enum nfsstat4 range, struct vfs_obj *io);
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */
 #define NFS4_IO_MAX (1024u * 1024u)
 /* The smallest READ sent from a file's mapping (io_ops.c): below it the
@@ -220,6 +235,9 @@ enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *
 #define NFS4_MAP_READ_MIN (64u * 1024u)
 /* WRITE's and COMMIT's verifier: new at every start (nfs4_init). */
 extern verifier4 nfs4_write_verf;
+
+/* io42_ops.c: NFSv4.2's I/O (RFC 7862) */
+nfs4_op_fn nfs4_seek, nfs4_allocate, nfs4_deallocate, nfs4_read_plus, nfs4_io_advise;
 
 /* The change attribute of directory @o, as change_info4 reports it (ns_ops.c). */
 uint64_t nfs4_change_of(const struct export_obj *o);

@@ -182,6 +182,23 @@ enum nfsstat4 nfs4_read(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	return r->u.opread.status = NFS4_OK;
 }
 
+enum nfsstat4 nfs4_change_open(struct nfs4_compound *c, const struct stateid4 *sid,
+			       enum nfsstat4 range, struct vfs_obj *io)
+{
+	enum nfsstat4 st = nfs4_cur_file(c, NULL);
+	int e;
+
+	if (st == NFS4_OK)
+		st = nfs4_check_change(c, nfs4_sid(c, sid));
+	if (st == NFS4_OK && !c->cur.o.client->opts.rw)
+		st = NFS4ERR_ROFS;
+	if (st == NFS4_OK)
+		st = range;
+	if (st == NFS4_OK && (e = export_open_io(&c->cur.o, O_WRONLY, io)) < 0)
+		st = nfs4_errno(e);
+	return st;
+}
+
 enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			 struct nfs_resop4 *r)
 {
@@ -194,16 +211,9 @@ enum nfsstat4 nfs4_write(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	ssize_t n;
 	int e;
 
-	st = nfs4_cur_file(c, NULL);
-	if (st == NFS4_OK)
-		st = nfs4_check_change(c, nfs4_sid(c, &wa->stateid));
-	if (st == NFS4_OK && !o->client->opts.rw)
-		st = NFS4ERR_ROFS;
-	if (st == NFS4_OK && (wa->offset > (uint64_t)INT64_MAX ||
-			      wa->offset + len > (uint64_t)INT64_MAX))
-		st = NFS4ERR_FBIG;
-	if (st == NFS4_OK && (e = export_open_io(o, O_WRONLY, &io)) < 0)
-		st = nfs4_errno(e);
+	st = wa->offset > (uint64_t)INT64_MAX || wa->offset + len > (uint64_t)INT64_MAX ?
+		     NFS4ERR_FBIG : NFS4_OK;
+	st = nfs4_change_open(c, &wa->stateid, st, &io);
 	if (st != NFS4_OK)
 		return res->status = st;
 	while (done < len) {

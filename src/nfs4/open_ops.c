@@ -130,6 +130,7 @@ enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *
 	st = check_stateid(c, sid, true, &cid);
 	if (st != NFS4_OK)
 		return st;
+	c->changed_data = true;
 	nfs4_file_id_of(&c->cur.o, &f);
 	vfs_change_mark(&c->changes, f.dev, f.ino);
 	return nfs4_deleg_break(&f, nfs4_breaker(c, cid));

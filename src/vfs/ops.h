@@ -92,6 +92,12 @@ struct vfs_statfs {
 /* seek whence */
 enum vfs_seek { VFS_SEEK_DATA, VFS_SEEK_HOLE };
 
+/* advise: how a range of a file will be used (posix_fadvise's advice) */
+enum vfs_advice {
+	VFS_ADV_NORMAL, VFS_ADV_SEQUENTIAL, VFS_ADV_RANDOM, VFS_ADV_WILLNEED,
+	VFS_ADV_DONTNEED, VFS_ADV_NOREUSE
+};
+
 /* A byte range lock: [@start, @end], @end inclusive; VFS_LOCK_END: to
  * the end of the file, whatever its size. */
 enum vfs_lock_type { VFS_LOCK_UNLOCK, VFS_LOCK_READ, VFS_LOCK_WRITE };
@@ -198,6 +204,10 @@ struct vfs_ops {
 	/* A hole in place of [@off, @off + @len), the size unchanged. */
 	int (*deallocate)(const struct vfs_export *e, const struct vfs_obj *io, uint64_t off,
 			  uint64_t len);
+	/* Advice @adv on [@off, @off + @len) (@len 0: to the end), for
+	 * the page cache of the file behind @io. */
+	int (*advise)(const struct vfs_export *e, const struct vfs_obj *io, uint64_t off,
+		      uint64_t len, enum vfs_advice adv);
 	/* Copy @len bytes (0: to the source's end) within the server.
 	 * Returns bytes copied (short at the source's end) or -errno. */
 	int64_t (*copy)(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,

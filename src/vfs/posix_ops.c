@@ -413,6 +413,27 @@ static int px_deallocate(const struct vfs_export *e, const struct vfs_obj *io, u
 			 (off_t)len) < 0 ? -errno : 0;
 }
 
+static int px_advise(const struct vfs_export *e, const struct vfs_obj *io, uint64_t off,
+		     uint64_t len, enum vfs_advice adv)
+{
+	static const int fadv[] = {
+		[VFS_ADV_NORMAL] = POSIX_FADV_NORMAL, [VFS_ADV_SEQUENTIAL] = POSIX_FADV_SEQUENTIAL,
+		[VFS_ADV_RANDOM] = POSIX_FADV_RANDOM, [VFS_ADV_WILLNEED] = POSIX_FADV_WILLNEED,
+		[VFS_ADV_DONTNEED] = POSIX_FADV_DONTNEED, [VFS_ADV_NOREUSE] = POSIX_FADV_NOREUSE,
+	};
+
+	(void)e;
+	if ((unsigned int)adv >= sizeof(fadv) / sizeof(fadv[0]))
+		return -EINVAL;
+	/* a range past what a file can hold advises nothing */
+	if (off > (uint64_t)INT64_MAX)
+		return 0;
+	if (len > (uint64_t)INT64_MAX - off)
+		len = 0;
+	/* returns the error itself, not in errno */
+	return -posix_fadvise(io->fd, (off_t)off, (off_t)len, fadv[adv]);
+}
+
 /* @len 0: to the end of @fd from @off. */
 static int whole(int fd, uint64_t off, uint64_t *len)
 {
@@ -595,6 +616,7 @@ const struct vfs_ops vfs_ops_posix = {
 	.seek = px_seek,
 	.allocate = px_allocate,
 	.deallocate = px_deallocate,
+	.advise = px_advise,
 	.copy = px_copy,
 	.clone = px_clone,
 	.splice_fd = px_splice_fd,

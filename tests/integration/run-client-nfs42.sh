@@ -6,11 +6,11 @@
 # the xattr operations) against one server, the same checks for each
 # (test_client_nfs42 SERVER), one function per server:
 #
-#   run_nfsxd    nfsxd on a free 127.0.0.1 port. Its NFSv4.2 operations
-#                answer NFS4ERR_NOTSUPP until the server side is merged:
-#                the test checks that exactly, and prints its data checks
-#                as TAP SKIPs saying so. NFSX42_FULL=1 (or SERVER
-#                nfsxd-full) expects every operation to work instead.
+#   run_nfsxd    nfsxd on a free 127.0.0.1 port; what it does is its row
+#                in test_client_nfs42 (an operation it does not do must
+#                answer NFS4ERR_NOTSUPP exactly, its data checks then TAP
+#                SKIPs saying so). NFSX42_FULL=1 (or SERVER nfsxd-full)
+#                expects every operation to work.
 #   run_ganesha  NFS-Ganesha (FSAL VFS) in a private network namespace,
 #                as test_nfsx_ganesha.sh starts it; skipped with a message
 #                where it is missing. What it answers is test_client_nfs42's

@@ -2,7 +2,8 @@
 /*
  * NFSv4.1 COMPOUNDs run on nfsxd's event loop (compound.c, inline_plan):
  * SEQUENCE + PUTFH + READ, GETATTR, GETFH, SAVEFH and RESTOREFH on a
- * memory-backed export are answered there; OPEN, a READ larger than
+ * memory-backed export are answered there, and NFSv4.2's READ_PLUS as
+ * READ; OPEN, a READ larger than
  * the loop takes, a READ with the anonymous stateid and a READ of a file
  * on a disk go to a worker, and since nothing of theirs ran on the loop
  * (not even SEQUENCE) each is answered as new on its slot with the
@@ -73,6 +74,39 @@ static bool read_ok(struct v4_session *s, const struct v4_fh *fh, const struct s
 	       data_ok(&r.ops[2].u.opread.u.resok4.data, off, len) &&
 	       r.ops[2].u.opread.u.resok4.eof == (off + count >= FILE_LEN);
 	ok(good, "%s: OK, the file's bytes, eof as it is", what);
+	if (!good)
+		v4_diag(&r);
+	v4_res_free(&r);
+	return good;
+}
+
+/* As read_ok() with READ_PLUS in a COMPOUND of minor version 2: one
+ * data segment (the file is dense) with the file's bytes, eof as it is. */
+static bool read_plus_ok(struct v4_session *s, const struct v4_fh *fh, const struct stateid4 *sid,
+			 uint64_t off, uint32_t count, const char *what)
+{
+	const struct read_plus_res4 *k;
+	struct nfs_argop4 ops[3];
+	uint32_t len = off + count > FILE_LEN ? (uint32_t)(FILE_LEN - off) : count;
+	struct v4_res r;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], fh);
+	memset(&ops[2], 0, sizeof(ops[2]));
+	ops[2].argop = OP_READ_PLUS;
+	ops[2].u.opread_plus.rpa_stateid = *sid;
+	ops[2].u.opread_plus.rpa_offset = off;
+	ops[2].u.opread_plus.rpa_count = count;
+	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3;
+	k = good ? &r.ops[2].u.opread_plus.u.rp_resok4 : NULL;
+	good = good && k->rpr_contents.len == 1 &&
+	       k->rpr_contents.val[0].rpc_content == NFS4_CONTENT_DATA &&
+	       k->rpr_contents.val[0].u.rpc_data.d_offset == off &&
+	       data_ok(&k->rpr_contents.val[0].u.rpc_data.d_data, off, len) &&
+	       k->rpr_eof == (off + count >= FILE_LEN);
+	ok(good, "%s: OK, one data segment of the file's bytes, eof as it is", what);
 	if (!good)
 		v4_diag(&r);
 	v4_res_free(&r);
@@ -346,6 +380,13 @@ int main(int argc, char **argv)
 	test_two_reads(&s, &mem_f, &mem_sid);
 	on_loop++;
 	mapped++;
+	read_plus_ok(&s, &mem_f, &mem_sid, 8193, 4096, "SEQUENCE, PUTFH, READ_PLUS 4096 (4.2)");
+	read_plus_ok(&s, &mem_f, &mem_sid, FILE_LEN - 100, 4096,
+		     "SEQUENCE, PUTFH, READ_PLUS 4096 at 100 before the end (4.2)");
+	on_loop += 2;
+	read_plus_ok(&s, &mem_f, &mem_sid, 0, 128u * 1024 + 4096,
+		     "SEQUENCE, PUTFH, READ_PLUS 132 KiB (4.2, a worker's)");
+	on_worker++;
 
 	v4_res_init(&r);
 	nw = v4_bits(w, FATTR4_SIZE, -1);

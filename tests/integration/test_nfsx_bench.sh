@@ -17,8 +17,7 @@
 #     latency mode (one COMPOUND per WRITE on a file opened once)
 #   - NFSv4.2: randrw with verify (JSON nfs_version 4.2, READ by
 #     default), read_plus=1 refused over 4.1, read_plus=1 over a sparse
-#     file (against nfsxd of today: READ_PLUS answered NOTSUPP; the hole
-#     bytes check is a SKIP until its server side is merged, NFSX42_FULL=1)
+#     file (the hole bytes nfsxd sent as holes counted)
 #   - bad options: exit 2 with a message
 # Needs root (nfsxd handles; the "secure" export wants a privileged port).
 #
@@ -289,9 +288,8 @@ truncate -s 4M "$EXP/bench42/sp.0.0"
 chmod -R a+rwX "$EXP/bench42"
 bench v42rp nfs_version=4.2 read_plus=1 name=sp rw=read bs=64k size=4m iodepth=4 \
 	--output-format=json "$U/bench42"
-if [ -n "${NFSX42_FULL:-}" ]; then
-	tap_ok "$RC" "read_plus=1 over a sparse file: exit 0" || show_err v42rp
-	pycheck v42rp '
+tap_ok "$RC" "read_plus=1 over a sparse file: exit 0" || show_err v42rp
+pycheck v42rp '
 g = d["group"]
 check(d["options"]["read_plus"] is True and g["errors"] == 0, "read_plus true, no errors")
 check(g["read_plus_hole_bytes"] == 4 * 1024 * 1024 - 65536,
@@ -300,14 +298,6 @@ ops = {o["op"]: o for o in d["nfs_ops"]}
 check(ops.get("READ_PLUS", {}).get("ops") == 64 and "READ" not in ops,
       "64 READ_PLUS COMPOUNDs and no READ (%s)" % sorted(ops))
 '
-else
-	# nfsxd answers READ_PLUS NOTSUPP until its server side is merged
-	[ "$RC" -eq 1 ] && grep -q "READ_PLUS of sp.0.0 at offset 0: .*NOTSUPP" "$WORK/v42rp.out"
-	tap_ok $? "read_plus=1 against nfsxd of today: exit 1, READ_PLUS answered NOTSUPP" ||
-		{ show_err v42rp; tap_diag <"$WORK/v42rp.out"; }
-	tap_skip "read_plus=1 over a sparse file: exit 0, hole bytes = 4 MiB less 64 KiB, 64 READ_PLUS" \
-		"nfsxd answers READ_PLUS NOTSUPP until the server side of NFSv4.2 is merged (NFSX42_FULL=1 runs it)"
-fi
 timeout 10 "$NFSX" bench --help 2>&1 | grep -q "nfs_version=V .*3, 4.1, 4.2, or 4"
 tap_ok $? "--help names nfs_version 3, 4.1, 4.2 and 4"
 timeout 10 "$NFSX" bench --help 2>&1 | grep -q "read_plus=BOOL"
