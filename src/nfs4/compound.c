@@ -60,7 +60,7 @@ void nfs4_compound_log_counts(void)
 }
 
 /* Operations written so far; every other known one is NOTSUPP. */
-static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
+static nfs4_op_fn *const ops[OP_REMOVEXATTR + 1] = {
 	[OP_ACCESS] = nfs4_access,
 	[OP_BACKCHANNEL_CTL] = nfs4_backchannel_ctl,
 	[OP_BIND_CONN_TO_SESSION] = nfs4_bind_conn_to_session,
@@ -107,6 +107,15 @@ static nfs4_op_fn *const ops[OP_RECLAIM_COMPLETE + 1] = {
 	[OP_TEST_STATEID] = nfs4_test_stateid,
 	[OP_VERIFY] = nfs4_verify,
 	[OP_WRITE] = nfs4_write,
+	/* 4.2: xattrs (RFC 8276), COPY and CLONE (RFC 7862) */
+	[OP_CLONE] = nfs4_clone,
+	[OP_COPY] = nfs4_copy,
+	[OP_GETXATTR] = nfs4_getxattr,
+	[OP_LISTXATTRS] = nfs4_listxattrs,
+	[OP_OFFLOAD_CANCEL] = nfs4_offload_cancel,
+	[OP_OFFLOAD_STATUS] = nfs4_offload_status,
+	[OP_REMOVEXATTR] = nfs4_removexattr,
+	[OP_SETXATTR] = nfs4_setxattr,
 };
 
 /*

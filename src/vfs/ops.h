@@ -198,8 +198,10 @@ struct vfs_ops {
 	/* A hole in place of [@off, @off + @len), the size unchanged. */
 	int (*deallocate)(const struct vfs_export *e, const struct vfs_obj *io, uint64_t off,
 			  uint64_t len);
-	/* Copy @len bytes (0: to the source's end) within the server.
-	 * Returns bytes copied (short at the source's end) or -errno. */
+	/* Copy @len bytes (0: to the source's end) within the server,
+	 * between file systems too (POSIX: copy_file_range, else reads and
+	 * writes). Returns bytes copied (short at the source's end) or
+	 * -errno. */
 	int64_t (*copy)(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
 			const struct vfs_obj *dst, uint64_t doff, uint64_t len);
 	/* Share the blocks of the range (-EOPNOTSUPP where the file

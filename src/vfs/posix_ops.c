@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -426,6 +427,46 @@ static int whole(int fd, uint64_t off, uint64_t *len)
 	return 0;
 }
 
+/*
+ * [@soff, @soff + @len) of @in to @doff of @out by reads and writes, for
+ * what copy_file_range refuses (two file systems of different types:
+ * EXDEV). Returns bytes copied (short at the source's end) or -errno.
+ */
+static int64_t copy_rw(int in, uint64_t soff, int out, uint64_t doff, uint64_t len)
+{
+	const size_t cap = 256 * 1024;
+	uint8_t *buf = malloc(cap);
+	uint64_t done = 0;
+	int64_t ret;
+
+	if (!buf)
+		return -ENOMEM;
+	while (done < len) {
+		size_t want = len - done > cap ? cap : (size_t)(len - done);
+		ssize_t n = pread(in, buf, want, (off_t)(soff + done)), w = 0;
+
+		if (n <= 0) {
+			ret = n < 0 && !done ? -errno : (int64_t)done;
+			goto out;
+		}
+		while (w < n) {
+			ssize_t k = pwrite(out, buf + w, (size_t)(n - w), (off_t)(doff + done) + w);
+
+			if (k <= 0) {
+				done += (uint64_t)w;
+				ret = k < 0 && !done ? -errno : (int64_t)done;
+				goto out;
+			}
+			w += k;
+		}
+		done += (uint64_t)n;
+	}
+	ret = (int64_t)done;
+out:
+	free(buf);
+	return ret;
+}
+
 static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
 		       const struct vfs_obj *dst, uint64_t doff, uint64_t len)
 {
@@ -442,6 +483,9 @@ static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, ui
 		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
 		ssize_t n = copy_file_range(src->fd, &si, dst->fd, &di, chunk, 0);
 
+		if (n < 0 && done == 0 &&
+		    (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS))
+			return copy_rw(src->fd, soff, dst->fd, doff, len);
 		if (n < 0)
 			return done ? (int64_t)done : -errno;
 		if (n == 0)
