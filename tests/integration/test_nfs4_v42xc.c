@@ -599,7 +599,7 @@ static long copy_(struct cl *k, const struct v4_fh *src, const struct v4_fh *dst
 /* The bytes of @path equal @want (@len of them, and the file's size)? */
 static bool file_is(const char *path, const uint8_t *want, size_t len)
 {
-	static uint8_t got[SRC_LEN + 16384];
+	static uint8_t got[SRC_LEN + 32768];
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
@@ -628,7 +628,7 @@ static void test_clone(int d)
 
 static void test_copy(int d)
 {
-	static uint8_t want[SRC_LEN + 16384];
+	static uint8_t want[SRC_LEN + 32768];
 	const char *fs = fsname[d];
 	struct v4_fh src, c1, c2, c3, c4;
 	struct copied r;
@@ -656,6 +656,15 @@ static void test_copy(int d)
 	   "%s: COPY of [1000, 4000) to 5000 of a 10000-byte file: the range only (%ld, %llu)",
 	   fs, st, (unsigned long long)r.count);
 	/* past the end: 3000 'z' then the source's tail from 2000 at 12000 */
+	/* within one file: [0, 100) of c3 to 20000; overlapping ranges INVAL */
+	memset(want + 10000, 0, 10000);
+	memcpy(want + 20000, want, 100);
+	st = copy_(&B, &c3, &c3, 0, 20000, 100, true, false, &r);
+	ok(st == NFS4_OK && r.count == 100 && file_is(on_disk(d, "c3"), want, 20100),
+	   "%s: COPY within one file, [0, 100) to 20000: OK, a hole then the bytes (%ld)", fs,
+	   st);
+	st = copy_(&B, &c3, &c3, 0, 50, 100, true, false, &r);
+	ok(st == NFS4ERR_INVAL, "%s: COPY within one file, overlapping: INVAL (%ld)", fs, st);
 	st = copy_(&B, &src, &c4, SRC_LEN + 1, 0, 0, true, false, &r);
 	ok(st == NFS4ERR_INVAL, "%s: COPY from past the source's end: INVAL (%ld)", fs, st);
 	st = copy_(&B, &src, &c4, SRC_LEN - 10, 0, 11, true, false, &r);
