@@ -14,8 +14,10 @@
  *   SETXATTR is XATTR2BIG before the file system is asked; a value the
  *   file system itself cannot hold (-E2BIG, -ERANGE) is XATTR2BIG too.
  *   GETXATTR's value goes straight into the reply buffer (as READ's
- *   data); a session whose replies are smaller gets REP_TOO_BIG from
- *   compound.c.
+ *   data), first into the room it has, and into room grown for 64 KiB
+ *   only when the value did not fit (ERANGE: no size asked first, which
+ *   a change between two calls could make wrong); a session whose
+ *   replies are smaller gets REP_TOO_BIG from compound.c.
  * - SETXATTR4_CREATE and _REPLACE are XATTR_CREATE and XATTR_REPLACE:
  *   the file system decides atomically, EEXIST -> EXIST, ENODATA ->
  *   NOXATTR. No such attribute anywhere is NOXATTR; a file system that
@@ -133,16 +135,25 @@ enum nfsstat4 nfs4_getxattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st != NFS4_OK)
 		return r->u.opgetxattr.gxr_status = st;
 	at = xdr_enc_len(&rq->enc);
-	/* resop, status, length, then the value and its padding */
-	if (rpc_req_reply_reserve(rq, at + 12 + XA_SIZE_MAX + 4) < 0 ||
-	    !(head = xdr_enc_reserve(&rq->enc, 12)))
-		return r->u.opgetxattr.gxr_status = NFS4ERR_RESOURCE;
-	n = o->vexp->ops->getxattr(o->vexp, &o->obj, name, head + 12, XA_SIZE_MAX);
-	rq->enc.p = head;
-	if (n < 0) {
+	/* resop, status, length, then the value and its padding: into the
+	 * room the reply has, and only when the value is longer (ERANGE)
+	 * into room grown for the longest */
+	n = -ERANGE;
+	if (xdr_enc_room(&rq->enc) >= 12 + 4 + 256) {
+		head = xdr_enc_reserve(&rq->enc, 12);
+		n = o->vexp->ops->getxattr(o->vexp, &o->obj, name, head + 12,
+					   (xdr_enc_room(&rq->enc) - 4) & ~(size_t)3);
 		rq->enc.p = rq->enc.start + at;
-		return r->u.opgetxattr.gxr_status = xa_errno((int)n);
 	}
+	if (n == -ERANGE) {
+		if (rpc_req_reply_reserve(rq, at + 12 + XA_SIZE_MAX + 4) < 0 ||
+		    !(head = xdr_enc_reserve(&rq->enc, 12)))
+			return r->u.opgetxattr.gxr_status = NFS4ERR_RESOURCE;
+		n = o->vexp->ops->getxattr(o->vexp, &o->obj, name, head + 12, XA_SIZE_MAX);
+		rq->enc.p = rq->enc.start + at;
+	}
+	if (n < 0)
+		return r->u.opgetxattr.gxr_status = xa_errno((int)n);
 	xdr_enc_u32(&rq->enc, OP_GETXATTR);
 	xdr_enc_u32(&rq->enc, NFS4_OK);
 	xdr_enc_u32(&rq->enc, (uint32_t)n);
