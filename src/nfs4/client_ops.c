@@ -144,6 +144,7 @@ void nfs4_sweep(void)
 
 void nfs4_fini(void)
 {
+	nfs4_copies_stop();
 	nfs4_compound_log_counts();
 	/* the open-object cache may be gone already (nfsxd stops NFSv3 and
 	 * the exports first): pinned nodes are closed, not to be let go of */

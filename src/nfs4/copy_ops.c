@@ -147,6 +147,26 @@ enum nfsstat4 nfs4_copy(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (!v->ops->copy || c->saved.o.vexp->ops != v->ops)
 		return res->cr_status = NFS4ERR_NOTSUPP;
 	count = ca->ca_count ? ca->ca_count : size - ca->ca_src_offset;
+	if (!ca->ca_synchronous && count > 0) {
+		struct stateid4 *sid = xdr_arena_alloc(&c->req->arena, sizeof(*sid));
+
+		st = sid ? nfs4_copy_async(c, &sio, &dio, ca->ca_src_offset, ca->ca_dst_offset,
+					   count, sid) :
+			   NFS4ERR_NOTSUPP;
+		if (st == NFS4_OK) {
+			w->wr_callback_id.len = 1;
+			w->wr_callback_id.val = sid;
+			w->wr_count = 0;
+			w->wr_committed = UNSTABLE4;
+			w->wr_writeverf = nfs4_write_verf;
+			res->u.cr_resok4.cr_requirements.cr_consecutive = true;
+			res->u.cr_resok4.cr_requirements.cr_synchronous = false;
+			return res->cr_status = NFS4_OK;
+		}
+		/* NOTSUPP: not here, done synchronously instead */
+		if (st != NFS4ERR_NOTSUPP)
+			return res->cr_status = st;
+	}
 	if (count > COPY_SYNC_MAX)
 		count = COPY_SYNC_MAX;
 	n = count ? v->ops->copy(v, &sio, ca->ca_src_offset, &dio, ca->ca_dst_offset, count) : 0;
@@ -161,26 +181,4 @@ enum nfsstat4 nfs4_copy(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	res->u.cr_resok4.cr_requirements.cr_consecutive = true;
 	res->u.cr_resok4.cr_requirements.cr_synchronous = true;
 	return res->cr_status = NFS4_OK;
-}
-
-/* No copy runs asynchronously (see DESIGN): no stateid names one. */
-static enum nfsstat4 no_offload(const struct nfs4_compound *c)
-{
-	if (c->cur.kind == NFS4_FH_NONE)
-		return NFS4ERR_NOFILEHANDLE;
-	return NFS4ERR_BAD_STATEID;
-}
-
-enum nfsstat4 nfs4_offload_status(struct nfs4_compound *c, const struct nfs_argop4 *a,
-				  struct nfs_resop4 *r)
-{
-	(void)a;
-	return r->u.opoffload_status.osr_status = no_offload(c);
-}
-
-enum nfsstat4 nfs4_offload_cancel(struct nfs4_compound *c, const struct nfs_argop4 *a,
-				  struct nfs_resop4 *r)
-{
-	(void)a;
-	return r->u.opoffload_cancel.ocr_status = no_offload(c);
 }

@@ -215,8 +215,23 @@ nfs4_op_fn nfs4_getxattr, nfs4_setxattr, nfs4_listxattrs, nfs4_removexattr;
  * xattr_support attribute)? */
 bool nfs4_xattr_supported(const struct export_obj *o);
 
-/* copy_ops.c: NFSv4.2's COPY, CLONE, OFFLOAD_STATUS, OFFLOAD_CANCEL */
-nfs4_op_fn nfs4_copy, nfs4_clone, nfs4_offload_status, nfs4_offload_cancel;
+/* copy_ops.c: NFSv4.2's COPY and CLONE */
+nfs4_op_fn nfs4_copy, nfs4_clone;
+/* copy_async.c: asynchronous COPY, OFFLOAD_STATUS, OFFLOAD_CANCEL */
+nfs4_op_fn nfs4_offload_status, nfs4_offload_cancel;
+/*
+ * nfs4_copy_async - start copying @count bytes from @soff of the saved
+ * file (opened as @sio) to @doff of the current one (@dio) on a thread
+ * of its own, CB_OFFLOAD to the session's client at the end; its copy
+ * stateid into *@sid. Return values: NFS4_OK; NFS4ERR_NOTSUPP: not here
+ * (4.0, a backend that cannot keep its objects, too many running): copy
+ * synchronously; another status answers the COPY.
+ */
+enum nfsstat4 nfs4_copy_async(struct nfs4_compound *c, const struct vfs_obj *sio,
+			      const struct vfs_obj *dio, uint64_t soff, uint64_t doff,
+			      uint64_t count, struct stateid4 *sid);
+/* Cancel every asynchronous copy and wait for their threads (nfs4_fini). */
+void nfs4_copies_stop(void);
 
 /* session_ops.c */
 nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,

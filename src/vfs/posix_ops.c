@@ -467,25 +467,21 @@ out:
 	return ret;
 }
 
-static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
-		       const struct vfs_obj *dst, uint64_t doff, uint64_t len)
+/* [@soff, @soff + @len) of @in to @doff of @out (@len > 0). */
+static int64_t copy_fds(int in, uint64_t soff, int out, uint64_t doff, uint64_t len)
 {
 	uint64_t done = 0;
-	int r;
 
-	(void)e;
-	if ((r = whole(src->fd, soff, &len)) < 0)
-		return r;
 	if (!range_ok(soff, len) || !range_ok(doff, len))
 		return -EFBIG;
 	while (done < len) {
 		loff_t si = (loff_t)(soff + done), di = (loff_t)(doff + done);
 		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
-		ssize_t n = copy_file_range(src->fd, &si, dst->fd, &di, chunk, 0);
+		ssize_t n = copy_file_range(in, &si, out, &di, chunk, 0);
 
 		if (n < 0 && done == 0 &&
 		    (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS))
-			return copy_rw(src->fd, soff, dst->fd, doff, len);
+			return copy_rw(in, soff, out, doff, len);
 		if (n < 0)
 			return done ? (int64_t)done : -errno;
 		if (n == 0)
@@ -493,6 +489,38 @@ static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, ui
 		done += (uint64_t)n;
 	}
 	return (int64_t)done;
+}
+
+static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
+		       const struct vfs_obj *dst, uint64_t doff, uint64_t len)
+{
+	int r;
+
+	(void)e;
+	if ((r = whole(src->fd, soff, &len)) < 0)
+		return r;
+	return len ? copy_fds(src->fd, soff, dst->fd, doff, len) : 0;
+}
+
+static int px_copy_keep(const struct vfs_export *e, const struct vfs_obj *io,
+			struct vfs_ioh *h)
+{
+	(void)e;
+	h->fd = fcntl(io->fd, F_DUPFD_CLOEXEC, 0);
+	return h->fd < 0 ? -errno : 0;
+}
+
+static int64_t px_copy_kept(const struct vfs_ioh *src, uint64_t soff, const struct vfs_ioh *dst,
+			    uint64_t doff, uint64_t len)
+{
+	return len ? copy_fds(src->fd, soff, dst->fd, doff, len) : 0;
+}
+
+static void px_copy_drop(struct vfs_ioh *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
 }
 
 static int px_clone(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
@@ -641,6 +669,9 @@ const struct vfs_ops vfs_ops_posix = {
 	.deallocate = px_deallocate,
 	.copy = px_copy,
 	.clone = px_clone,
+	.copy_keep = px_copy_keep,
+	.copy_kept = px_copy_kept,
+	.copy_drop = px_copy_drop,
 	.splice_fd = px_splice_fd,
 	.getxattr = px_getxattr,
 	.setxattr = px_setxattr,

@@ -14,6 +14,8 @@
 #   src      100000 bytes, byte i = (i * 131 + i / 256) mod 256
 #   cl, c1, c2, cx   empty; c3 10000 'z'; c4 3000 'z'
 #   dg1 dg2 dg3      (tmpfs) 0666, for the delegation cases
+#   big, cb, cb2     (tmpfs) 256 MiB sparse, and empty: a copy cancelled,
+#                    one left running when the server stops
 #
 # Usage: run-nfs4-v42xc.sh NFSXD TEST_NFS4_V42XC
 
@@ -46,6 +48,11 @@ sys.stdout.buffer.write(bytes((i * 131 + i // 256) % 256 for i in range(100000))
 	head -c 3000 /dev/zero | tr '\0' z >"$D/c4"
 	chmod 644 "$D"/*
 done
+# an asynchronous copy to cancel midway: 256 MiB of hole
+truncate -s 256M "$SHM/big"
+: >"$SHM/cb"
+: >"$SHM/cb2"
+chmod 644 "$SHM/big" "$SHM/cb" "$SHM/cb2"
 for f in dg1 dg2 dg3; do
 	: >"$SHM/$f"
 	chmod 666 "$SHM/$f"

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -554,6 +555,7 @@ static long clone_(const struct v4_fh *src, const struct v4_fh *dst, uint64_t so
 struct copied {
 	uint64_t count;
 	uint32_t ncb;
+	struct stateid4 cb;     /* wr_callback_id[0] */
 	bool consecutive, synchronous;
 	uint32_t committed;
 };
@@ -588,6 +590,8 @@ static long copy_(struct cl *k, const struct v4_fh *src, const struct v4_fh *dst
 
 		r->count = k2->cr_response.wr_count;
 		r->ncb = k2->cr_response.wr_callback_id.len;
+		if (r->ncb)
+			r->cb = k2->cr_response.wr_callback_id.val[0];
 		r->committed = k2->cr_response.wr_committed;
 		r->consecutive = k2->cr_requirements.cr_consecutive;
 		r->synchronous = k2->cr_requirements.cr_synchronous;
@@ -608,6 +612,155 @@ static bool file_is(const char *path, const uint8_t *want, size_t len)
 	n = pread(fd, got, sizeof(got), 0);
 	close(fd);
 	return n == (ssize_t)len && !memcmp(got, want, len);
+}
+
+/* The next call nfsxd sends on @k's connection within @ms (kept ones
+ * first) into @rec. */
+static bool next_cb(struct cl *k, int ms, struct rpc_buf *rec)
+{
+	rpc_buf_init(rec);
+	if (k->ncbq > 0) {
+		*rec = k->cbq[0];
+		memmove(&k->cbq[0], &k->cbq[1], (size_t)(k->ncbq - 1) * sizeof(k->cbq[0]));
+		k->ncbq--;
+		return true;
+	}
+	if (rpc_recv_record(k->fd, rec, ms, 1u << 20) == 1 && rec->len >= 8 &&
+	    rpc_get_u32(rec->data + 4) == RPC_CALL)
+		return true;
+	rpc_buf_free(rec);
+	return false;
+}
+
+/* A CB_COMPOUND call as read by hand. */
+struct cbc {
+	uint32_t xid, prog, proc, nops, op0, op1, taglen, seq, slot;
+	uint8_t sess[NFS4_SESSIONID_SIZE], tag[64];
+	struct rpc_cur c;       /* at op1's arguments */
+};
+
+static bool cb_head(const struct rpc_buf *rec, struct cbc *k)
+{
+	struct rpc_cur *c = &k->c;
+	const uint8_t *p;
+	uint32_t len;
+
+	memset(k, 0, sizeof(*k));
+	*c = (struct rpc_cur){ rec->data, rec->len, false };
+	k->xid = rpc_cur_u32(c);
+	rpc_cur_u32(c);                         /* CALL */
+	rpc_cur_u32(c);                         /* rpcvers */
+	k->prog = rpc_cur_u32(c);
+	rpc_cur_u32(c);                         /* vers */
+	k->proc = rpc_cur_u32(c);
+	rpc_cur_u32(c);
+	rpc_cur_opaque(c, &len, 400);
+	rpc_cur_u32(c);
+	rpc_cur_opaque(c, &len, 400);
+	p = rpc_cur_opaque(c, &k->taglen, sizeof(k->tag));
+	if (p)
+		memcpy(k->tag, p, k->taglen);
+	rpc_cur_u32(c);                         /* minor */
+	rpc_cur_u32(c);                         /* callback_ident */
+	k->nops = rpc_cur_u32(c);
+	k->op0 = rpc_cur_u32(c);
+	if (c->n >= sizeof(k->sess))
+		memcpy(k->sess, c->p, sizeof(k->sess));
+	rpc_cur_skip(c, sizeof(k->sess));
+	k->seq = rpc_cur_u32(c);
+	k->slot = rpc_cur_u32(c);
+	rpc_cur_u32(c);                         /* highest slot */
+	rpc_cur_u32(c);                         /* cachethis */
+	rpc_cur_u32(c);                         /* referring call lists: none */
+	if (k->nops == 2)
+		k->op1 = rpc_cur_u32(c);
+	return !c->bad && k->prog == CB_PROG && k->proc == 1 && k->op0 == OP_CB_SEQUENCE_NUM;
+}
+
+/* Answer @k on @fd: OK to both operations. */
+static void cb_ok(int fd, const struct cbc *k)
+{
+	struct rpc_buf b;
+
+	rpc_buf_init(&b);
+	rpc_buf_put_u32(&b, k->xid);
+	rpc_buf_put_u32(&b, RPC_REPLY);
+	rpc_buf_put_u32(&b, RPC_MSG_ACCEPTED);
+	rpc_buf_put_u32(&b, AUTH_NONE);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_u32(&b, RPC_SUCCESS);
+	rpc_buf_put_u32(&b, NFS4_OK);
+	rpc_buf_put_opaque(&b, k->tag, k->taglen);
+	rpc_buf_put_u32(&b, k->nops);
+	rpc_buf_put_u32(&b, k->op0);
+	rpc_buf_put_u32(&b, NFS4_OK);
+	rpc_buf_put_bytes(&b, k->sess, sizeof(k->sess));
+	rpc_buf_put_u32(&b, k->seq);
+	rpc_buf_put_u32(&b, k->slot);
+	rpc_buf_put_u32(&b, 0);
+	rpc_buf_put_u32(&b, 0);
+	if (k->nops == 2) {
+		rpc_buf_put_u32(&b, k->op1);
+		rpc_buf_put_u32(&b, NFS4_OK);
+	}
+	rpc_send_record(fd, b.data, b.len);
+	rpc_buf_free(&b);
+}
+
+/* B's asynchronous copy @sid into @dst: OFFLOAD_STATUS, then the
+ * CB_OFFLOAD on B's back channel saying @count bytes, answered. */
+static void offloaded(const char *fs, const struct v4_fh *dst, const struct stateid4 *sid,
+		      uint64_t count)
+{
+	struct nfs_argop4 op;
+	struct v4_res s;
+	struct rpc_buf rec;
+	struct cbc k;
+	struct stateid4 got = { 0 };
+	uint32_t fhlen = 0, st4 = 99, ncb = 99, committed = 99;
+	const uint8_t *fh;
+	uint64_t n = 0;
+	bool call, parsed = false;
+	long st;
+
+	call = next_cb(&B, 5000, &rec);
+	if (call && cb_head(&rec, &k) && k.nops == 2 && k.op1 == OP_CB_OFFLOAD) {
+		fh = rpc_cur_opaque(&k.c, &fhlen, NFS4_FHSIZE);
+		got.seqid = rpc_cur_u32(&k.c);
+		if (k.c.n >= sizeof(got.other))
+			memcpy(got.other, k.c.p, sizeof(got.other));
+		rpc_cur_skip(&k.c, sizeof(got.other));
+		st4 = rpc_cur_u32(&k.c);
+		if (st4 == NFS4_OK) {
+			ncb = rpc_cur_u32(&k.c);
+			n = rpc_cur_u64(&k.c);
+			committed = rpc_cur_u32(&k.c);
+			rpc_cur_skip(&k.c, 8);
+		}
+		parsed = !k.c.bad && k.c.n == 0 && fh && fhlen == dst->len &&
+			 !memcmp(fh, dst->d, fhlen) && !memcmp(k.sess, B.ses.sid.val, sizeof(k.sess));
+	}
+	ok(parsed && v4_same_other(&got, sid) && st4 == NFS4_OK && ncb == 0 && n == count &&
+	   committed == UNSTABLE4,
+	   "%s: CB_SEQUENCE, CB_OFFLOAD on B's back channel: the destination's handle, the "
+	   "copy stateid, OK, %llu bytes, UNSTABLE4 (status %u, %llu bytes)", fs,
+	   (unsigned long long)count, st4, (unsigned long long)n);
+	/* the copy is done; its stateid lives until CB_OFFLOAD is answered */
+	v4op_simple(&op, OP_OFFLOAD_STATUS);
+	op.u.opoffload_status.osa_stateid = *sid;
+	v4_res_init(&s);
+	st = k_on(&B, dst, &op, 1, &s);
+	ok(st == NFS4_OK && s.ops[2].u.opoffload_status.u.osr_resok4.osr_count == count &&
+	   s.ops[2].u.opoffload_status.u.osr_resok4.osr_complete.len == 1 &&
+	   s.ops[2].u.opoffload_status.u.osr_resok4.osr_complete.val[0] == NFS4_OK,
+	   "%s: OFFLOAD_STATUS before answering it: %llu bytes, complete OK (%ld)", fs,
+	   (unsigned long long)count, st);
+	v4_res_free(&s);
+	if (call) {
+		if (parsed)
+			cb_ok(B.fd, &k);
+		rpc_buf_free(&rec);
+	}
 }
 
 static void test_clone(int d)
@@ -678,10 +831,13 @@ static void test_copy(int d)
 	memset(want, 'z', 3000);
 	memcpy(want + 3000, srcdata + 100, 500);
 	st = copy_(&B, &src, &c4, 100, 3000, 500, false, false, &r);
-	ok(st == NFS4_OK && r.count == 500 && r.ncb == 0 && r.synchronous &&
-	   file_is(on_disk(d, "c4"), want, 3500),
-	   "%s: COPY asked asynchronous: answered synchronously (no callback id, "
-	   "cr_synchronous), appending at 3000 (%ld)", fs, st);
+	ok(st == NFS4_OK && r.count == 0 && r.ncb == 1 && !r.synchronous,
+	   "%s: COPY asked asynchronous: OK, a copy stateid, wr_count 0, not synchronous (%ld)",
+	   fs, st);
+	if (st == NFS4_OK && r.ncb == 1)
+		offloaded(fs, &c4, &r.cb, 500);
+	ok(file_is(on_disk(d, "c4"), want, 3500),
+	   "%s: ... its 500 bytes appended at 3000", fs);
 }
 
 /* from the tmpfs export into the ext4 one */
@@ -699,6 +855,72 @@ static void test_copy_across(void)
 	   (unsigned long long)r.count);
 }
 
+/* An asynchronous copy of a 256 MiB sparse file cancelled at once:
+ * it stops midway, no CB_OFFLOAD, its stateid gone. */
+static void test_cancel(void)
+{
+	struct v4_fh big, dst;
+	struct nfs_argop4 op;
+	struct v4_res s;
+	struct rpc_buf rec;
+	struct copied r;
+	struct stat sb;
+	uint64_t seen = 0;
+	uint32_t complete = 0;
+	long st, st2;
+	bool cb;
+	int i;
+
+	if (!ok(fh_of(0, "big", &big) && fh_of(0, "cb", &dst), "tmpfs: LOOKUP big, cb"))
+		return;
+	st = copy_(&B, &big, &dst, 0, 0, 0, false, false, &r);
+	if (!ok(st == NFS4_OK && r.ncb == 1, "tmpfs: asynchronous COPY of 256 MiB: a copy "
+		"stateid (%ld)", st))
+		return;
+	/* OFFLOAD_STATUS until some bytes are copied (every 5 ms, 2 s at most) */
+	v4_res_init(&s);
+	for (i = 0; i < 400; i++) {
+		v4op_simple(&op, OP_OFFLOAD_STATUS);
+		op.u.opoffload_status.osa_stateid = r.cb;
+		st = k_on(&B, &dst, &op, 1, &s);
+		if (st != NFS4_OK)
+			break;
+		seen = s.ops[2].u.opoffload_status.u.osr_resok4.osr_count;
+		complete = s.ops[2].u.opoffload_status.u.osr_resok4.osr_complete.len;
+		if (seen > 0 || complete)
+			break;
+		usleep(5000);
+	}
+	ok(st == NFS4_OK && seen > 0 && seen < 256u * 1024 * 1024 && !complete,
+	   "tmpfs: OFFLOAD_STATUS while it runs: %llu bytes copied, not complete (%ld)",
+	   (unsigned long long)seen, st);
+	v4op_simple(&op, OP_OFFLOAD_CANCEL);
+	op.u.opoffload_cancel.oca_stateid = r.cb;
+	st = k_on(&B, &dst, &op, 1, &s);
+	ok(st == NFS4_OK, "tmpfs: OFFLOAD_CANCEL of it then: OK (%ld)", st);
+	cb = next_cb(&B, 1500, &rec);
+	if (cb)
+		rpc_buf_free(&rec);
+	ok(!cb, "tmpfs: no CB_OFFLOAD in 1.5 s");
+	usleep(100000);
+	if (stat(on_disk(0, "cb"), &sb) < 0)
+		sb.st_size = -1;
+	ok(sb.st_size >= 0 && sb.st_size < 256 * 1024 * 1024 &&
+	   (uint64_t)sb.st_size >= seen,
+	   "tmpfs: the copy stopped midway (%lld of %d bytes)", (long long)sb.st_size,
+	   256 * 1024 * 1024);
+	v4op_simple(&op, OP_OFFLOAD_STATUS);
+	op.u.opoffload_status.osa_stateid = r.cb;
+	st = k_on(&B, &dst, &op, 1, &s);
+	v4op_simple(&op, OP_OFFLOAD_CANCEL);
+	op.u.opoffload_cancel.oca_stateid = r.cb;
+	st2 = k_on(&B, &dst, &op, 1, &s);
+	ok(st == NFS4ERR_BAD_STATEID && st2 == NFS4ERR_BAD_STATEID,
+	   "tmpfs: its stateid is gone: OFFLOAD_STATUS and OFFLOAD_CANCEL BAD_STATEID (%ld, %ld)",
+	   st, st2);
+	v4_res_free(&s);
+}
+
 static void test_offload(void)
 {
 	struct nfs_argop4 op;
@@ -712,7 +934,7 @@ static void test_offload(void)
 	v4op_simple(&op, OP_OFFLOAD_STATUS);
 	memset(op.u.opoffload_status.osa_stateid.other, 7, 12);
 	st = k_on(&B, &f, &op, 1, &s);
-	ok(st == NFS4ERR_BAD_STATEID, "OFFLOAD_STATUS: BAD_STATEID (no copy is asynchronous) "
+	ok(st == NFS4ERR_BAD_STATEID, "OFFLOAD_STATUS of a stateid no copy has: BAD_STATEID "
 	   "(%ld)", st);
 	v4op_simple(&op, OP_OFFLOAD_CANCEL);
 	memset(op.u.opoffload_cancel.oca_stateid.other, 7, 12);
@@ -910,6 +1132,19 @@ int main(int argc, char **argv)
 	}
 	test_copy_across();
 	test_offload();
+	test_cancel();
 	test_deleg();
+	/* a copy left running: the server's stop (the run script checks
+	 * its exit status and log) cancels it */
+	{
+		struct v4_fh big, dst;
+		struct copied r;
+		long st = -1;
+
+		if (fh_of(0, "big", &big) && fh_of(0, "cb2", &dst))
+			st = copy_(&B, &big, &dst, 0, 0, 0, false, false, &r);
+		ok(st == NFS4_OK && r.ncb == 1, "tmpfs: an asynchronous COPY left running for the "
+		   "server's stop (%ld)", st);
+	}
 	return tap_done();
 }
