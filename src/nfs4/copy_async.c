@@ -60,6 +60,7 @@ struct acopy {
 	/* under lock: */
 	bool finished;
 	bool cb_out;                   /* CB_OFFLOAD sent, its end not seen */
+	bool thread_done;              /* its thread no longer looks at it */
 	enum nfsstat4 status;
 	uint64_t finished_at;
 	struct nfs4_cb_slot slot;
@@ -209,6 +210,11 @@ static void *copy_thread(void *arg)
 	else if (!sent)
 		log_debug("NFSv4 COPY of client %016" PRIx64 ": CB_OFFLOAD not sent", k->clientid);
 	pthread_mutex_lock(&lock);
+	/* not sent: kept for OFFLOAD_STATUS, swept a lease from now */
+	if (!cancelled && !sent) {
+		k->finished_at = nfs4_now_sec();
+		k->thread_done = true;
+	}
 	running--;
 	pthread_cond_broadcast(&idle);
 	pthread_mutex_unlock(&lock);
@@ -222,7 +228,7 @@ static void sweep(uint64_t now)
 	struct acopy **p = &copies, *k;
 
 	while ((k = *p)) {
-		if (k->finished && !k->cb_out && now >= k->finished_at + nfs4_lease_time) {
+		if (k->thread_done && !k->cb_out && now >= k->finished_at + nfs4_lease_time) {
 			*p = k->next;
 			free_copy(k);
 			continue;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Server-side copies of NFSv4.2 (RFC 7862 sections 15.2, 15.13, 15.8,
- * 15.9): COPY, CLONE, OFFLOAD_STATUS, OFFLOAD_CANCEL.
+ * Server-side copies of NFSv4.2 (RFC 7862 sections 15.2, 15.13): COPY
+ * and CLONE; asynchronous copies and OFFLOAD_* are copy_async.c's.
  *
  * DESIGN
  * - The saved filehandle is the source, the current one the
@@ -24,15 +24,13 @@
  *   aligned to its block INVAL, two file systems XDEV, all the kernel's
  *   answers. clone_blksize is not told (0): the kernel checks alignment.
  * - COPY is within this server only: a source server named
- *   (ca_source_server) is NOTSUPP. It is always synchronous, also when
- *   the client allows an asynchronous one (RFC 7862 15.2.3 lets the
- *   server choose): wr_callback_id empty, cr_consecutive and
- *   cr_synchronous true. Like knfsd, one COPY copies at most
- *   COPY_SYNC_MAX bytes, so that a worker is never held for long; the
- *   client goes on from wr_count (a short copy is allowed). Its data is
- *   not synced: UNSTABLE4 with WRITE's verifier, for COMMIT.
- * - No copy is ever asynchronous, so no copy stateid exists:
- *   OFFLOAD_STATUS and OFFLOAD_CANCEL answer BAD_STATEID.
+ *   (ca_source_server) is NOTSUPP. Synchronous when the client asks
+ *   (ca_synchronous) or an asynchronous copy cannot start here
+ *   (copy_async.c): wr_callback_id empty, cr_consecutive and
+ *   cr_synchronous true. Like knfsd, one synchronous COPY copies at
+ *   most COPY_SYNC_MAX bytes, so that a worker is never held for long;
+ *   the client goes on from wr_count (a short copy is allowed). Its data
+ *   is not synced: UNSTABLE4 with WRITE's verifier, for COMMIT.
  */
 #include <fcntl.h>
 #include <string.h>

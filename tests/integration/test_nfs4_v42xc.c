@@ -15,10 +15,13 @@
  * - CLONE on tmpfs and ext4: NOTSUPP (neither shares blocks);
  * - COPY of a whole file, of a range into the middle of another, with
  *   count 0 (to the source's end), past the source's end (INVAL), from
- *   another server (NOTSUPP), asked asynchronous (answered synchronously),
- *   the destination's bytes compared to the source read directly;
- *   OFFLOAD_STATUS and OFFLOAD_CANCEL: BAD_STATEID (no copy is ever
- *   asynchronous);
+ *   another server (NOTSUPP), within one file, between two exports, the
+ *   destination's bytes compared to the source read directly;
+ * - asynchronous COPY: a copy stateid, CB_OFFLOAD on B's back channel
+ *   (read by hand, not with the server's codec), OFFLOAD_STATUS; a
+ *   256 MiB copy seen running, cancelled midway (OFFLOAD_CANCEL: no
+ *   CB_OFFLOAD, the file short, the stateid gone); one left running
+ *   when the server stops;
  * - a SETXATTR and a COPY by client B recall client S's read delegation
  *   of the file they change (DELAY, then CB_RECALL on S's back channel,
  *   then OK once S returned it).
