@@ -17,6 +17,8 @@
 #   big, cb, cb2     (tmpfs) 256 MiB sparse, and empty: a copy cancelled,
 #                    one left running when the server stops
 #
+# V42XC_DEBUG=1 in the environment starts nfsxd with debug logging.
+#
 # Usage: run-nfs4-v42xc.sh NFSXD TEST_NFS4_V42XC
 
 . "$(dirname "$0")/lib.sh"
