@@ -1148,6 +1148,23 @@ int main(int argc, char **argv)
 			st = copy_(&B, &big, &dst, 0, 0, 0, false, false, &r);
 		ok(st == NFS4_OK && r.ncb == 1, "tmpfs: an asynchronous COPY left running for the "
 		   "server's stop (%ld)", st);
+		if (st == NFS4_OK && r.ncb == 1 && S.fd >= 0) {
+			struct nfs_argop4 op;
+			struct v4_res s;
+
+			v4op_simple(&op, OP_OFFLOAD_STATUS);
+			op.u.opoffload_status.osa_stateid = r.cb;
+			v4_res_init(&s);
+			st = k_on(&S, &dst, &op, 1, &s);
+			ok(st == NFS4ERR_BAD_STATEID, "another client's OFFLOAD_STATUS of it: "
+			   "BAD_STATEID (%ld)", st);
+			v4op_simple(&op, OP_OFFLOAD_CANCEL);
+			op.u.opoffload_cancel.oca_stateid = r.cb;
+			st = k_on(&S, &dst, &op, 1, &s);
+			ok(st == NFS4ERR_BAD_STATEID, "another client's OFFLOAD_CANCEL of it: "
+			   "BAD_STATEID (%ld)", st);
+			v4_res_free(&s);
+		}
 	}
 	return tap_done();
 }
