@@ -181,6 +181,8 @@ static enum nfsstat4 attr_src(struct nfs4_compound *c, const bitmap4 *req,
 		if (wants(req, FATTR4_FILEHANDLE) &&
 		    v->ops->handle(export_fh_key, v, &o->obj, fh) == 0)
 			s->fh = fh;
+		if (wants(req, FATTR4_XATTR_SUPPORT))
+			s->xattr_support = nfs4_xattr_supported(o);
 	}
 	return NFS4_OK;
 }
@@ -249,8 +251,10 @@ enum nfsstat4 nfs4_nverify(struct nfs4_compound *c, const struct nfs_argop4 *a,
 /*
  * ACCESS: as NFSv3's (export_access, whose bits are NFSv4's), supported
  * only where the bit applies to the object's type (knfsd); a pseudo
- * directory may be read and searched, nothing else. The xattr bits are
- * not supported until 4.2's xattrs.
+ * directory may be read and searched, nothing else. From minor version
+ * 2 on, the xattr bits of an object (RFC 8276 8.4.2) are supported as
+ * knfsd maps them: XAREAD and XALIST are READ's access, XAWRITE
+ * MODIFY's (the Linux client asks for them before it gets or sets).
  */
 _Static_assert(ACCESS4_READ == EXPORT_ACCESS_READ && ACCESS4_LOOKUP == EXPORT_ACCESS_LOOKUP &&
 	       ACCESS4_MODIFY == EXPORT_ACCESS_MODIFY && ACCESS4_EXTEND == EXPORT_ACCESS_EXTEND &&
@@ -261,7 +265,7 @@ enum nfsstat4 nfs4_access(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			  struct nfs_resop4 *r)
 {
 	struct ACCESS4res *res = &r->u.opaccess;
-	uint32_t want = a->u.opaccess.access, supp;
+	uint32_t want = a->u.opaccess.access, supp, xa = 0, got;
 
 	if (c->cur.kind == NFS4_FH_NONE)
 		return res->status = NFS4ERR_NOFILEHANDLE;
@@ -276,10 +280,19 @@ enum nfsstat4 nfs4_access(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			       ACCESS4_DELETE);
 	else
 		supp = want & (ACCESS4_READ | ACCESS4_MODIFY | ACCESS4_EXTEND | ACCESS4_EXECUTE);
-	res->u.resok4.supported = supp;
-	res->u.resok4.access = c->cur.kind == NFS4_FH_PSEUDO ?
-			       supp & (ACCESS4_READ | ACCESS4_LOOKUP) :
-			       export_access(&c->cur.o, supp);
+	if (c->minorversion >= 2 && c->cur.kind == NFS4_FH_OBJ)
+		xa = want & (ACCESS4_XAREAD | ACCESS4_XAWRITE | ACCESS4_XALIST);
+	res->u.resok4.supported = supp | xa;
+	if (c->cur.kind == NFS4_FH_PSEUDO) {
+		res->u.resok4.access = supp & (ACCESS4_READ | ACCESS4_LOOKUP);
+		return res->status = NFS4_OK;
+	}
+	got = export_access(&c->cur.o, supp | (xa & (ACCESS4_XAREAD | ACCESS4_XALIST) ?
+						ACCESS4_READ : 0) |
+					     (xa & ACCESS4_XAWRITE ? ACCESS4_MODIFY : 0));
+	res->u.resok4.access = (got & supp) |
+			       (got & ACCESS4_READ ? xa & (ACCESS4_XAREAD | ACCESS4_XALIST) : 0) |
+			       (got & ACCESS4_MODIFY ? xa & ACCESS4_XAWRITE : 0);
 	return res->status = NFS4_OK;
 }
 

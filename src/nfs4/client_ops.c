@@ -144,6 +144,7 @@ void nfs4_sweep(void)
 
 void nfs4_fini(void)
 {
+	nfs4_copies_stop();
 	nfs4_compound_log_counts();
 	nfs4_io_log_counts();
 	nfs4_write_bulk_log_counts();

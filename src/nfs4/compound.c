@@ -114,6 +114,15 @@ static nfs4_op_fn *const ops[OP_REMOVEXATTR + 1] = {
 	[OP_IO_ADVISE] = nfs4_io_advise,
 	[OP_READ_PLUS] = nfs4_read_plus,
 	[OP_SEEK] = nfs4_seek,
+	/* 4.2: xattrs (RFC 8276), COPY and CLONE (RFC 7862) */
+	[OP_CLONE] = nfs4_clone,
+	[OP_COPY] = nfs4_copy,
+	[OP_GETXATTR] = nfs4_getxattr,
+	[OP_LISTXATTRS] = nfs4_listxattrs,
+	[OP_OFFLOAD_CANCEL] = nfs4_offload_cancel,
+	[OP_OFFLOAD_STATUS] = nfs4_offload_status,
+	[OP_REMOVEXATTR] = nfs4_removexattr,
+	[OP_SETXATTR] = nfs4_setxattr,
 };
 
 /*

@@ -136,6 +136,14 @@ void nfs4_pseudo_stat(const struct export_pseudo *p, uint32_t i, struct stat *st
 /* ns_ops.c */
 nfs4_op_fn nfs4_create, nfs4_remove, nfs4_rename, nfs4_link, nfs4_setattr;
 
+/* The delegations of other clients on file @o (a regular file at hand:
+ * LINK's source, SETATTR's, an xattr's) recalled before it changes by
+ * the client @named (4.0; 0: none named), after the change is marked
+ * (vfs_change_mark into c->changes). Anything but a regular file has
+ * none. Return values: nfs4_deleg_break's. */
+enum nfsstat4 nfs4_break_obj(struct nfs4_compound *c, const struct export_obj *o,
+			     clientid4 named);
+
 /* A name as LOOKUP checks it (fh_ops.c): INVAL, NAMETOOLONG, BADNAME. */
 enum nfsstat4 nfs4_check_name(const component4 *n);
 
@@ -248,6 +256,30 @@ enum nfsstat4 nfs4_name_of(const component4 *n, char buf[NAME_MAX + 1]);
 void nfs4_principal_of(const struct rpc_req *req, struct nfs4_principal *who);
 /* Monotonic seconds, the clock of the leases. */
 uint64_t nfs4_now_sec(void);
+
+/* xattr_ops.c: NFSv4.2's extended attributes (RFC 8276) */
+nfs4_op_fn nfs4_getxattr, nfs4_setxattr, nfs4_listxattrs, nfs4_removexattr;
+/* Return values: does the file system of @o hold user xattrs (the
+ * xattr_support attribute)? */
+bool nfs4_xattr_supported(const struct export_obj *o);
+
+/* copy_ops.c: NFSv4.2's COPY and CLONE */
+nfs4_op_fn nfs4_copy, nfs4_clone;
+/* copy_async.c: asynchronous COPY, OFFLOAD_STATUS, OFFLOAD_CANCEL */
+nfs4_op_fn nfs4_offload_status, nfs4_offload_cancel;
+/*
+ * nfs4_copy_async - start copying @count bytes from @soff of the saved
+ * file (opened as @sio) to @doff of the current one (@dio) on a thread
+ * of its own, CB_OFFLOAD to the session's client at the end; its copy
+ * stateid into *@sid. Return values: NFS4_OK; NFS4ERR_NOTSUPP: not here
+ * (4.0, a backend that cannot keep its objects, too many running): copy
+ * synchronously; another status answers the COPY.
+ */
+enum nfsstat4 nfs4_copy_async(struct nfs4_compound *c, const struct vfs_obj *sio,
+			      const struct vfs_obj *dio, uint64_t soff, uint64_t doff,
+			      uint64_t count, struct stateid4 *sid);
+/* Cancel every asynchronous copy and wait for their threads (nfs4_fini). */
+void nfs4_copies_stop(void);
 
 /* session_ops.c */
 nfs4_op_fn nfs4_exchange_id, nfs4_create_session, nfs4_sequence, nfs4_destroy_session,

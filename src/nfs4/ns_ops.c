@@ -212,10 +212,8 @@ static enum nfsstat4 break_of(struct nfs4_compound *c, const struct export_obj *
 	return st;
 }
 
-/* ... the same for a file at hand (LINK's source, SETATTR's), changed by
- * the client @named (4.0; 0: none named). */
-static enum nfsstat4 break_obj(struct nfs4_compound *c, const struct export_obj *o,
-			       clientid4 named)
+enum nfsstat4 nfs4_break_obj(struct nfs4_compound *c, const struct export_obj *o,
+			     clientid4 named)
 {
 	struct nfs4_file_id f;
 
@@ -336,7 +334,7 @@ enum nfsstat4 nfs4_link(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	if (st == NFS4_OK && src->exp != d->exp)
 		st = NFS4ERR_XDEV;
 	if (st == NFS4_OK)
-		st = break_obj(c, src, 0);
+		st = nfs4_break_obj(c, src, 0);
 	if (st != NFS4_OK)
 		return res->status = st;
 	before = nfs4_change_of(d);
@@ -379,7 +377,7 @@ enum nfsstat4 nfs4_setattr(struct nfs4_compound *c, const struct nfs_argop4 *a,
 	/* any attribute recalls a read delegation (Linux's notify_change
 	 * breaks them all) */
 	else if (sa.mask)
-		status = break_obj(c, o, 0);
+		status = nfs4_break_obj(c, o, 0);
 	if (status != NFS4_OK)
 		return res->status = status;
 	err = o->vexp->ops->getattr(o->vexp, &o->obj, &st);

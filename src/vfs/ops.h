@@ -125,6 +125,14 @@ static inline bool vfs_lockh_ok(const struct vfs_lockh *h)
 	return h->fd >= 0;
 }
 
+/* An I/O object kept past its call (copy_keep): the POSIX backend's
+ * duplicate of the descriptor opened for I/O. */
+struct vfs_ioh {
+	int fd;
+};
+
+#define VFS_IOH_NONE ((struct vfs_ioh){ .fd = -1 })
+
 struct vfs_ops {
 	const char *name;
 
@@ -208,14 +216,29 @@ struct vfs_ops {
 	 * the page cache of the file behind @io. */
 	int (*advise)(const struct vfs_export *e, const struct vfs_obj *io, uint64_t off,
 		      uint64_t len, enum vfs_advice adv);
-	/* Copy @len bytes (0: to the source's end) within the server.
-	 * Returns bytes copied (short at the source's end) or -errno. */
+	/* Copy @len bytes (0: to the source's end) within the server,
+	 * between file systems too (POSIX: copy_file_range, else reads and
+	 * writes). Returns bytes copied (short at the source's end) or
+	 * -errno. */
 	int64_t (*copy)(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
 			const struct vfs_obj *dst, uint64_t doff, uint64_t len);
 	/* Share the blocks of the range (-EOPNOTSUPP where the file
 	 * system cannot; @len 0: to the source's end). */
 	int (*clone)(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
 		     const struct vfs_obj *dst, uint64_t doff, uint64_t len);
+
+	/* ---- a copy that outlives its call (NFSv4.2's asynchronous COPY;
+	 * optional: all three or none) ---- */
+	/* A claim of its own on I/O object @io into *@h, self-contained
+	 * (valid after the export is reloaded away and the object's cache
+	 * let go of), for copy_kept. 0 or -errno. */
+	int (*copy_keep)(const struct vfs_export *e, const struct vfs_obj *io,
+			 struct vfs_ioh *h);
+	/* copy between two kept objects; @len 0 is nothing here. */
+	int64_t (*copy_kept)(const struct vfs_ioh *src, uint64_t soff, const struct vfs_ioh *dst,
+			     uint64_t doff, uint64_t len);
+	/* Let go of @h (it becomes none). */
+	void (*copy_drop)(struct vfs_ioh *h);
 
 	/* The descriptor the RPC layer may splice a WRITE's data into
 	 * straight from the socket (rpc_bulk): the memory-backed fast path.

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -447,22 +448,61 @@ static int whole(int fd, uint64_t off, uint64_t *len)
 	return 0;
 }
 
-static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
-		       const struct vfs_obj *dst, uint64_t doff, uint64_t len)
+/*
+ * [@soff, @soff + @len) of @in to @doff of @out by reads and writes, for
+ * what copy_file_range refuses (two file systems of different types:
+ * EXDEV). Returns bytes copied (short at the source's end) or -errno.
+ */
+static int64_t copy_rw(int in, uint64_t soff, int out, uint64_t doff, uint64_t len)
+{
+	const size_t cap = 256 * 1024;
+	uint8_t *buf = malloc(cap);
+	uint64_t done = 0;
+	int64_t ret;
+
+	if (!buf)
+		return -ENOMEM;
+	while (done < len) {
+		size_t want = len - done > cap ? cap : (size_t)(len - done);
+		ssize_t n = pread(in, buf, want, (off_t)(soff + done)), w = 0;
+
+		if (n <= 0) {
+			ret = n < 0 && !done ? -errno : (int64_t)done;
+			goto out;
+		}
+		while (w < n) {
+			ssize_t k = pwrite(out, buf + w, (size_t)(n - w), (off_t)(doff + done) + w);
+
+			if (k <= 0) {
+				done += (uint64_t)w;
+				ret = k < 0 && !done ? -errno : (int64_t)done;
+				goto out;
+			}
+			w += k;
+		}
+		done += (uint64_t)n;
+	}
+	ret = (int64_t)done;
+out:
+	free(buf);
+	return ret;
+}
+
+/* [@soff, @soff + @len) of @in to @doff of @out (@len > 0). */
+static int64_t copy_fds(int in, uint64_t soff, int out, uint64_t doff, uint64_t len)
 {
 	uint64_t done = 0;
-	int r;
 
-	(void)e;
-	if ((r = whole(src->fd, soff, &len)) < 0)
-		return r;
 	if (!range_ok(soff, len) || !range_ok(doff, len))
 		return -EFBIG;
 	while (done < len) {
 		loff_t si = (loff_t)(soff + done), di = (loff_t)(doff + done);
 		size_t chunk = len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done);
-		ssize_t n = copy_file_range(src->fd, &si, dst->fd, &di, chunk, 0);
+		ssize_t n = copy_file_range(in, &si, out, &di, chunk, 0);
 
+		if (n < 0 && done == 0 &&
+		    (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS))
+			return copy_rw(in, soff, out, doff, len);
 		if (n < 0)
 			return done ? (int64_t)done : -errno;
 		if (n == 0)
@@ -470,6 +510,38 @@ static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, ui
 		done += (uint64_t)n;
 	}
 	return (int64_t)done;
+}
+
+static int64_t px_copy(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
+		       const struct vfs_obj *dst, uint64_t doff, uint64_t len)
+{
+	int r;
+
+	(void)e;
+	if ((r = whole(src->fd, soff, &len)) < 0)
+		return r;
+	return len ? copy_fds(src->fd, soff, dst->fd, doff, len) : 0;
+}
+
+static int px_copy_keep(const struct vfs_export *e, const struct vfs_obj *io,
+			struct vfs_ioh *h)
+{
+	(void)e;
+	h->fd = fcntl(io->fd, F_DUPFD_CLOEXEC, 0);
+	return h->fd < 0 ? -errno : 0;
+}
+
+static int64_t px_copy_kept(const struct vfs_ioh *src, uint64_t soff, const struct vfs_ioh *dst,
+			    uint64_t doff, uint64_t len)
+{
+	return len ? copy_fds(src->fd, soff, dst->fd, doff, len) : 0;
+}
+
+static void px_copy_drop(struct vfs_ioh *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
 }
 
 static int px_clone(const struct vfs_export *e, const struct vfs_obj *src, uint64_t soff,
@@ -619,6 +691,9 @@ const struct vfs_ops vfs_ops_posix = {
 	.advise = px_advise,
 	.copy = px_copy,
 	.clone = px_clone,
+	.copy_keep = px_copy_keep,
+	.copy_kept = px_copy_kept,
+	.copy_drop = px_copy_drop,
 	.splice_fd = px_splice_fd,
 	.getxattr = px_getxattr,
 	.setxattr = px_setxattr,

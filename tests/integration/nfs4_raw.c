@@ -105,15 +105,18 @@ bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
 {
 	struct nfs4_args_head h = { { tag, taglen }, minor, 0, nops };
 	size_t cap = 4096 + (size_t)nops * 512 + taglen;
-	uint8_t *buf;
 	struct xdr_enc e;
+	uint8_t *buf;
 	bool ok;
 	uint32_t i;
 
-	/* a WRITE's data is room of its own */
-	for (i = 0; i < nops; i++)
+	/* room for the operations that carry data */
+	for (i = 0; i < nops; i++) {
 		if (ops[i].argop == OP_WRITE)
 			cap += ops[i].u.opwrite.data.len;
+		else if (ops[i].argop == OP_SETXATTR)
+			cap += ops[i].u.opsetxattr.sxa_value.len;
+	}
 	buf = malloc(cap);
 	if (!buf)
 		return false;

@@ -282,6 +282,32 @@ s_deleg() {
 	eq "H reads W's data" "$got" "second version"
 }
 
+# NFSv4.2 only: user xattrs and copy_file_range (kc-xc), each having
+# gone to the server as its own operation (the mount's counts of COPY,
+# SETXATTR, GETXATTR, LISTXATTRS and REMOVEXATTR went up), the copies
+# not to the client's fallback (a copy by reads and writes).
+opcount() {  # opcount MOUNTPOINT OP: calls of OP so far
+	awk -v m="$1" -v op="$2:" '$1 == "device" { f = ($5 == m) } f && $1 == op { print $2; exit }' \
+		/proc/self/mountstats
+}
+s_v42xc() {
+	[ -x /bin/kc-xc ] || die "no /bin/kc-xc in the image"
+	for op in COPY SETXATTR GETXATTR LISTXATTRS REMOVEXATTR; do
+		eval "c0_$op=\$(opcount $M $op)"
+	done
+	/bin/kc-xc "$D" || die "kc-xc exit $?"
+	for op in COPY SETXATTR GETXATTR LISTXATTRS REMOVEXATTR; do
+		eval "c0=\$c0_$op"
+		c1=$(opcount $M $op)
+		echo "  $op calls: ${c0:-?} -> ${c1:-?}"
+		[ -n "$c1" ] && [ "$c1" -gt "${c0:-0}" ] || die "no $op reached the server"
+	done
+	# two copy_file_range calls, two COPYs: a COPY answered NOTSUPP
+	# makes the client copy by itself from then on, sending one only
+	[ "$(opcount $M COPY)" -ge $((${c0_COPY:-0} + 2)) ] || die "one COPY for two copies"
+	rm -f "$D/xc-src" "$D/xc-dst" || die rm
+}
+
 s_remount() {
 	umount "$M" || die umount
 	grep -q " $M nfs" /proc/mounts && die "still mounted"
@@ -318,6 +344,8 @@ s_umount() {
 STEPS="mount mountopts mkdir small_files big_write big_read ls_l stat df append overwrite
 direct_io rename hardlink symlink chmod truncate sparse readdir_many locks deleg remount rm rmdir
 umount"
+# 4.2's own operations, before the remount
+[ "$KC_VERS" = 4.2 ] && STEPS=$(echo $STEPS | sed 's/ remount / v42xc remount /')
 
 if [ "$1" = "--step" ]; then
 	"s_$2"
