@@ -315,7 +315,8 @@ int nc4_state_map(struct nc4_session *s, struct nfs_argop4 *ops, uint32_t nops)
 	uint32_t i;
 	int r = 0;
 
-	if (!st || st->nopens == 0)
+	/* Until a reclaim, every stateid is the server's: nothing to look up. */
+	if (!st || !st->remapped || st->nopens == 0)
 		return 0;
 	for (i = 0; i < nops && r == 0; i++) {
 		struct nfs_argop4 *op = &ops[i];
@@ -384,8 +385,10 @@ uint32_t nc4_state_reclaim_prepare(struct nc4_session *s)
 				o->deleg = d->write ? OPEN_DELEGATE_WRITE : OPEN_DELEGATE_READ;
 		}
 	}
-	if (n)
+	if (n) {
 		st->reclaims++;
+		st->remapped = true;
+	}
 	return n;
 }
 

@@ -51,6 +51,7 @@ struct nc4_open {
 struct nc4_state {
 	struct nc4_open *opens;
 	uint32_t nopens, cap;
+	bool remapped;               /* a reclaim was started: stateids may differ */
 	/* the reclaim under way: until its RECLAIM_COMPLETE is done */
 	bool reclaiming;
 	struct stateid4 rec_sid;     /* the entry its request is for (orig) */
