@@ -131,7 +131,10 @@ static bool rec_reclaim_answer(struct nfsx_ctx *ctx, int err, const struct nfsx4
 		nc4_recover_start(ctx);
 		return false;
 	}
-	return !rec_delay(ctx, REC_RECLAIM, (int)r->status);
+	/* DELAY, or a sequence id the server had done (its reply lost):
+	 * the same reclaim again after the back-off, until rec_give_up */
+	return !rec_delay(ctx, REC_RECLAIM,
+			  nc4_verdict(r) == NC4_V_AGAIN ? NFS4ERR_DELAY : (int)r->status);
 }
 
 static void rec_open_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
