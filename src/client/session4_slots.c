@@ -86,8 +86,9 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	uint32_t i;
 	int r;
 
-	/* The caller's stateids of reclaimed state: the server's of now. */
-	r = nc4_state_map(s, q->ops, q->args.nops);
+	/* The caller's stateids of reclaimed state: the server's of now
+	 * (after SEQUENCE, which is filled below). */
+	r = nc4_state_map(s, q->ops + 1, q->args.nops - 1);
 	if (r < 0)
 		return r;
 	q->slot = slot;
