@@ -12,18 +12,25 @@
 #   fresh    SIGKILL, the NFSv4 client record (STATE/nfs4-clients) removed,
 #            then nfsxd again (handles still good, no client recorded: no
 #            grace, reclaims refused with NO_GRACE)
+# Then, given NFSX, nfsx bench nfs_version=4.1 (randrw, FILE_SYNC writes,
+# verify=crc32c, 2 jobs x 8 in flight, time based) runs while nfsxd is
+# killed and started again on its state directory: it must exit 0 with
+# no error and no bad block (its TAP lines follow the test's, numbered
+# on). UNSTABLE writes would rightly fail the bench: the write verifier
+# changes, and the bench keeps no copy to send again.
 # nfsxd is stopped with SIGTERM at the end; a server that dies on its
 # own, does not exit 0 on SIGTERM or logs a sanitizer report fails the run.
 #
 # Tree (BASE = $WORK/tree), exported rw,no_root_squash,insecure:
 #   rw/data, rw/rd (the test fills it), rw/new, rw/lost: empty, 0666
 #
-# Usage: run-client-nfs4-recover.sh NFSXD TEST_CLIENT_NFS4_RECOVER
+# Usage: run-client-nfs4-recover.sh NFSXD TEST_CLIENT_NFS4_RECOVER [NFSX]
 
 . "$(dirname "$0")/lib.sh"
 
 need_nfsxd "${1:-}"
-TEST=$(realpath "${2:?usage: run-client-nfs4-recover.sh NFSXD TEST_CLIENT_NFS4_RECOVER}")
+TEST=$(realpath "${2:?usage: run-client-nfs4-recover.sh NFSXD TEST_CLIENT_NFS4_RECOVER [NFSX]}")
+NFSX=${3:+$(realpath "$3")}
 
 chmod 755 "$WORK"
 BASE=$WORK/tree
@@ -75,7 +82,7 @@ fi
 # The FIFO is opened read-write here, so that the test's opens for
 # writing never block and a test that exits early only ends the loop.
 exec {CTLFD}<>"$CTL"
-"$TEST" "$P" "$BASE" "$CTL" "$ACK" &
+"$TEST" "$P" "$BASE" "$CTL" "$ACK" >"$WORK/test.out" &
 TPID=$!
 track_pid "$TPID"
 # answer WORD: on the FIFO ack, given up after 10 s
@@ -101,4 +108,52 @@ done
 wait "$TPID"
 RC=$?
 forget_pid "$TPID"
-finish "$RC" "rc:$SPID"
+# the test's lines without its plan: the bench's are numbered on
+grep -v '^1\.\.[0-9]*$' "$WORK/test.out"
+TAP_N=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$WORK/test.out")
+TAP_N=${TAP_N:-0}
+[ "$RC" -ne 0 ] && TAP_FAILED=$((TAP_FAILED + 1))
+
+if [ -n "$NFSX" ]; then
+	timeout 120 "$NFSX" bench --eta=never nfs_version=4.1 --rw=randrw --rwmixread=50 \
+		--bs=4k --iodepth=8 --numjobs=2 --size=4m --runtime=6s --time_based \
+		--sync=1 --verify=crc32c --output-format=json "nfs://127.0.0.1:$P$R/bench" \
+		>"$WORK/bench.out" 2>"$WORK/bench-err.log" &
+	BPID=$!
+	track_pid "$BPID"
+	sleep 2
+	again
+	tap_ok $? "nfsxd killed with SIGKILL and started again under nfsx bench"
+	wait "$BPID"
+	BRC=$?
+	forget_pid "$BPID"
+	tap_ok "$BRC" "nfsx bench nfs_version=4.1 randrw sync=1 verify=crc32c across the restart: exit 0" ||
+		tap_diag <"$WORK/bench-err.log"
+	out=$(python3 - "$WORK/bench.out" "$TAP_N" <<'PY'
+import json, sys
+n = int(sys.argv[2])
+def check(c, desc):
+    global n
+    n += 1
+    print(("ok" if c else "not ok"), n, "-", desc)
+try:
+    d = json.load(open(sys.argv[1]))
+    g = d["group"]
+    v = g["verify"]
+    check(g["errors"] == 0 and all(j["error"] == 0 for j in d["jobs"]),
+          "bench: no errors (%d)" % g["errors"])
+    check(v["enabled"] and v["bad_blocks"] == 0 and v["blocks_checked"] > 0,
+          "bench: %d blocks verified, %d bad" % (v["blocks_checked"], v["bad_blocks"]))
+    check(g["write"]["total_ios"] > 0 and g["read"]["total_ios"] > 0,
+          "bench: %d WRITEs and %d READs" % (g["write"]["total_ios"], g["read"]["total_ios"]))
+except Exception as e:
+    check(False, "bench: JSON report read (%s)" % e)
+PY
+)
+	echo "$out"
+	TAP_N=$((TAP_N + $(grep -c '^\(not \)\?ok ' <<<"$out")))
+	TAP_FAILED=$((TAP_FAILED + $(grep -c '^not ok ' <<<"$out")))
+fi
+echo "1..$TAP_N"
+[ "$TAP_FAILED" -gt 0 ] && echo "# $TAP_FAILED of $TAP_N assertions failed"
+finish "$TAP_FAILED" "rc:$SPID"
