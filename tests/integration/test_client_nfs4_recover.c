@@ -7,9 +7,11 @@
  * Reclaim: context A opens data for writing and rd for reading, holds
  * a write lock on data's first 4 KiB; context B is only mounted (a
  * second client the server recorded). A writes 16 MiB of a pattern to
- * data in 64 KiB FILE_SYNC WRITEs, 8 in flight, paced, and asks for the
- * restart a quarter of the way. Checked: every WRITE succeeded with the
- * stateid A had before, some were in flight across the restart, the
+ * data in 64 KiB FILE_SYNC WRITEs, up to 8 in flight, paced, and asks
+ * for the restart a quarter of the way (then slower, and holding at
+ * three quarters until nfsxd is back). Checked: every WRITE succeeded
+ * with the stateid A had before, several were in flight across the
+ * restart (sent before the reclaim, answered after it), the
  * file on disk is the pattern byte for byte, rd reads back with its old
  * stateid, the counters say two opens and one lock reclaimed, a local
  * OFD lock of the range conflicts (nfsxd holds A's lock again), a new
