@@ -22,7 +22,7 @@
 # own, does not exit 0 on SIGTERM or logs a sanitizer report fails the run.
 #
 # Tree (BASE = $WORK/tree), exported rw,no_root_squash,insecure:
-#   rw/data, rw/rd (the test fills it), rw/new, rw/lost: empty, 0666
+#   rw/data, rw/rd (the test fills it), rw/new, rw/lost, rw/lk: empty, 0666
 #
 # Usage: run-client-nfs4-recover.sh NFSXD TEST_CLIENT_NFS4_RECOVER [NFSX]
 
@@ -39,6 +39,7 @@ mkdir -p "$R" || exit 1
 : >"$R/data"
 : >"$R/new"
 : >"$R/lost"
+: >"$R/lk"
 : >"$R/rd"
 chmod 755 "$BASE" "$R"
 chmod 666 "$R"/*

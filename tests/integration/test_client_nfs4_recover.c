@@ -26,6 +26,12 @@
  * seconds, and nothing reaches the file; READ, LOCKU and CLOSE of the
  * lost state fail with -EIO too; a new OPEN of the file works.
  *
+ * A lock lost, its open kept: context D opens and locks lk; after a
+ * restart a local process takes the range before D reclaims. D's open is
+ * reclaimed, its LOCK reclaim refused: a WRITE and a READ on the file
+ * fail with -EIO (nothing written while the lock is not held), so does
+ * LOCKU; CLOSE works.
+ *
  * Usage: test_client_nfs4_recover PORT BASE CTL ACK
  */
 #include <errno.h>
@@ -613,6 +619,64 @@ out:
 		nfsx_ctx_free(c);
 }
 
+/* ---- a lock lost, its open kept ------------------------------------------ */
+
+static void test_lock_lost(void)
+{
+	struct nfsx_ctx *d = mk(20000);
+	struct nfsx_fh root, fh;
+	struct stateid4 s, lk;
+	struct nfsx4_recover_stats st;
+	static uint8_t buf[4096];
+	struct res r;
+	struct stat sb;
+	uint64_t t0;
+	int e, acked = 0, held = -1;
+
+	memset(buf, 'y', sizeof(buf));
+	e = d ? nfsx_mount(d, rw, &root) : -ENOMEM;
+	e = e ? e : nfsx_lookup(d, &root, "lk", &fh, NULL);
+	e = e ? e : do_open(d, &fh, OPEN4_SHARE_ACCESS_BOTH, &s);
+	e = e ? e : do_write(d, &fh, &s, 0, buf, sizeof(buf));
+	e = e ? e : do_lock(d, &fh, &s, 0, 4096, &lk);
+	ok(e == 0, "D opens lk, writes 4 KiB, write-locks them (%d)", e);
+	if (e)
+		goto out;
+	ok(ask("restart"), "asked for nfsxd to be killed and started again");
+	for (t0 = now_ns(); !acked && now_ns() < t0 + 30000000000ull;)
+		acked = answer(100);
+	ok(acked == 1, "nfsxd was killed and started again on its state directory");
+	/* a local process takes the range before D reclaims it */
+	held = local_lock_hold(on_disk("lk"), F_WRLCK, 0, 4096);
+	ok(held >= 0, "a local process write-locks the range in the grace period (%s)",
+	   held >= 0 ? "held" : strerror(-held));
+
+	e = do_write(d, &fh, &s, 4096, buf, sizeof(buf));
+	st = rstats(d);
+	ok(e == -EIO && st.opens_reclaimed == 1 && st.locks_lost == 1 && st.opens_lost == 0,
+	   "the open is reclaimed, the lock is refused, and a WRITE on the file fails with EIO "
+	   "(%s; opens %llu, locks lost %llu)", nfsx_strerror(e),
+	   (unsigned long long)st.opens_reclaimed, (unsigned long long)st.locks_lost);
+	ok(strstr(nfsx_ctx_error(d), "reclaim of a lock") != NULL, "the context's error: %s",
+	   nfsx_ctx_error(d));
+	e = stat(on_disk("lk"), &sb);
+	ok(e == 0 && sb.st_size == 4096, "nothing reached the file (%lld bytes)",
+	   (long long)sb.st_size);
+	e = do_read(d, &fh, &s, &r);
+	ok(e == -EIO, "a READ fails with EIO too (%s)", nfsx_strerror(e));
+	e = do_locku(d, &fh, &lk, 0, 4096);
+	ok(e == -EIO, "LOCKU of the lost lock: EIO (%s)", nfsx_strerror(e));
+	e = do_close(d, &fh, &s);
+	st = rstats(d);
+	ok(e == 0 && st.opens_held == 0, "CLOSE of the reclaimed open works (%s, %llu held)",
+	   nfsx_strerror(e), (unsigned long long)st.opens_held);
+out:
+	if (held >= 0)
+		close(held);
+	if (d)
+		nfsx_ctx_free(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
@@ -630,5 +694,6 @@ int main(int argc, char **argv)
 	}
 	test_reclaim();
 	test_lost();
+	test_lock_lost();
 	return tap_done();
 }
