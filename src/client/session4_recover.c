@@ -260,9 +260,12 @@ static void rec_send_lock(struct nfsx_ctx *ctx, struct nc4_open *o)
 static void rec_reclaim_next(struct nfsx_ctx *ctx)
 {
 	struct nc4_session *s = ctx->v4;
-	struct nc4_open *o = nc4_state_next_todo(s);
+	struct nc4_open *o;
 	struct nc4_req *q;
 
+	/* (a range may have gone meanwhile: nothing left of it to take) */
+	while ((o = nc4_state_next_todo(s)) && o->rec_opened && o->rec_range >= o->nranges)
+		o->todo = false;
 	if (o) {
 		s->state->rec_sid = o->orig;
 		if (!o->rec_opened)
