@@ -401,7 +401,7 @@ struct nfsx4_recover_stats {
 
 /*
  * nfsx4_recover_stats_get - the context's recovery counters into @st.
- * Return values: 0, or -ENOTCONN (zeros) without an NFSv4.1 session.
+ * Return values: 0, or -ENOTCONN (zeros) without an NFSv4 session.
  */
 int nfsx4_recover_stats_get(const struct nfsx_ctx *c, struct nfsx4_recover_stats *st);
 

@@ -155,7 +155,7 @@ static void rec_open_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		s->state->opens_reclaimed++;
 	} else if (o) {
 		/* NO_GRACE, RECLAIM_BAD, or the file is gone: lost */
-		nc_set_error(ctx, "NFSv4.1 reclaim of an open: %s",
+		nc_set_error(ctx, "NFSv4 reclaim of an open: %s",
 			     nfsx_strerror((int)r->status));
 		o->lost = true;
 		o->todo = false;
@@ -184,7 +184,7 @@ static void rec_lock_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 		if (++o->rec_range >= o->nranges)
 			o->todo = false;
 	} else if (o) {
-		nc_set_error(ctx, "NFSv4.1 reclaim of a lock: %s", nfsx_strerror((int)r->status));
+		nc_set_error(ctx, "NFSv4 reclaim of a lock: %s", nfsx_strerror((int)r->status));
 		o->lk_lost = true;
 		o->todo = false;
 		s->state->locks_lost += o->nranges - o->rec_range;

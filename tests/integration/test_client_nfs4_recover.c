@@ -4,6 +4,8 @@
  * started again (run-client-nfs4-recover.sh does the killing when asked
  * on its FIFO).
  *
+ * A and D speak NFSv4.1, B and C 4.2 (the same session rules).
+ *
  * Reclaim: context A opens data for writing and rd for reading, holds
  * a write lock on data's first 4 KiB; context B is only mounted (a
  * second client the server recorded). A writes 16 MiB of a pattern to
@@ -68,7 +70,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static struct nfsx_ctx *mk(unsigned timeo_ms)
+/* A context of NFSv4.@minor (0: the highest both speak, 4.2 with nfsxd). */
+static struct nfsx_ctx *mk(unsigned timeo_ms, unsigned minor)
 {
 	struct nfsx_opts o;
 	char err[256];
@@ -80,6 +83,7 @@ static struct nfsx_ctx *mk(unsigned timeo_ms)
 	o.mount_port = port;
 	o.timeo_ms = timeo_ms;
 	o.version = 4;
+	o.minor = minor;
 	c = nfsx_ctx_new(&o, err, sizeof(err));
 	if (!c)
 		printf("# nfsx_ctx_new: %s\n", err);
@@ -400,7 +404,7 @@ static bool file_is(const char *path, const uint8_t *want, size_t len)
 
 static void test_reclaim(void)
 {
-	struct nfsx_ctx *a = mk(60000), *b = mk(60000);
+	struct nfsx_ctx *a = mk(60000, 1), *b = mk(60000, 2);
 	struct nfsx_fh root, data, rd, nw;
 	struct stateid4 sd, sr, sn, lk;
 	struct nfsx4_recover_stats st;
@@ -414,7 +418,8 @@ static void test_reclaim(void)
 	e = a && b ? nfsx_mount(a, rw, &root) : -ENOMEM;
 	if (!e)
 		e = nfsx_mount(b, rw, NULL);
-	ok(e == 0, "two contexts mount %s over NFSv4.1: %s", rw, nfsx_strerror(e));
+	ok(e == 0 && nfsx4_minor(a) == 1 && nfsx4_minor(b) == 2,
+	   "two contexts mount %s, A over NFSv4.1, B over 4.2: %s", rw, nfsx_strerror(e));
 	e = e ? e : nfsx_lookup(a, &root, "data", &data, NULL);
 	e = e ? e : nfsx_lookup(a, &root, "rd", &rd, NULL);
 	e = e ? e : nfsx_lookup(a, &root, "new", &nw, NULL);
@@ -560,7 +565,7 @@ out:
 
 static void test_lost(void)
 {
-	struct nfsx_ctx *c = mk(20000);
+	struct nfsx_ctx *c = mk(20000, 0);
 	struct nfsx_fh root, fh;
 	struct stateid4 s, lk, s2;
 	struct nfsx4_recover_stats st;
@@ -576,7 +581,8 @@ static void test_lost(void)
 	e = e ? e : do_open(c, &fh, OPEN4_SHARE_ACCESS_BOTH, &s);
 	e = e ? e : do_write(c, &fh, &s, 0, buf, sizeof(buf));
 	e = e ? e : do_lock(c, &fh, &s, 0, 100, &lk);
-	ok(e == 0, "C opens lost, writes 4 KiB, locks 100 bytes (%d)", e);
+	ok(e == 0 && nfsx4_minor(c) == 2,
+	   "C (NFSv4.2) opens lost, writes 4 KiB, locks 100 bytes (%d)", e);
 	if (e)
 		goto out;
 	ok(ask("fresh"), "asked for nfsxd to start again with an empty state directory");
@@ -623,7 +629,7 @@ out:
 
 static void test_lock_lost(void)
 {
-	struct nfsx_ctx *d = mk(20000);
+	struct nfsx_ctx *d = mk(20000, 1);
 	struct nfsx_fh root, fh;
 	struct stateid4 s, lk;
 	struct nfsx4_recover_stats st;
@@ -639,7 +645,7 @@ static void test_lock_lost(void)
 	e = e ? e : do_open(d, &fh, OPEN4_SHARE_ACCESS_BOTH, &s);
 	e = e ? e : do_write(d, &fh, &s, 0, buf, sizeof(buf));
 	e = e ? e : do_lock(d, &fh, &s, 0, 4096, &lk);
-	ok(e == 0, "D opens lk, writes 4 KiB, write-locks them (%d)", e);
+	ok(e == 0, "D (NFSv4.1) opens lk, writes 4 KiB, write-locks them (%d)", e);
 	if (e)
 		goto out;
 	ok(ask("restart"), "asked for nfsxd to be killed and started again");
