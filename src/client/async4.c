@@ -107,9 +107,9 @@ int nfsx4_open_downgrade(struct nfsx_ctx *c, const struct nfsx4_open_downgrade_a
  * The context's lock-owner, made on first use beside its open-owner and
  * kept as long as the session struct (the context): one owner for all
  * locks of the context, so that the server sees them as one process's.
- * Its client id is the session's of now; after a recovery that made a
- * new client id the lock stateids are void anyway (no reclaim), and an
- * NFSv4.1 server takes the client id of the session in any case.
+ * Its client id is the session's of now (a reclaim after a new client
+ * id sends the same owner string, session4_recover.c), and an NFSv4.1
+ * server takes the client id of the session in any case.
  */
 static lock_owner4 lock_owner(struct nc4_session *s)
 {

@@ -85,7 +85,9 @@ void nc4_deleg_note(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 			if (od->delegation_type != OPEN_DELEGATE_READ &&
 			    od->delegation_type != OPEN_DELEGATE_WRITE)
 				continue;
-			if (ops[i].u.opopen.claim.claim == CLAIM_FH && i > 0 &&
+			/* by handle: CLAIM_FH, or a reclaim (CLAIM_PREVIOUS) */
+			if ((ops[i].u.opopen.claim.claim == CLAIM_FH ||
+			     ops[i].u.opopen.claim.claim == CLAIM_PREVIOUS) && i > 0 &&
 			    ops[i - 1].argop == OP_PUTFH)
 				fh = &ops[i - 1].u.opputfh.object;
 			else if (i + 1 < r->nops && r->ops[i + 1].resop == OP_GETFH &&

@@ -17,6 +17,7 @@
  * nfsx_stats_get() serves both.
  */
 #include "client/nfs4.h"
+#include "client/state4.h"
 #include "client/procs.h"
 
 #include <errno.h>
@@ -166,6 +167,7 @@ int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 			st->ops++;
 	}
 	nc4_deleg_note(ctx, ops, nops, r);
+	nc4_state_note(ctx, ops, nops, r);
 	return 0;
 }
 

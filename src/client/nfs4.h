@@ -37,9 +37,9 @@
  *   may be fine). The first session is made by the same steps
  *   (nfsx4_session_open waits for them). A failed recovery fails what
  *   waits with -ENOTCONN and leaves the next sync call to try again.
- * - Open state is not reclaimed: after a recovery that needed a new
- *   client id, stateids from nfsx4_open are void (the caller opens
- *   again); the sync API's I/O opens and closes in one COMPOUND. A
+ * - Open and lock state is reclaimed after a recovery that needed a new
+ *   client id (state4.h, session4_recover.c); the sync API's I/O opens
+ *   and closes in one COMPOUND. NFS4ERR_GRACE is retried as DELAY. A
  *   context has one open-owner: two nfsx4_open of a file share a
  *   stateid, and one close ends both. It has one lock-owner too
  *   (lock_owner, made by async4.c on the first LOCK or LOCKT).
@@ -112,6 +112,7 @@ struct nc4_slot {
 };
 
 struct nc4_req;
+struct nc4_state;
 
 struct nc4_session {
 	bool up;
@@ -153,6 +154,7 @@ struct nc4_session {
 	uint64_t delegs_got, delegs_returned, delegs_return_failed;
 	bool binding;                /* a BIND_CONN_TO_SESSION in flight */
 	uint64_t rebinds;            /* back channels bound again */
+	struct nc4_state *state;     /* open and lock state held (state4.h) */
 };
 
 /*

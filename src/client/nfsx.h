@@ -349,10 +349,9 @@ struct nfsx4_getattr_args {
  * OPEN of an existing file by handle (CLAIM_FH), no delegation wanted
  * unless share_access carries a want (see nfsx4_cb_stats below);
  * close it with nfsx4_close. A context has one open-owner: two opens of
- * a file share one stateid, and one close ends both. Open state is not
- * reclaimed: after a session recovery that needed a new client id (the
- * server restarted) the stateids from nfsx4_open are void, and I/O with
- * them fails (NFS4ERR_BAD_STATEID, STALE_STATEID...): open again.
+ * a file share one stateid, and one close ends both. After the server
+ * restarted the open is reclaimed and its stateid stays good (see
+ * nfsx4_recover_stats below).
  */
 int nfsx4_open(struct nfsx_ctx *c, const struct nfsx4_open_args *a, nfsx_cb cb, void *priv);
 int nfsx4_close(struct nfsx_ctx *c, const struct nfsx4_close_args *a, nfsx_cb cb, void *priv);
@@ -374,6 +373,37 @@ uint64_t nfsx4_clientid(const struct nfsx_ctx *c);
  * no session.
  */
 unsigned nfsx4_minor(const struct nfsx_ctx *c);
+
+/*
+ * Recovery of state after the server restarted. When a session recovery
+ * needed a new client id (the old one STALE), the library reclaims in
+ * the server's grace period every open nfsx4_open made and the context
+ * has not closed (OPEN CLAIM_PREVIOUS with the same modes and the
+ * delegation held), then every byte-range lock (LOCK reclaim), then
+ * RECLAIM_COMPLETE, before any other COMPOUND of the context goes out.
+ * The caller keeps its stateids: the library sends the server's new
+ * ones in their place. An open or lock the server refuses to give back
+ * (NO_GRACE, RECLAIM_BAD: no grace for this client) is lost: a call
+ * with its stateids fails with -EIO without being sent (a CLOSE too,
+ * which forgets it). NFS4ERR_GRACE on any other operation is retried
+ * with back-off for up to timeo, like NFS4ERR_DELAY.
+ */
+struct nfsx4_recover_stats {
+	uint64_t reclaims;           /* recoveries that reclaimed state */
+	uint64_t opens_reclaimed;    /* OPEN CLAIM_PREVIOUS that succeeded */
+	uint64_t locks_reclaimed;    /* byte ranges LOCK reclaim took again */
+	uint64_t opens_lost;         /* opens the server refused to give back */
+	uint64_t locks_lost;         /* byte ranges likewise */
+	uint64_t grace_retries;      /* COMPOUNDs sent again after NFS4ERR_GRACE */
+	uint64_t lost_io;            /* calls failed with -EIO for lost state */
+	uint64_t opens_held;         /* files open in the context now */
+};
+
+/*
+ * nfsx4_recover_stats_get - the context's recovery counters into @st.
+ * Return values: 0, or -ENOTCONN (zeros) without an NFSv4 session.
+ */
+int nfsx4_recover_stats_get(const struct nfsx_ctx *c, struct nfsx4_recover_stats *st);
 
 /*
  * The back channel and delegations. The session is made with a back

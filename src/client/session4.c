@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "client/attr4.h"
+#include "client/state4.h"
 #include "client/sync.h"
 #include "xdr/gen/rpc.h"
 
@@ -319,6 +320,7 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 		free(q);
 	}
 	nc4_deleg_clear(s);
+	nc4_state_free(s);
 	free(s->cb);
 	free(s->slots);
 	free(s);

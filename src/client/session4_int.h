@@ -31,6 +31,10 @@ static inline enum nc4_verdict nc4_verdict(const struct nfsx4_res *r)
 	if (r->status == NFS4ERR_DELAY || r->status == NFS4ERR_RETRY_UNCACHED_REP ||
 	    r->status == NFS4ERR_SEQ_FALSE_RETRY)
 		return NC4_V_AGAIN;
+	/* The server's grace period after a restart: what is not a reclaim
+	 * waits for its end (reclaims are never sent under NC4_RETRY). */
+	if (r->status == NFS4ERR_GRACE)
+		return NC4_V_AGAIN;
 	/* The session is gone, or a slot's sequence id is out of step with
 	 * the server's (nothing tells by how much): a new session. */
 	if (r->nops == 1 && r->ops[0].resop == OP_SEQUENCE &&

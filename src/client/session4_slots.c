@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/state4.h"
 #include "client/sync.h"
 
 /* Requests are reused: nothing is allocated per COMPOUND once warm. */
@@ -85,6 +86,11 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	uint32_t i;
 	int r;
 
+	/* The caller's stateids of reclaimed state: the server's of now
+	 * (after SEQUENCE, which is filled below). */
+	r = nc4_state_map(s, q->ops + 1, q->args.nops - 1);
+	if (r < 0)
+		return r;
 	q->slot = slot;
 	q->gen = s->gen;
 	q->args.minorversion = s->minor;
@@ -182,6 +188,8 @@ static bool retry(struct nfsx_ctx *ctx, struct nc4_session *s, struct nc4_req *q
 	case NC4_V_AGAIN:
 		if (now >= q->give_up)
 			return false;
+		if (r->status == NFS4ERR_GRACE && nc4_state_of(s))
+			s->state->grace_retries++;
 		q->due = now + (uint64_t)q->backoff * 1000000u;
 		q->backoff = nc4_backoff_next(q->backoff);
 		nc_list_add_tail(&s->delayq, &q->link);
