@@ -191,8 +191,8 @@ bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rpcbind_pid=
 
 # ganesha_prepare NAME TOOL...: outside the namespace: exit unless root,
-# install Ganesha with apt-get if missing, exit if a TOOL (or one the
-# namespace needs) is not installed.
+# install Ganesha and each missing TOOL (or one the namespace needs) with
+# apt-get, exit if one is still missing.
 ganesha_prepare() {
 	local name=$1 t
 	shift
@@ -205,6 +205,11 @@ ganesha_prepare() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y nfs-ganesha nfs-ganesha-vfs >&2
 	fi
 	for t in rpcbind unshare ip "$@"; do
+		command -v "$t" >/dev/null && continue
+		local pkg=$t
+		case $t in unshare) pkg=util-linux ;; ip) pkg=iproute2 ;; esac
+		echo "installing $pkg" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y "$pkg" >&2
 		command -v "$t" >/dev/null || { echo "$name: $t not found" >&2; exit 2; }
 	done
 }
