@@ -237,6 +237,30 @@ enum nfsstat4 nfs4_change_open(struct nfs4_compound *c, const struct stateid4 *s
 			       enum nfsstat4 range, struct vfs_obj *io);
 /* The largest READ and WRITE (the maxread and maxwrite attributes). */
 #define NFS4_IO_MAX (1024u * 1024u)
+/*
+ * nfs4_map_range - [@off, @off + *@count) of the current file (opened as
+ * @io) in its node's kept mapping (export_map_read), for a reply that
+ * sends its data from there (nfs4_map_attach): each byte is then copied
+ * once, into the socket, instead of twice (pread into the reply, then
+ * the socket). Only on a memory-backed export, for NFS4_MAP_READ_MIN
+ * bytes or more, one range per reply (a second READ in the COMPOUND is
+ * read the ordinary way), never in a 4.0 COMPOUND the duplicate request
+ * cache keeps, never a range not all in memory. The size is taken again
+ * once the mapping is found, so a file shrunk since the COMPOUND
+ * resolved it is sent as far as it still reaches (*@count cut, *@size
+ * the size now; a truncation after that makes the send fill with zeros,
+ * rpc_req_ext_lost).
+ * Return values: the data, or NULL: read the ordinary way.
+ */
+const uint8_t *nfs4_map_range(struct nfs4_compound *c, struct vfs_obj *io, uint64_t off,
+			      uint32_t *count, uint64_t *size);
+/*
+ * nfs4_map_attach - @data, @count bytes from nfs4_map_range(), sent at
+ * this place of the reply (the node held until it is sent), with its XDR
+ * padding encoded after it.
+ * Return values: true, or false with nothing changed.
+ */
+bool nfs4_map_attach(struct nfs4_compound *c, const uint8_t *data, uint32_t count);
 /* The smallest READ sent from a file's mapping (io_ops.c): below it the
  * mapping's lookup costs about what the copy it saves does, as NFSv3's
  * NFS3_MAP_READ_MIN. */

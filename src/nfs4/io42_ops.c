@@ -19,8 +19,9 @@
  *   sr_eof when the answer is at or past the end of the file.
  * - READ_PLUS answers as READ would where nothing is to be gained: a
  *   file whose allocated size covers its length has no hole worth a
- *   seek and goes out as one data segment, the data read straight into
- *   the reply as READ reads it (one copy, before the socket). Only a
+ *   seek and goes out as one data segment, its data sent as READ's are:
+ *   from the file's mapping on a memory-backed export (rp_mapped,
+ *   nfs4_map_range), else read straight into the reply. Only a
  *   sparse file is mapped (rp_map.c: a bounded number of SEEK_DATA /
  *   SEEK_HOLE, holes shorter than 4 KiB sent as zeros). rpa_count bounds
  *   the bytes of the file a reply describes (as READ's count, at most
@@ -30,9 +31,9 @@
  *   will be. rpr_eof is true exactly when the last segment reaches the
  *   end of the file as the COMPOUND's PUTFH found it (READ's eof does the
  *   same), or as a getattr finds it after the COMPOUND changed a file,
- *   or where a short read ends the data. The map is not remembered between calls: the seeks are
- *   bounded per call instead, and a cache would have to follow every
- *   change of the file by any protocol.
+ *   or where a short read ends the data. The map is not remembered
+ *   between calls: the seeks are bounded per call instead, and a cache
+ *   would have to follow every change of the file by any protocol.
  * - READ_PLUS may run on an event loop as READ does (compound.c's inline
  *   plan, memory-backed exports only, 128 KiB in all): there its seeks
  *   and getattr do not wait, and a small READ_PLUS is not sent to a
@@ -256,6 +257,37 @@ static unsigned int rp_fit(struct nfs4_rp_seg *segs, unsigned int n, size_t room
 	return n;
 }
 
+/* A result of one data segment @seg sent from the file's mapping, as a
+ * large READ's (nfs4_map_range). Return values: true when encoded
+ * (c->encoded set); false with nothing encoded. */
+static bool rp_mapped(struct nfs4_compound *c, struct vfs_obj *io, const struct nfs4_rp_seg *seg)
+{
+	struct rpc_req *rq = c->req;
+	uint32_t len = (uint32_t)seg->len;
+	const uint8_t *data;
+	uint8_t *start;
+	uint64_t size;
+
+	/* resop, status, eof, count; the segment's head; the padding */
+	if (rpc_req_reply_reserve(rq, xdr_enc_len(&rq->enc) + 16 + 16 + 4) < 0 ||
+	    !(data = nfs4_map_range(c, io, seg->off, &len, &size)))
+		return false;
+	start = rq->enc.p;
+	xdr_enc_u32(&rq->enc, OP_READ_PLUS);
+	xdr_enc_u32(&rq->enc, NFS4_OK);
+	xdr_enc_bool(&rq->enc, seg->off + len >= size);
+	xdr_enc_u32(&rq->enc, 1);
+	xdr_enc_u32(&rq->enc, NFS4_CONTENT_DATA);
+	xdr_enc_u64(&rq->enc, seg->off);
+	xdr_enc_u32(&rq->enc, len);
+	if (!nfs4_map_attach(c, data, len)) {
+		rq->enc.p = start;
+		return false;
+	}
+	c->encoded = true;
+	return true;
+}
+
 enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a,
 			     struct nfs_resop4 *r)
 {
@@ -310,6 +342,9 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 	for (i = 0; i < n; i++)
 		if (!segs[i].hole)
 			data += (uint32_t)segs[i].len;
+	/* one data segment of a memory-backed file: from its mapping */
+	if (n == 1 && !segs[0].hole && rp_mapped(c, &io, &segs[0]))
+		return r->u.opread_plus.rp_status = NFS4_OK;
 	at = xdr_enc_len(&rq->enc);
 	/* resop, status, eof, count; each segment's head and data */
 	if (rpc_req_reply_reserve(rq, at + 16 + (size_t)n * 24 + data) < 0 ||

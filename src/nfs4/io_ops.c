@@ -34,13 +34,14 @@
 
 verifier4 nfs4_write_verf;
 
-/* READs sent from a mapping, for the debug log at the end: counted only
- * at the debug level, as compound.c counts where COMPOUNDs ran. */
+/* READ and READ_PLUS data sent from a mapping, for the debug log at the
+ * end: counted only at the debug level, as compound.c counts where
+ * COMPOUNDs ran. */
 static atomic_uint_fast64_t mapped_reads;
 
 void nfs4_io_log_counts(void)
 {
-	log_debug("NFSv4: %" PRIu64 " READ(s) sent from a file's mapping",
+	log_debug("NFSv4: %" PRIu64 " READ or READ_PLUS data range(s) sent from a file's mapping",
 		  (uint64_t)atomic_load(&mapped_reads));
 }
 
@@ -68,64 +69,75 @@ static void ext_node_put(void *node, size_t len)
 	vfs_node_put(node);
 }
 
-/*
- * [@off, @off + @count) of the current file from its node's kept mapping
- * (export_map_read), the result encoded around it with the data sent
- * from there (rpc_req_set_ext): each byte is copied once, into the
- * socket, instead of twice (pread into the reply, then the socket). The
- * size is taken again after the mapping is found, so a file shrunk since
- * the COMPOUND resolved it is sent only as far as it still reaches (a
- * truncation after that makes the send fill with zeros,
- * rpc_req_ext_lost). One reply has one such range: a second READ in the
- * COMPOUND, a 4.0 COMPOUND kept by the duplicate request cache, a range
- * the mapping does not cover or not all in memory, all read the ordinary
- * way.
- * Return values: true when encoded (c->encoded set); false with nothing
- * encoded.
- */
-static bool read_mapped(struct nfs4_compound *c, struct vfs_obj *io, uint64_t off,
-			uint32_t count)
+const uint8_t *nfs4_map_range(struct nfs4_compound *c, struct vfs_obj *io, uint64_t off,
+			      uint32_t *count, uint64_t *size)
 {
 	struct export_obj *o = &c->cur.o;
 	struct rpc_req *rq = c->req;
 	const uint8_t *data;
 	struct stat st;
-	uint8_t *start;
-	uint64_t size;
+	uint32_t n = *count;
 
-	if (!o->vexp->mem_backed || !o->node || rq->ext || rq->drc_keyed ||
-	    count < NFS4_MAP_READ_MIN || off >= (uint64_t)o->st.st_size)
-		return false;
-	size = (uint64_t)o->st.st_size;
-	if (count > size - off)
-		count = (uint32_t)(size - off);
-	if (count < NFS4_MAP_READ_MIN ||
-	    rpc_req_reply_reserve(rq, xdr_enc_len(&rq->enc) + 16 + 4) < 0)
-		return false;
-	data = export_map_read(o, off, count);
+	if (!o->vexp->mem_backed || !o->node || rq->ext || rq->drc_keyed || !o->have_st ||
+	    n < NFS4_MAP_READ_MIN || off >= (uint64_t)o->st.st_size)
+		return NULL;
+	if (n > (uint64_t)o->st.st_size - off)
+		n = (uint32_t)((uint64_t)o->st.st_size - off);
+	if (n < NFS4_MAP_READ_MIN)
+		return NULL;
+	data = export_map_read(o, off, n);
 	if (!data || o->vexp->ops->getattr(o->vexp, io, &st) < 0)
-		return false;
-	if (off + count > (uint64_t)st.st_size) {
+		return NULL;
+	if (off + n > (uint64_t)st.st_size) {
 		if (off >= (uint64_t)st.st_size)
-			return false;
-		count = (uint32_t)((uint64_t)st.st_size - off);
+			return NULL;
+		n = (uint32_t)((uint64_t)st.st_size - off);
 	}
-	start = rq->enc.p;
-	xdr_enc_u32(&rq->enc, OP_READ);
-	xdr_enc_u32(&rq->enc, NFS4_OK);
-	xdr_enc_bool(&rq->enc, off + count >= (uint64_t)st.st_size);
-	xdr_enc_u32(&rq->enc, count);
+	*count = n;
+	*size = (uint64_t)st.st_size;
+	return data;
+}
+
+bool nfs4_map_attach(struct nfs4_compound *c, const uint8_t *data, uint32_t count)
+{
+	struct export_obj *o = &c->cur.o;
+	struct rpc_req *rq = c->req;
+
 	vfs_node_hold(o->node);
 	if (rpc_req_set_ext(rq, data, count, ext_node_put, o->node, 0)) {
 		vfs_node_put(o->node);
-		rq->enc.p = start;
 		return false;
 	}
 	memset(rq->enc.p, 0, xdr_pad(count) - count);
 	rq->enc.p += xdr_pad(count) - count;
-	c->encoded = true;
 	if (nfsx_log_threshold >= NFSX_LOG_DEBUG)
 		atomic_fetch_add_explicit(&mapped_reads, 1, memory_order_relaxed);
+	return true;
+}
+
+/* READ from the mapping (nfs4_map_range). Return values: true when
+ * encoded (c->encoded set); false with nothing encoded. */
+static bool read_mapped(struct nfs4_compound *c, struct vfs_obj *io, uint64_t off,
+			uint32_t count)
+{
+	struct rpc_req *rq = c->req;
+	const uint8_t *data;
+	uint8_t *start;
+	uint64_t size;
+
+	if (rpc_req_reply_reserve(rq, xdr_enc_len(&rq->enc) + 16 + 4) < 0 ||
+	    !(data = nfs4_map_range(c, io, off, &count, &size)))
+		return false;
+	start = rq->enc.p;
+	xdr_enc_u32(&rq->enc, OP_READ);
+	xdr_enc_u32(&rq->enc, NFS4_OK);
+	xdr_enc_bool(&rq->enc, off + count >= size);
+	xdr_enc_u32(&rq->enc, count);
+	if (!nfs4_map_attach(c, data, count)) {
+		rq->enc.p = start;
+		return false;
+	}
+	c->encoded = true;
 	return true;
 }
 

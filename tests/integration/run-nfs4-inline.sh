@@ -6,7 +6,8 @@
 # another on tmpfs with a file "w" (0666) read-write; runs
 # test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
 # run on event loops and on workers it logs at exit are the counts the
-# test expects, and so the count of READs sent from a file's mapping.
+# test expects, and so the count of READ and READ_PLUS data sent from a
+# file's mapping.
 #
 # Usage: run-nfs4-inline.sh NFSXD TEST_NFS4_INLINE
 
@@ -62,9 +63,9 @@ tap_ok "$([ -n "$want" ] && [ "$got" = "$want" ]; echo $?)" \
 	"COMPOUNDs run on event loops: ${got:-none logged}, the test expects ${want:-?}"
 tap_ok "$([ -n "$want_w" ] && [ "$got_w" = "$want_w" ]; echo $?)" \
 	"COMPOUNDs run on workers: ${got_w:-none logged}, the test expects ${want_w:-?}"
-got_m=$(sed -n 's/.*NFSv4: \([0-9]*\) READ(s) sent from a file.s mapping.*/\1/p' "$WORK/inline.log")
+got_m=$(sed -n 's/.*NFSv4: \([0-9]*\) READ or READ_PLUS data range(s) sent from a file.s mapping.*/\1/p' "$WORK/inline.log")
 tap_ok "$([ -n "$want_m" ] && [ "$got_m" = "$want_m" ]; echo $?)" \
-	"READs sent from a mapping: ${got_m:-none logged}, the test expects ${want_m:-?}"
+	"READ and READ_PLUS data sent from a mapping: ${got_m:-none logged}, the test expects ${want_m:-?}"
 tap_ok "$(logs_clean; echo $?)" "no sanitizer report in the nfsxd log"
 if [ "$rc" -ne 0 ] || [ "$TAP_FAILED" -gt 0 ]; then
 	show_log inline

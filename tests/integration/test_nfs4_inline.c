@@ -12,8 +12,9 @@
  * delegation of a file in W_DIR, a READ of any file goes to a worker
  * (where a conflicting one would recall it) and works; once B returns
  * it, the loop takes READs again.
- * A READ of 64 KiB or more of a file on tmpfs is sent from the file's
- * mapping (io_ops.c, read_mapped), on the loop or on a worker; a second
+ * A READ of 64 KiB or more of a file on tmpfs, and a READ_PLUS's data
+ * segment as large, is sent from the file's mapping (io_ops.c,
+ * nfs4_map_range), on the loop or on a worker; a second
  * one in the same COMPOUND, a shorter one and one of a file on a disk
  * are read into the reply: the bytes are the file's either way.
  * The test prints how many COMPOUNDs it expects on the loop and on
@@ -40,7 +41,7 @@
 static int fd = -1;
 static unsigned int on_loop;     /* COMPOUNDs this test expects on the loop */
 static unsigned int on_worker;   /* and on workers */
-static unsigned int mapped;      /* READs it expects sent from a mapping */
+static unsigned int mapped;      /* READ/READ_PLUS data it expects sent from a mapping */
 static int fd_b = -1;            /* client B's connection */
 static uint16_t port_of_a;
 
@@ -387,6 +388,7 @@ int main(int argc, char **argv)
 	read_plus_ok(&s, &mem_f, &mem_sid, 0, 128u * 1024 + 4096,
 		     "SEQUENCE, PUTFH, READ_PLUS 132 KiB (4.2, a worker's)");
 	on_worker++;
+	mapped++;
 
 	v4_res_init(&r);
 	nw = v4_bits(w, FATTR4_SIZE, -1);
