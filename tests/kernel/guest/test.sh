@@ -308,6 +308,43 @@ s_v42xc() {
 	rm -f "$D/xc-src" "$D/xc-dst" || die rm
 }
 
+# NFSv4.2 only: a sparse file's holes and data found with SEEK_DATA and
+# SEEK_HOLE, a range allocated and one punched with fallocate (kc-sp),
+# each having gone to the server: SEEK counted once for every lseek (the
+# client answers by itself once the server said NOTSUPP), ALLOCATE and
+# DEALLOCATE counted. Where the guest's kernel reads with READ_PLUS
+# (CONFIG_NFS_V4_2_READ_PLUS), the file read back whole went out so.
+s_v42sp() {
+	[ -x /bin/kc-sp ] || die "no /bin/kc-sp in the image"
+	/bin/kc-sp write "$D/sp" || die "kc-sp write exit $?"
+	dropcaches
+	for op in SEEK ALLOCATE DEALLOCATE READ_PLUS; do
+		eval "c0_$op=\$(opcount $M $op)"
+	done
+	nseek=$(/bin/kc-sp seek "$D/sp") || die "kc-sp seek exit $?"
+	dropcaches
+	/bin/kc-sp read "$D/sp" || die "kc-sp read exit $?"
+	for op in SEEK ALLOCATE DEALLOCATE READ_PLUS; do
+		eval "c0=\$c0_$op"
+		c1=$(opcount $M $op)
+		echo "  $op calls: ${c0:-?} -> ${c1:-?}"
+		[ "$op" = READ_PLUS ] && continue
+		[ -n "$c1" ] && [ "$c1" -gt "${c0:-0}" ] || die "no $op reached the server"
+	done
+	[ "$(opcount $M SEEK)" -ge $((${c0_SEEK:-0} + nseek)) ] ||
+		die "fewer SEEKs than the $nseek lseeks: the client answered some itself"
+	cfg=$(ls /boot/config-* 2>/dev/null | head -1)
+	[ -n "$cfg" ] || die "no /boot/config-* in the image"
+	if grep -q '^CONFIG_NFS_V4_2_READ_PLUS=y' "$cfg"; then
+		c1=$(opcount $M READ_PLUS)
+		[ -n "$c1" ] && [ "$c1" -gt "${c0_READ_PLUS:-0}" ] ||
+			die "the kernel reads with READ_PLUS, but none reached the server"
+	else
+		echo "  (info: no CONFIG_NFS_V4_2_READ_PLUS=y in $cfg: the client reads with READ)"
+	fi
+	rm -f "$D/sp" || die rm
+}
+
 s_remount() {
 	umount "$M" || die umount
 	grep -q " $M nfs" /proc/mounts && die "still mounted"
@@ -345,7 +382,7 @@ STEPS="mount mountopts mkdir small_files big_write big_read ls_l stat df append 
 direct_io rename hardlink symlink chmod truncate sparse readdir_many locks deleg remount rm rmdir
 umount"
 # 4.2's own operations, before the remount
-[ "$KC_VERS" = 4.2 ] && STEPS=$(echo $STEPS | sed 's/ remount / v42xc remount /')
+[ "$KC_VERS" = 4.2 ] && STEPS=$(echo $STEPS | sed 's/ remount / v42xc v42sp remount /')
 
 if [ "$1" = "--step" ]; then
 	"s_$2"
