@@ -350,9 +350,10 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
  * operations are decoded once without running any (SEQUENCE takes a
  * slot, and nothing after it may find it has to wait): it may when it
  * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
- * GETFH, SAVEFH, RESTOREFH, GETATTR and READs (and READ_PLUSes) of
- * NFS4_INLINE_IO_MAX bytes in all (the loop's other connections wait meanwhile) with
- * ordinary stateids, and each PUTFH's handle resolves from memory
+ * GETFH, SAVEFH, RESTOREFH, GETATTR, READs (and READ_PLUSes) and WRITEs
+ * of NFS4_INLINE_IO_MAX bytes in all (the loop's other connections wait
+ * meanwhile) with ordinary stateids, a WRITE only while no delegation
+ * exists, and each PUTFH's handle resolves from memory
  * (pre_putfh, into c->pre): every object it can reach is then in the
  * open-object cache on a memory-backed export, where these operations
  * do not wait. SEQUENCE itself may still find it would wait, before it
@@ -399,6 +400,15 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			io += a.u.opread.count;
 			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
+			break;
+		case OP_WRITE:
+			/* as NFSv3's WRITE on a memory-backed export: the
+			 * copy does not wait; a WRITE recalls any delegation
+			 * of its file (a worker's), so none may exist */
+			io += a.u.opwrite.data.len;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a.u.opwrite.stateid) &&
+			     !nfs4_stateid_bypass(&a.u.opwrite.stateid) && !vfs_leases_held();
 			break;
 		case OP_READ_PLUS:
 			/* as READ; a sparse file's seeks and the getattr for

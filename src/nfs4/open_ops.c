@@ -133,6 +133,11 @@ enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *
 	c->changed_data = true;
 	nfs4_file_id_of(&c->cur.o, &f);
 	vfs_change_mark(&c->changes, f.dev, f.ino);
+	/* a delegation granted since inline_plan() looked: a recall is a
+	 * worker's, and SEQUENCE has run, so the client is asked to send
+	 * the call again (marked first, as the grant counts first) */
+	if (c->req->on_loop && vfs_leases_held())
+		return NFS4ERR_DELAY;
 	return nfs4_deleg_break(&f, nfs4_breaker(c, cid));
 }
 

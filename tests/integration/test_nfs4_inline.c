@@ -8,6 +8,8 @@
  * on a disk go to a worker, and since nothing of theirs ran on the loop
  * (not even SEQUENCE) each is answered as new on its slot with the
  * seqid it was sent with, and the next seqid on that slot works.
+ * A WRITE of 4 KiB by a 4.1 client runs on the loop too while no
+ * delegation exists; one with the anonymous stateid goes to a worker.
  * While another 4.1 client (B, with a back channel) holds a write
  * delegation of a file in W_DIR, a READ of any file goes to a worker
  * (where a conflicting one would recall it) and works; once B returns
@@ -27,6 +29,7 @@
  * FILE_LEN bytes, byte i being i * 7 % 251. W_DIR, on tmpfs, exported
  * rw,no_root_squash, holds "w", mode 0666.)
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,62 @@ static void test_two_reads(struct v4_session *s, const struct v4_fh *fh,
 	ok(good, "SEQUENCE, PUTFH, READ 64 KiB, READ 64 KiB: both the file's bytes, in order");
 	if (!good)
 		v4_diag(&r);
+	v4_res_free(&r);
+}
+
+/*
+ * A's WRITEs of "w" in @w_dir (@w_path on the server), no delegation
+ * existing: one of 4 KiB on the loop, its bytes in the file; one with
+ * the anonymous stateid on a worker (it waits for grace's end).
+ */
+static void test_writes(struct v4_session *s, const struct v4_fh *w_dir, const char *w_path)
+{
+	struct nfs_argop4 ops[4];
+	struct stateid4 sid;
+	struct v4_fh fh;
+	struct v4_res r;
+	uint8_t buf[4096], back[4096];
+	uint32_t i;
+	bool good;
+	int f;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 31 + 7);
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], w_dir);
+	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE, s->clientid,
+		  "owner-w", "w");
+	v4op_simple(&ops[3], OP_GETFH);
+	good = v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4 &&
+	       v4_fh_of_res(&r, 3, &fh);
+	if (good)
+		sid = r.ops[2].u.opopen.u.resok4.stateid;
+	ok(good, "SEQUENCE, PUTFH, OPEN w for writing, GETFH (a worker's): OK");
+	on_worker++;
+	if (!good) {
+		v4_res_free(&r);
+		return;
+	}
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], &fh);
+	v4op_write(&ops[2], &sid, 10, UNSTABLE4, buf, sizeof(buf));
+	f = open(w_path, O_RDONLY);
+	good = v4_call41(fd, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3 &&
+	       r.ops[2].u.opwrite.u.resok4.count == sizeof(buf) && f >= 0 &&
+	       pread(f, back, sizeof(back), 10) == (ssize_t)sizeof(back) &&
+	       memcmp(back, buf, sizeof(buf)) == 0;
+	ok(good, "SEQUENCE, PUTFH, WRITE 4096 (on the loop): OK, the bytes in the file");
+	on_loop++;
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_write(&ops[2], NULL, 8192, UNSTABLE4, buf, sizeof(buf));
+	ok(v4_call41(fd, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3 &&
+	   f >= 0 && pread(f, back, sizeof(back), 8192) == (ssize_t)sizeof(back) &&
+	   memcmp(back, buf, sizeof(buf)) == 0,
+	   "SEQUENCE, PUTFH, WRITE with the anonymous stateid (a worker's): OK, the bytes");
+	on_worker++;
+	if (f >= 0)
+		close(f);
 	v4_res_free(&r);
 }
 
@@ -328,6 +387,7 @@ int main(int argc, char **argv)
 	struct v4_attrs at;
 	struct v4_res r;
 	uint32_t w[3], nw, i;
+	char w_path[4096];
 	bool disk;
 
 	if (argc != 5) {
@@ -447,6 +507,8 @@ int main(int argc, char **argv)
 	on_worker++;
 	v4_res_free(&r);
 	test_write_deleg(&s, &mem_f, &mem_sid, &w_dir);
+	snprintf(w_path, sizeof(w_path), "%s/w", argv[4]);
+	test_writes(&s, &w_dir, w_path);
 	/* and the loop again, on the next seqid */
 	read_ok(&s, &mem_f, &mem_sid, 100, 1000, "SEQUENCE, PUTFH, READ again on the loop");
 	on_loop++;
