@@ -254,6 +254,17 @@ const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len);
 uint8_t *export_map_write(struct export_obj *o, uint64_t off, uint32_t len);
 
 /*
+ * export_bulk_head - the start of a bulk WRITE (rpc/program.h, struct
+ * rpc_bulk): the @len bytes @p that came with the call's header written
+ * at @off into regular file @o (opened for writing as @io) as the caller,
+ * b->done, b->err and b->off set; then, after that write, b->dst where
+ * the next b->left bytes (set by the caller) go in the file's kept
+ * mapping, when they lie within the file (export_map_write).
+ */
+void export_bulk_head(struct export_obj *o, const struct vfs_obj *io, const uint8_t *p,
+		      uint32_t len, uint64_t off, struct rpc_bulk *b);
+
+/*
  * export_obj_detach - let @o outlive the call that resolved it (a bulk WRITE
  * held across turns of its loop): its hold of the exports snapshot becomes
  * its own instead of the thread's, so the thread's later calls take the

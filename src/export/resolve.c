@@ -196,6 +196,22 @@ const uint8_t *export_map_read(struct export_obj *o, uint64_t off, size_t len)
 	return base + off;
 }
 
+/*
+ * Received into a mapping of the file instead of spliced: the data of a
+ * WRITE within the file's size. Each page written through write(2) or
+ * splice costs a page-cache lookup and a page lock and unlock; through a
+ * mapping kept by the node, only the copy (measured on tmpfs: 4.7 GiB/s
+ * by pwrite, 9.6 by a kept mapping). MADV_POPULATE_WRITE maps the range's
+ * pages in one call, once per page of the mapping (5.5 GiB/s where none
+ * was mapped yet; faults one by one: 2.3). Only memory-backed exports come
+ * here (the protocols' bulk_begin), where a fault never waits for a device.
+ * What write(2) does to the inode besides the copy (set-id bits and
+ * security.capability stripped, mtime and ctime set) must still happen,
+ * before the data lands and after it: the mapping is used only after
+ * the data that came with the header was written with pwrite as the
+ * caller, and the last byte of the data is left to the splice path
+ * (rpc_bulk.dst stops one byte short), a real write at its real offset.
+ */
 uint8_t *export_map_write(struct export_obj *o, uint64_t off, uint32_t len)
 {
 	uint8_t *base;
@@ -207,6 +223,27 @@ uint8_t *export_map_write(struct export_obj *o, uint64_t off, uint32_t len)
 	if (!base || vfs_node_map_populate(o->node, off, len) < 0)
 		return NULL; /* EFAULT: truncated meanwhile */
 	return base + off;
+}
+
+void export_bulk_head(struct export_obj *o, const struct vfs_obj *io, const uint8_t *p,
+		      uint32_t len, uint64_t off, struct rpc_bulk *b)
+{
+	while (b->done < len) {
+		ssize_t n = o->vexp->ops->write(o->vexp, io, p + b->done, len - b->done,
+						off + b->done);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0) {
+			b->err = n < 0 ? (int)-n : ENOSPC;
+			break;
+		}
+		b->done += (uint32_t)n;
+	}
+	b->off = off + b->done;
+	/* the mapping only after a write as the caller (export_map_write) */
+	if (!b->err && b->done > 0)
+		b->dst = export_map_write(o, b->off, b->left);
 }
 
 void export_obj_dup(struct export_obj *dst, const struct export_obj *src)

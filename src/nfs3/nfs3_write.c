@@ -186,27 +186,6 @@ struct write_bulk {
 	struct vfs_change changes; /* the file marked changing (nfs3.h) */
 };
 
-/*
- * Received into a mapping of the file instead of spliced: the data of a
- * WRITE within the file's size. Each page written through write(2) or
- * splice costs a page-cache lookup and a page lock and unlock; through a
- * mapping kept by the node, only the copy (measured on tmpfs: 4.7 GiB/s
- * by pwrite, 9.6 by a kept mapping). MADV_POPULATE_WRITE maps the range's
- * pages in one call, once per page of the mapping (5.5 GiB/s where none
- * was mapped yet; faults one by one: 2.3). Only memory-backed exports come here (bulk_begin), where a
- * fault never waits for a device.
- * What write(2) does to the inode besides the copy (set-id bits and
- * security.capability stripped, mtime and ctime set) must still happen,
- * before the data lands and after it: the mapping is used only after
- * the data that came with the header was written with pwrite as the
- * caller, and the last byte of the data is left to the splice path
- * (rpc_bulk.dst stops one byte short), a real write at its real offset.
- */
-static uint8_t *write_map(struct write_bulk *w, uint64_t off, uint32_t len)
-{
-	return export_map_write(&w->o, off, len);
-}
-
 /* Before the loop writes spliced data: as the caller, as pwrite would
  * (the kernel strips set-id bits for a writer without CAP_FSETID). */
 static int write_bulk_enter(struct rpc_bulk *b)
@@ -255,24 +234,9 @@ bool nfs3_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	b->fd = fd;
 	b->priv = w;
 	b->enter = write_bulk_enter;
-	while (b->done < avail) {
-		ssize_t n = w->o.vexp->ops->write(w->o.vexp, &w->io, d->p + b->done,
-						  avail - b->done, off + b->done);
-
-		if (n == -EINTR)
-			continue;
-		if (n <= 0) {
-			b->err = n < 0 ? (int)-n : ENOSPC;
-			break;
-		}
-		b->done += (uint32_t)n;
-	}
-	b->off = off + b->done;
 	b->left = len - avail;
 	b->pad = xdr_pad(len) - len;
-	/* Only after a write as the caller (see write_map). */
-	if (!b->err && b->done > 0)
-		b->dst = write_map(w, b->off, b->left);
+	export_bulk_head(&w->o, &w->io, d->p, avail, off, b);
 	return true;
 release:
 	nfs3_changes_end();

@@ -223,22 +223,7 @@ bool nfs4_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 		return true;
 	}
 	b->fd = fd;
-	while (b->done < avail) {
-		ssize_t n = w->c.cur.o.vexp->ops->write(w->c.cur.o.vexp, &w->io, d.p + b->done,
-							avail - b->done, w->off + b->done);
-
-		if (n == -EINTR)
-			continue;
-		if (n <= 0) {
-			b->err = n < 0 ? (int)-n : ENOSPC;
-			break;
-		}
-		b->done += (uint32_t)n;
-	}
-	b->off = w->off + b->done;
-	/* Only after a write as the caller (nfs3_write.c, write_map). */
-	if (!b->err && b->done > 0)
-		b->dst = export_map_write(&w->c.cur.o, b->off, b->left);
+	export_bulk_head(&w->c.cur.o, &w->io, d.p, avail, w->off, b);
 	req->arena.used = arena_at;
 	return true;
 
