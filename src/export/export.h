@@ -218,8 +218,9 @@ int export_resolve_root(struct rpc_req *req, const struct nfsx_export *e, struct
  * export_pseudo_resolve - is @fh (@len bytes) the handle of a pseudo
  * directory of snapshot @x (pseudo.h)?
  * Return values: 1 with *@node set; 0: not a pseudo handle (resolve it
- * with export_resolve); -EBADHANDLE (not one of ours); -ESTALE (a pseudo
- * directory that is no longer there).
+ * with export_resolve, which checks what this did not: a handle of
+ * another type is not verified here); -EBADHANDLE (not one of ours);
+ * -ESTALE (a pseudo directory that is no longer there).
  */
 int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32_t len,
 			  uint32_t *node);
