@@ -221,19 +221,35 @@ static uint32_t answer(const struct nfs_argop4 *ops, uint32_t n, struct nfs_reso
 static bool cb_send(uint32_t xid, uint32_t prog, uint32_t proc, struct nfs_cb_argop4 *ops,
 		    uint32_t n);
 
+/* The last CB_SEQUENCE id sent on slot 0. */
+static uint32_t cb_seq_now(void)
+{
+	uint32_t seq;
+
+	pthread_mutex_lock(&srv.lock);
+	seq = srv.cb_seq;
+	pthread_mutex_unlock(&srv.lock);
+	return seq;
+}
+
 /* CB_SEQUENCE + CB_OFFLOAD of callback id @id: 4242 bytes copied,
  * FILE_SYNC4, verifier "offload!" (xid 300 + sequence id). */
+
 static bool send_offload(const struct stateid4 *id)
 {
 	static uint8_t fh[4] = { 5, 6, 7, 8 };
 	struct nfs_cb_argop4 ops[2];
 	struct write_response4 *w;
+	uint32_t seq;
 
 	memset(ops, 0, sizeof(ops));
-	srv.cb_seq++;
+	/* sent by the server thread and by the test's own */
+	pthread_mutex_lock(&srv.lock);
+	seq = ++srv.cb_seq;
+	pthread_mutex_unlock(&srv.lock);
 	ops[0].argop = OP_CB_SEQUENCE;
 	memcpy(ops[0].u.opcbsequence.csa_sessionid.val, SID, 16);
-	ops[0].u.opcbsequence.csa_sequenceid = srv.cb_seq;
+	ops[0].u.opcbsequence.csa_sequenceid = seq;
 	ops[1].argop = OP_CB_OFFLOAD;
 	ops[1].u.opcboffload.coa_fh.data = fh;
 	ops[1].u.opcboffload.coa_fh.len = sizeof(fh);
@@ -243,7 +259,7 @@ static bool send_offload(const struct stateid4 *id)
 	w->wr_count = 4242;
 	w->wr_committed = FILE_SYNC4;
 	memcpy(w->wr_writeverf.val, "offload!", 8);
-	return cb_send(300 + srv.cb_seq, 0x40000000, CB_COMPOUND, ops, 2);
+	return cb_send(300 + seq, 0x40000000, CB_COMPOUND, ops, 2);
 }
 
 static void *serve(void *arg)
@@ -265,6 +281,7 @@ static void *serve(void *arg)
 		struct xdr_enc e;
 		struct xdr_bytes cred, verf;
 		uint32_t marker, len, xid, mtype, v, i;
+		int offload;
 
 		if (fd < 0 || !read_full(fd, &marker, 4))
 			break;
@@ -299,6 +316,9 @@ static void *serve(void *arg)
 		if (i < h.nops)
 			break;
 		answer(ops, h.nops, res);
+		pthread_mutex_lock(&srv.lock);
+		offload = srv.offload;
+		pthread_mutex_unlock(&srv.lock);
 		xdr_enc_init(&e, out + 4, sizeof(out) - 4);
 		xdr_enc_u32(&e, xid);
 		xdr_enc_u32(&e, REPLY);
@@ -313,7 +333,7 @@ static void *serve(void *arg)
 		for (i = 0; i < h.nops; i++)
 			xdr_enc_nfs_resop4(&e, &res[i]);
 		xdr__put32(out, 0x80000000u | (uint32_t)xdr_enc_len(&e));
-		if (h.nops == 5 && ops[4].argop == OP_COPY && srv.offload == 2 &&
+		if (h.nops == 5 && ops[4].argop == OP_COPY && offload == 2 &&
 		    !send_offload(&srv.cbid))
 			break;
 		pthread_mutex_lock(&srv.lock);
@@ -327,7 +347,7 @@ static void *serve(void *arg)
 		pthread_mutex_unlock(&srv.lock);
 		if (!write_rec(out, 4 + xdr_enc_len(&e)))
 			break;
-		if (h.nops == 5 && ops[4].argop == OP_COPY && srv.offload == 1 &&
+		if (h.nops == 5 && ops[4].argop == OP_COPY && offload == 1 &&
 		    !send_offload(&srv.cbid))
 			break;
 	}
@@ -360,7 +380,9 @@ static bool cb_send(uint32_t xid, uint32_t prog, uint32_t proc, struct nfs_cb_ar
 	if (proc == CB_COMPOUND) {
 		memset(&a, 0, sizeof(a));
 		a.tag.data = (const uint8_t *)"";
+		pthread_mutex_lock(&srv.lock);
 		a.minorversion = srv.cb_minor ? srv.cb_minor : 1;
+		pthread_mutex_unlock(&srv.lock);
 		a.argarray.len = n;
 		a.argarray.val = ops;
 		if (!xdr_enc_CB_COMPOUND4args(&e, &a))
@@ -566,8 +588,10 @@ static void test_copy_async(struct nfsx_ctx *c)
 	unsigned k;
 	int i;
 
+	pthread_mutex_lock(&srv.lock);
 	srv.cb_seq = 3;            /* slot 0's sequence ids so far: 1, 2, 3 */
 	srv.cb_minor = 2;
+	pthread_mutex_unlock(&srv.lock);
 	copy_once(c, 0, &o);
 	ok(o.calls == 1 && o.err == 0 && o.d.status == NFS4_OK && o.d.count == (1u << 20) &&
 	   !o.d.offloaded && o.d.committed == FILE_SYNC4 && srv.copy_async_asked,
@@ -578,7 +602,7 @@ static void test_copy_async(struct nfsx_ctx *c)
 	   o.d.offloaded && o.d.committed == FILE_SYNC4 && !memcmp(o.d.verf.val, "offload!", 8),
 	   "COPY with a callback id, CB_OFFLOAD after the reply: one callback with its count "
 	   "and verifier (%d calls, count %llu)", o.calls, (unsigned long long)o.d.count);
-	i = reply_of(c, 300 + srv.cb_seq);
+	i = reply_of(c, 300 + cb_seq_now());
 	ok(i >= 0 && cb_status(i) == NFS4_OK && nfsx4_cb_stats_get(c, &st) == 0 &&
 	   st.offloads == 1, "CB_OFFLOAD (minor version 2) answered NFS4_OK, counted (%lld)",
 	   (long long)(i >= 0 ? cb_status(i) : -1));
@@ -593,14 +617,14 @@ static void test_copy_async(struct nfsx_ctx *c)
 		id.other[0] = 0x55;
 		id.other[1] = (uint8_t)k;
 		send_offload(&id);
-		i = reply_of(c, 300 + srv.cb_seq);
+		i = reply_of(c, 300 + cb_seq_now());
 		if (i < 0 || cb_status(i) != (k < 16 ? NFS4_OK : NFS4ERR_DELAY))
 			break;
 	}
 	(void)ops;
 	ok(k == 17, "CB_OFFLOAD of ids no COPY named: 16 kept, the 17th NFS4ERR_DELAY (%u)", k);
-	srv.cb_minor = 1;
 	pthread_mutex_lock(&srv.lock);
+	srv.cb_minor = 1;
 	srv.offload = 0;
 	pthread_mutex_unlock(&srv.lock);
 }
