@@ -282,9 +282,9 @@ int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32
 	struct fh_parts p;
 	uint64_t id;
 
-	/* Another type than a pseudo directory's: the handle's MAC is
-	 * export_resolve()'s to check (a keyed BLAKE2b, a third of an
-	 * NFSv4.1 4 KiB READ's instructions in nfsxd when it ran twice). */
+	/* Another type than a pseudo directory's: the handle's MAC (a keyed
+	 * BLAKE2b, the dearest step of resolving it) is export_resolve()'s
+	 * to check, once. */
 	if (len >= FH_HDR_LEN && fh[1] != FH_PSEUDO_TYPE)
 		return 0;
 	if (!fh_decode(export_fh_key, fh, len, &p))

@@ -613,10 +613,9 @@ head:
 /*
  * The reply room a COMPOUND starts with (the dispatcher's one allocation
  * before the handler): the result head, SEQUENCE's and PUTFH's results
- * and an 8 KiB READ or READ_PLUS with room to spare, so the common
- * COMPOUNDs never grow it again. At 4096, a 4 KiB READ grew it twice
- * (malloc and copy: the COMPOUND's own head room, then READ's data),
- * three allocations a call in callgrind.
+ * and an 8 KiB READ or READ_PLUS with room to spare, so that the common
+ * COMPOUNDs never grow it (each growth is a malloc and a copy of the
+ * reply so far).
  */
 #define NFS4_REPLY_START (9u * 1024u)
 

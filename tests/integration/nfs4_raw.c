@@ -130,6 +130,66 @@ bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
 	return ok;
 }
 
+bool v4_call_record(struct rpc_buf *rec, uint32_t xid, const char *tag, uint32_t minor,
+		    uint32_t uid, const struct nfs_argop4 *ops, uint32_t nops)
+{
+	struct rpc_buf args, cred, msg;
+	struct rpc_call c;
+	bool good;
+
+	rpc_buf_init(&args);
+	rpc_buf_init(&cred);
+	rpc_buf_init(&msg);
+	good = v4_encode(&args, tag, (uint32_t)strlen(tag), minor, ops, nops);
+	if (good) {
+		rpc_authsys_encode(&cred, 0, "nfsx-test", uid, uid, NULL, 0);
+		rpc_call_init(&c, xid, PROG_NFS, 4, NFSPROC4_COMPOUND);
+		c.cred_flavor = AUTH_SYS;
+		c.cred_body = cred.data;
+		c.cred_len = cred.len;
+		c.args = args.data;
+		c.args_len = args.len;
+		rpc_call_encode(&msg, &c);
+		rpc_buf_put_record(rec, msg.data, msg.len);
+	}
+	rpc_buf_free(&args);
+	rpc_buf_free(&cred);
+	rpc_buf_free(&msg);
+	return good;
+}
+
+bool v4_call_cb(int fd, const char *tag, uint32_t minor, uint32_t uid,
+		const struct nfs_argop4 *ops, uint32_t nops, struct v4_res *out,
+		void (*on_call)(void *arg, const struct rpc_buf *rec), void *arg)
+{
+	struct rpc_buf call, rec;
+	uint32_t xid = rpc_next_xid();
+	bool done = false;
+
+	rpc_buf_init(&call);
+	rpc_buf_init(&rec);
+	v4_res_free(out);
+	if (!v4_call_record(&call, xid, tag, minor, uid, ops, nops) ||
+	    rpc_send_raw(fd, call.data, call.len, v4_timeout_ms) < 0)
+		goto out;
+	while (rpc_recv_record(fd, &rec, v4_timeout_ms, 1u << 21) == 1 && rec.len >= 8) {
+		if (rpc_get_u32(rec.data + 4) == RPC_CALL) {
+			if (on_call)
+				on_call(arg, &rec);
+		} else if (rpc_get_u32(rec.data) == xid) {
+			done = v4_res_take(out, &rec);
+			break;
+		}
+		rpc_buf_reset(&rec);
+	}
+out:
+	if (!done)
+		v4_diag(out);
+	rpc_buf_free(&call);
+	rpc_buf_free(&rec);
+	return done;
+}
+
 bool v4_compound(int fd, uint32_t uid, uint32_t gid, const void *tag,
 		 uint32_t taglen, uint32_t minor, const struct nfs_argop4 *ops,
 		 uint32_t nops, struct v4_res *out)

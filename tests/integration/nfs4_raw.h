@@ -99,6 +99,28 @@ bool v4_encode(struct rpc_buf *out, const void *tag, uint32_t taglen,
 void v4_diag(const struct v4_res *s);
 
 /*
+ * v4_call_record - the whole record (marker included) of COMPOUND @ops
+ * (tag @tag, minor version @minor) as AUTH_SYS @uid/@uid with xid @xid,
+ * appended to @rec: for a test that sends it its own way (in parts, or
+ * twice). Return values: false when an operation does not encode.
+ */
+bool v4_call_record(struct rpc_buf *rec, uint32_t xid, const char *tag, uint32_t minor,
+		    uint32_t uid, const struct nfs_argop4 *ops, uint32_t nops);
+
+/*
+ * v4_call_cb - COMPOUND @ops (tag @tag, minor version @minor, AUTH_SYS
+ * @uid) on @fd, a connection that also carries nfsxd's callbacks (a 4.1
+ * session's back channel): each CALL record that comes before the reply
+ * is handed to @on_call with @arg (NULL: dropped). The reply is decoded
+ * into @out as v4_compound() decodes it.
+ * Return values: as v4_compound(); what came back is told with v4_diag()
+ * when it is not a decodable reply.
+ */
+bool v4_call_cb(int fd, const char *tag, uint32_t minor, uint32_t uid,
+		const struct nfs_argop4 *ops, uint32_t nops, struct v4_res *out,
+		void (*on_call)(void *arg, const struct rpc_buf *rec), void *arg);
+
+/*
  * v4_res_take - decode @rec, a whole COMPOUND reply record the caller
  * read itself (a test that reads the server's callbacks and its replies
  * on one connection), into @out (freed and refilled, @rec copied).

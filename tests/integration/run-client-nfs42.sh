@@ -9,8 +9,7 @@
 #   run_nfsxd    nfsxd on a free 127.0.0.1 port; what it does is its row
 #                in test_client_nfs42 (an operation it does not do must
 #                answer NFS4ERR_NOTSUPP exactly, its data checks then TAP
-#                SKIPs saying so). NFSX42_FULL=1 (or SERVER nfsxd-full)
-#                expects every operation to work.
+#                SKIPs saying so): today every one works.
 #   run_ganesha  NFS-Ganesha (FSAL VFS) in a private network namespace,
 #                as test_nfsx_ganesha.sh starts it; skipped with a message
 #                where it is missing. What it answers is test_client_nfs42's
@@ -21,9 +20,9 @@
 # all hole), dealloc.bin (1 MiB of 'a'), src.bin (1.5 MiB random),
 # clone.bin and copy.bin (empty), xattr.txt, small.txt ("small\n").
 #
-# Usage: run-client-nfs42.sh nfsxd|nfsxd-full|ganesha NFSXD TEST_CLIENT_NFS42
+# Usage: run-client-nfs42.sh nfsxd|ganesha NFSXD TEST_CLIENT_NFS42
 
-SERVER=${1:?usage: run-client-nfs42.sh nfsxd|nfsxd-full|ganesha NFSXD TEST_CLIENT_NFS42}
+SERVER=${1:?usage: run-client-nfs42.sh nfsxd|ganesha NFSXD TEST_CLIENT_NFS42}
 NFSXD_ARG=${2:-}
 TEST=$(realpath "${3:?usage: run-client-nfs42.sh SERVER NFSXD TEST_CLIENT_NFS42}")
 
@@ -60,9 +59,8 @@ run_nfsxd() {
 	pick_port P || { echo "Bail out! no free port"; exit 1; }
 	serve nfs42 "$P" --nfs-vers 3,4 --log-level warn \
 		--export "$BASE:rw,no_root_squash,insecure"
-	local pid=$SERVER_PID mode=nfsxd
-	[ "$SERVER" = nfsxd-full ] || [ -n "${NFSX42_FULL:-}" ] && mode=nfsxd-full
-	"$TEST" "$P" "$BASE" "$BASE" "$mode"
+	local pid=$SERVER_PID
+	"$TEST" "$P" "$BASE" "$BASE" nfsxd
 	finish $? "nfs42:$pid"
 }
 
@@ -155,7 +153,7 @@ EOF
 }
 
 case "$SERVER" in
-nfsxd | nfsxd-full) run_nfsxd ;;
+nfsxd) run_nfsxd ;;
 ganesha) run_ganesha ;;
 *) echo "Bail out! unknown server $SERVER"; exit 1 ;;
 esac

@@ -41,35 +41,6 @@ static unsigned int bulk;        /* WRITEs expected received into the file */
 static const char *rw_dir;
 static uint8_t data[BIG];
 
-/* The record of COMPOUND @ops (minor @minor, tag @tag) as AUTH_SYS uid
- * 0, xid @xid, marker included. */
-static bool record(struct rpc_buf *rec, uint32_t xid, const char *tag, uint32_t minor,
-		   const struct nfs_argop4 *ops, uint32_t nops)
-{
-	struct rpc_buf args, cred, call;
-	struct rpc_call c;
-	uint32_t gid = 0;
-	bool good;
-
-	rpc_buf_init(&args);
-	rpc_buf_init(&cred);
-	rpc_buf_init(&call);
-	good = v4_encode(&args, tag, (uint32_t)strlen(tag), minor, ops, nops);
-	rpc_call_init(&c, xid, PROG_NFS, 4, NFSPROC4_COMPOUND);
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, &gid, 1);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args.data;
-	c.args_len = args.len;
-	rpc_call_encode(&call, &c);
-	rpc_buf_put_record(rec, call.data, call.len);
-	rpc_buf_free(&args);
-	rpc_buf_free(&cred);
-	rpc_buf_free(&call);
-	return good;
-}
-
 /*
  * Send @rec on @f: its first 4 KiB, a pause, then the rest (or only
  * @cut bytes of it, then nothing: a client gone mid-call); the reply
@@ -107,7 +78,7 @@ static bool call_split(int f, const char *tag, uint32_t minor, const struct nfs_
 	bool good;
 
 	rpc_buf_init(&rec);
-	good = record(&rec, rpc_next_xid(), tag, minor, ops, nops) &&
+	good = v4_call_record(&rec, rpc_next_xid(), tag, minor, 0, ops, nops) &&
 	       send_split(f, &rec, 0, out);
 	rpc_buf_free(&rec);
 	return good;
@@ -236,7 +207,7 @@ static void test_replay(struct v4_session *s, const struct v4_fh *fh, const stru
 	v4op_seq_next(&ops[0], s, 1, true);
 	v4op_putfh(&ops[1], fh);
 	v4op_write(&ops[2], sid, 0, UNSTABLE4, data, BIG);
-	ok(record(&rec, rpc_next_xid(), "t", 1, ops, 3) && send_split(fd, &rec, 0, &r1) &&
+	ok(v4_call_record(&rec, rpc_next_xid(), "t", 1, 0, ops, 3) && send_split(fd, &rec, 0, &r1) &&
 	   write_ok(&r1, BIG, UNSTABLE4) && file_has("f", 0, data, BIG),
 	   "WRITE with sa_cachethis on slot 1: OK, the bytes");
 	bulk++;
@@ -362,7 +333,7 @@ static void test_cut(struct v4_session *s, const struct v4_fh *fh, const struct 
 	v4op_seq_next(&ops[0], s, 2, false);
 	v4op_putfh(&ops[1], fh);
 	v4op_write(&ops[2], sid, 0, UNSTABLE4, data, BIG);
-	ok(f2 >= 0 && record(&rec, rpc_next_xid(), "t", 1, ops, 3) &&
+	ok(f2 >= 0 && v4_call_record(&rec, rpc_next_xid(), "t", 1, 0, ops, 3) &&
 	   !send_split(f2, &rec, rec.len / 2, &r),
 	   "half of a WRITE's data sent on a second connection");
 	bulk++;

@@ -891,50 +891,19 @@ static struct s41 *sc = &s_main;   /* the client the s_* helpers speak for */
 
 /* COMPOUND (minor version 1) @ops on S's connection; calls nfsxd sends
  * before the reply are kept in sc->cbq. Return values: as v4_compound(). */
+static void s_keep(void *arg, const struct rpc_buf *rec)
+{
+	struct s41 *k = arg;
+
+	if (k->ncbq < 4) {
+		rpc_buf_init(&k->cbq[k->ncbq]);
+		rpc_buf_put_bytes(&k->cbq[k->ncbq++], rec->data, rec->len);
+	}
+}
+
 static bool s_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 {
-	struct rpc_buf args, cred, msg, rec;
-	struct rpc_call c;
-	bool done = false;
-	uint32_t xid = rpc_next_xid();
-
-	rpc_buf_init(&args);
-	rpc_buf_init(&cred);
-	rpc_buf_init(&msg);
-	rpc_buf_init(&rec);
-	v4_res_free(out);
-	if (!v4_encode(&args, "t", 1, 1, ops, n))
-		goto out;
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
-	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args.data;
-	c.args_len = args.len;
-	rpc_call_encode(&msg, &c);
-	if (rpc_send_record(sc->fd, msg.data, msg.len) < 0)
-		goto out;
-	while (rpc_recv_record(sc->fd, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
-		if (rpc_get_u32(rec.data + 4) == RPC_CALL) {
-			if (sc->ncbq < 4) {
-				rpc_buf_init(&sc->cbq[sc->ncbq]);
-				rpc_buf_put_bytes(&sc->cbq[sc->ncbq++], rec.data, rec.len);
-			}
-		} else if (rpc_get_u32(rec.data) == xid) {
-			done = v4_res_take(out, &rec);
-			break;
-		}
-		rpc_buf_reset(&rec);
-	}
-out:
-	if (!done)
-		v4_diag(out);
-	rpc_buf_free(&args);
-	rpc_buf_free(&cred);
-	rpc_buf_free(&msg);
-	rpc_buf_free(&rec);
-	return done;
+	return v4_call_cb(sc->fd, "t", 1, 0, ops, n, out, s_keep, sc);
 }
 
 /* The next call nfsxd sends on S's connection, within @ms, parsed. */

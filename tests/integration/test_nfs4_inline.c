@@ -228,43 +228,7 @@ static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *ow
  * values: as v4_compound(). */
 static bool b_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 {
-	struct rpc_buf args, cred, msg, rec;
-	struct rpc_call c;
-	uint32_t xid = rpc_next_xid();
-	bool done = false;
-
-	rpc_buf_init(&args);
-	rpc_buf_init(&cred);
-	rpc_buf_init(&msg);
-	rpc_buf_init(&rec);
-	v4_res_free(out);
-	if (!v4_encode(&args, "b", 1, 1, ops, n))
-		goto out;
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
-	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args.data;
-	c.args_len = args.len;
-	rpc_call_encode(&msg, &c);
-	if (rpc_send_record(fd_b, msg.data, msg.len) < 0)
-		goto out;
-	while (rpc_recv_record(fd_b, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
-		if (rpc_get_u32(rec.data + 4) != RPC_CALL && rpc_get_u32(rec.data) == xid) {
-			done = v4_res_take(out, &rec);
-			break;
-		}
-		rpc_buf_reset(&rec);
-	}
-out:
-	if (!done)
-		v4_diag(out);
-	rpc_buf_free(&args);
-	rpc_buf_free(&cred);
-	rpc_buf_free(&msg);
-	rpc_buf_free(&rec);
-	return done;
+	return v4_call_cb(fd_b, "b", 1, 0, ops, n, out, NULL, NULL);
 }
 
 /* B: EXCHANGE_ID, CREATE_SESSION with a back channel on its connection

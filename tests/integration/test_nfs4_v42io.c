@@ -729,46 +729,15 @@ static bool h_answer(const struct rpc_buf *rec)
 
 /* COMPOUND (minor version 1) @ops on H's connection; callbacks arriving
  * before the reply are answered (h_answer). */
+static void h_on_call(void *arg, const struct rpc_buf *rec)
+{
+	(void)arg;
+	h_answer(rec);
+}
+
 static bool h_call(const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 {
-	struct rpc_buf args, cred, msg, rec;
-	struct rpc_call c;
-	uint32_t xid = rpc_next_xid();
-	bool done = false;
-
-	rpc_buf_init(&args);
-	rpc_buf_init(&cred);
-	rpc_buf_init(&msg);
-	rpc_buf_init(&rec);
-	v4_res_free(out);
-	if (!v4_encode(&args, "h", 1, 1, ops, n))
-		goto out;
-	rpc_authsys_encode(&cred, 0, "nfsx-test", 0, 0, NULL, 0);
-	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args.data;
-	c.args_len = args.len;
-	rpc_call_encode(&msg, &c);
-	if (rpc_send_record(fd_h, msg.data, msg.len) < 0)
-		goto out;
-	while (rpc_recv_record(fd_h, &rec, 10000, 1u << 20) == 1 && rec.len >= 8) {
-		if (rpc_get_u32(rec.data + 4) != RPC_CALL && rpc_get_u32(rec.data) == xid) {
-			done = v4_res_take(out, &rec);
-			break;
-		}
-		h_answer(&rec);
-		rpc_buf_reset(&rec);
-	}
-out:
-	if (!done)
-		v4_diag(out);
-	rpc_buf_free(&args);
-	rpc_buf_free(&cred);
-	rpc_buf_free(&msg);
-	rpc_buf_free(&rec);
-	return done;
+	return v4_call_cb(fd_h, "h", 1, 0, ops, n, out, h_on_call, NULL);
 }
 
 /* Wait up to @ms for a callback on H's connection and answer it.

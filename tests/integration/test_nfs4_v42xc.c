@@ -67,50 +67,19 @@ static struct cl B = { .fd = -1 }, S = { .fd = -1 };
 /* COMPOUND (minor version 2, AUTH_SYS k->uid) @ops on k's connection;
  * calls nfsxd sends before the reply are kept. Return values: as
  * v4_compound(). */
+static void k_keep(void *arg, const struct rpc_buf *rec)
+{
+	struct cl *k = arg;
+
+	if (k->ncbq < 4) {
+		rpc_buf_init(&k->cbq[k->ncbq]);
+		rpc_buf_put_bytes(&k->cbq[k->ncbq++], rec->data, rec->len);
+	}
+}
+
 static bool k_call(struct cl *k, const struct nfs_argop4 *ops, uint32_t n, struct v4_res *out)
 {
-	struct rpc_buf args, cred, msg, rec;
-	struct rpc_call c;
-	bool done = false;
-	uint32_t xid = rpc_next_xid();
-
-	rpc_buf_init(&args);
-	rpc_buf_init(&cred);
-	rpc_buf_init(&msg);
-	rpc_buf_init(&rec);
-	v4_res_free(out);
-	if (!v4_encode(&args, "t", 1, 2, ops, n))
-		goto out;
-	rpc_authsys_encode(&cred, 0, "nfsx-test", k->uid, k->uid, NULL, 0);
-	rpc_call_init(&c, xid, PROG_NFS, 4, 1);
-	c.cred_flavor = AUTH_SYS;
-	c.cred_body = cred.data;
-	c.cred_len = cred.len;
-	c.args = args.data;
-	c.args_len = args.len;
-	rpc_call_encode(&msg, &c);
-	if (rpc_send_record(k->fd, msg.data, msg.len) < 0)
-		goto out;
-	while (rpc_recv_record(k->fd, &rec, 10000, 1u << 21) == 1 && rec.len >= 8) {
-		if (rpc_get_u32(rec.data + 4) == RPC_CALL) {
-			if (k->ncbq < 4) {
-				rpc_buf_init(&k->cbq[k->ncbq]);
-				rpc_buf_put_bytes(&k->cbq[k->ncbq++], rec.data, rec.len);
-			}
-		} else if (rpc_get_u32(rec.data) == xid) {
-			done = v4_res_take(out, &rec);
-			break;
-		}
-		rpc_buf_reset(&rec);
-	}
-out:
-	if (!done)
-		v4_diag(out);
-	rpc_buf_free(&args);
-	rpc_buf_free(&cred);
-	rpc_buf_free(&msg);
-	rpc_buf_free(&rec);
-	return done;
+	return v4_call_cb(k->fd, "t", 2, k->uid, ops, n, out, k_keep, k);
 }
 
 /* EXCHANGE_ID, CREATE_SESSION (a back channel on the connection, 1 MiB
