@@ -39,6 +39,10 @@ C NAMING
   true on success; false on short/malformed input, or on lack of room or
   a value out of bounds.  After false the cursor or buffer position is
   unspecified.
+  For every enum E:
+      const char *xdr_name_E(int32_t x);
+  the name of the member with value x (the first, for a repeated value),
+  or NULL (statistics and logs name statuses and operations by it).
 
 DECODING RULES
   Enum values must be members of the enum, bool 0 or 1, union
@@ -859,7 +863,20 @@ class Emitter:
             f'\tif (!xdr_dec_i32(d, &x) || !xdr__valid_{n}(x))', '\t\treturn false;',
             f'\t*v = (enum {n})x;', '\treturn true;', '}', '',
             self.signature(d, 'enc'), '{', f'\treturn xdr__valid_{n}((int32_t)*v) &&',
-            '\t       xdr_enc_i32(e, (int32_t)*v);', '}', '']
+            '\t       xdr_enc_i32(e, (int32_t)*v);', '}', ''] + self.name_function(d)
+
+    def name_function(self, d):
+        vals, cases = set(), []
+        for m, v, _ in d.members:
+            if self.s.num(v) not in vals:  # the first name of a repeated value
+                vals.add(self.s.num(v))
+                cases.append(f'\tcase {m}: return "{m}";')
+        return [self.name_signature(d), '{', '\tswitch (x) {'] + cases + [
+            '\tdefault: return NULL;', '\t}', '}', '']
+
+    @staticmethod
+    def name_signature(d):
+        return f'const char *xdr_name_{d.name}(int32_t x)'
 
     # -- files
 
@@ -918,6 +935,10 @@ class Emitter:
             out += ['};', '']
         for d in self.typed():
             out += [self.signature(d, 'dec') + ';', self.signature(d, 'enc') + ';']
+        names = [self.name_signature(d) + ';' for d in s.defs if d.kind == 'enum']
+        if names:
+            out += ['', '/* The member name of an enum value, or NULL when it has none '
+                    '(statistics, logs). */'] + names
         return '\n'.join(out + ['', f'#endif /* {g} */', ''])
 
     def source(self, header_name):

@@ -38,6 +38,23 @@ bool xdr_enc_mountstat3(struct xdr_enc *e, const enum mountstat3 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_mountstat3(int32_t x)
+{
+	switch (x) {
+	case MNT3_OK: return "MNT3_OK";
+	case MNT3ERR_PERM: return "MNT3ERR_PERM";
+	case MNT3ERR_NOENT: return "MNT3ERR_NOENT";
+	case MNT3ERR_IO: return "MNT3ERR_IO";
+	case MNT3ERR_ACCES: return "MNT3ERR_ACCES";
+	case MNT3ERR_NOTDIR: return "MNT3ERR_NOTDIR";
+	case MNT3ERR_INVAL: return "MNT3ERR_INVAL";
+	case MNT3ERR_NAMETOOLONG: return "MNT3ERR_NAMETOOLONG";
+	case MNT3ERR_NOTSUPP: return "MNT3ERR_NOTSUPP";
+	case MNT3ERR_SERVERFAULT: return "MNT3ERR_SERVERFAULT";
+	default: return NULL;
+	}
+}
+
 bool xdr_dec_fhandle3(struct xdr_dec *d, fhandle3 *v)
 {
 	return xdr_dec_bytes(d, v, FHSIZE3);

@@ -105,4 +105,7 @@ bool xdr_enc_exports3(struct xdr_enc *e, const exports3 *v);
 bool xdr_dec_exportnode(struct xdr_dec *d, struct exportnode *v);
 bool xdr_enc_exportnode(struct xdr_enc *e, const struct exportnode *v);
 
+/* The member name of an enum value, or NULL when it has none (statistics, logs). */
+const char *xdr_name_mountstat3(int32_t x);
+
 #endif /* NFSX_XDR_GEN_MOUNT3_H */

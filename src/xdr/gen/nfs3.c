@@ -57,6 +57,42 @@ bool xdr_enc_nfsstat3(struct xdr_enc *e, const enum nfsstat3 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_nfsstat3(int32_t x)
+{
+	switch (x) {
+	case NFS3_OK: return "NFS3_OK";
+	case NFS3ERR_PERM: return "NFS3ERR_PERM";
+	case NFS3ERR_NOENT: return "NFS3ERR_NOENT";
+	case NFS3ERR_IO: return "NFS3ERR_IO";
+	case NFS3ERR_NXIO: return "NFS3ERR_NXIO";
+	case NFS3ERR_ACCES: return "NFS3ERR_ACCES";
+	case NFS3ERR_EXIST: return "NFS3ERR_EXIST";
+	case NFS3ERR_XDEV: return "NFS3ERR_XDEV";
+	case NFS3ERR_NODEV: return "NFS3ERR_NODEV";
+	case NFS3ERR_NOTDIR: return "NFS3ERR_NOTDIR";
+	case NFS3ERR_ISDIR: return "NFS3ERR_ISDIR";
+	case NFS3ERR_INVAL: return "NFS3ERR_INVAL";
+	case NFS3ERR_FBIG: return "NFS3ERR_FBIG";
+	case NFS3ERR_NOSPC: return "NFS3ERR_NOSPC";
+	case NFS3ERR_ROFS: return "NFS3ERR_ROFS";
+	case NFS3ERR_MLINK: return "NFS3ERR_MLINK";
+	case NFS3ERR_NAMETOOLONG: return "NFS3ERR_NAMETOOLONG";
+	case NFS3ERR_NOTEMPTY: return "NFS3ERR_NOTEMPTY";
+	case NFS3ERR_DQUOT: return "NFS3ERR_DQUOT";
+	case NFS3ERR_STALE: return "NFS3ERR_STALE";
+	case NFS3ERR_REMOTE: return "NFS3ERR_REMOTE";
+	case NFS3ERR_BADHANDLE: return "NFS3ERR_BADHANDLE";
+	case NFS3ERR_NOT_SYNC: return "NFS3ERR_NOT_SYNC";
+	case NFS3ERR_BAD_COOKIE: return "NFS3ERR_BAD_COOKIE";
+	case NFS3ERR_NOTSUPP: return "NFS3ERR_NOTSUPP";
+	case NFS3ERR_TOOSMALL: return "NFS3ERR_TOOSMALL";
+	case NFS3ERR_SERVERFAULT: return "NFS3ERR_SERVERFAULT";
+	case NFS3ERR_BADTYPE: return "NFS3ERR_BADTYPE";
+	case NFS3ERR_JUKEBOX: return "NFS3ERR_JUKEBOX";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_ftype3(int32_t x)
 {
 	switch (x) {
@@ -89,6 +125,20 @@ bool xdr_enc_ftype3(struct xdr_enc *e, const enum ftype3 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_ftype3(int32_t x)
+{
+	switch (x) {
+	case NF3REG: return "NF3REG";
+	case NF3DIR: return "NF3DIR";
+	case NF3BLK: return "NF3BLK";
+	case NF3CHR: return "NF3CHR";
+	case NF3LNK: return "NF3LNK";
+	case NF3SOCK: return "NF3SOCK";
+	case NF3FIFO: return "NF3FIFO";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_time_how(int32_t x)
 {
 	switch (x) {
@@ -115,6 +165,16 @@ bool xdr_enc_time_how(struct xdr_enc *e, const enum time_how *v)
 {
 	return xdr__valid_time_how((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_time_how(int32_t x)
+{
+	switch (x) {
+	case DONT_CHANGE: return "DONT_CHANGE";
+	case SET_TO_SERVER_TIME: return "SET_TO_SERVER_TIME";
+	case SET_TO_CLIENT_TIME: return "SET_TO_CLIENT_TIME";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_stable_how(int32_t x)
@@ -145,6 +205,16 @@ bool xdr_enc_stable_how(struct xdr_enc *e, const enum stable_how *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_stable_how(int32_t x)
+{
+	switch (x) {
+	case UNSTABLE: return "UNSTABLE";
+	case DATA_SYNC: return "DATA_SYNC";
+	case FILE_SYNC: return "FILE_SYNC";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_createmode3(int32_t x)
 {
 	switch (x) {
@@ -171,6 +241,16 @@ bool xdr_enc_createmode3(struct xdr_enc *e, const enum createmode3 *v)
 {
 	return xdr__valid_createmode3((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_createmode3(int32_t x)
+{
+	switch (x) {
+	case UNCHECKED: return "UNCHECKED";
+	case GUARDED: return "GUARDED";
+	case EXCLUSIVE: return "EXCLUSIVE";
+	default: return NULL;
+	}
 }
 
 bool xdr_dec_filename3(struct xdr_dec *d, filename3 *v)

@@ -1046,4 +1046,11 @@ bool xdr_enc_COMMIT3resfail(struct xdr_enc *e, const struct COMMIT3resfail *v);
 bool xdr_dec_COMMIT3res(struct xdr_dec *d, struct COMMIT3res *v);
 bool xdr_enc_COMMIT3res(struct xdr_enc *e, const struct COMMIT3res *v);
 
+/* The member name of an enum value, or NULL when it has none (statistics, logs). */
+const char *xdr_name_nfsstat3(int32_t x);
+const char *xdr_name_ftype3(int32_t x);
+const char *xdr_name_time_how(int32_t x);
+const char *xdr_name_stable_how(int32_t x);
+const char *xdr_name_createmode3(int32_t x);
+
 #endif /* NFSX_XDR_GEN_NFS3_H */

@@ -37,6 +37,22 @@ bool xdr_enc_nfs_ftype4(struct xdr_enc *e, const enum nfs_ftype4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_nfs_ftype4(int32_t x)
+{
+	switch (x) {
+	case NF4REG: return "NF4REG";
+	case NF4DIR: return "NF4DIR";
+	case NF4BLK: return "NF4BLK";
+	case NF4CHR: return "NF4CHR";
+	case NF4LNK: return "NF4LNK";
+	case NF4SOCK: return "NF4SOCK";
+	case NF4FIFO: return "NF4FIFO";
+	case NF4ATTRDIR: return "NF4ATTRDIR";
+	case NF4NAMEDATTR: return "NF4NAMEDATTR";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_nfsstat4(int32_t x)
 {
 	switch (x) {
@@ -175,6 +191,126 @@ bool xdr_enc_nfsstat4(struct xdr_enc *e, const enum nfsstat4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_nfsstat4(int32_t x)
+{
+	switch (x) {
+	case NFS4_OK: return "NFS4_OK";
+	case NFS4ERR_PERM: return "NFS4ERR_PERM";
+	case NFS4ERR_NOENT: return "NFS4ERR_NOENT";
+	case NFS4ERR_IO: return "NFS4ERR_IO";
+	case NFS4ERR_NXIO: return "NFS4ERR_NXIO";
+	case NFS4ERR_ACCESS: return "NFS4ERR_ACCESS";
+	case NFS4ERR_EXIST: return "NFS4ERR_EXIST";
+	case NFS4ERR_XDEV: return "NFS4ERR_XDEV";
+	case NFS4ERR_NOTDIR: return "NFS4ERR_NOTDIR";
+	case NFS4ERR_ISDIR: return "NFS4ERR_ISDIR";
+	case NFS4ERR_INVAL: return "NFS4ERR_INVAL";
+	case NFS4ERR_FBIG: return "NFS4ERR_FBIG";
+	case NFS4ERR_NOSPC: return "NFS4ERR_NOSPC";
+	case NFS4ERR_ROFS: return "NFS4ERR_ROFS";
+	case NFS4ERR_MLINK: return "NFS4ERR_MLINK";
+	case NFS4ERR_NAMETOOLONG: return "NFS4ERR_NAMETOOLONG";
+	case NFS4ERR_NOTEMPTY: return "NFS4ERR_NOTEMPTY";
+	case NFS4ERR_DQUOT: return "NFS4ERR_DQUOT";
+	case NFS4ERR_STALE: return "NFS4ERR_STALE";
+	case NFS4ERR_BADHANDLE: return "NFS4ERR_BADHANDLE";
+	case NFS4ERR_BAD_COOKIE: return "NFS4ERR_BAD_COOKIE";
+	case NFS4ERR_NOTSUPP: return "NFS4ERR_NOTSUPP";
+	case NFS4ERR_TOOSMALL: return "NFS4ERR_TOOSMALL";
+	case NFS4ERR_SERVERFAULT: return "NFS4ERR_SERVERFAULT";
+	case NFS4ERR_BADTYPE: return "NFS4ERR_BADTYPE";
+	case NFS4ERR_DELAY: return "NFS4ERR_DELAY";
+	case NFS4ERR_SAME: return "NFS4ERR_SAME";
+	case NFS4ERR_DENIED: return "NFS4ERR_DENIED";
+	case NFS4ERR_EXPIRED: return "NFS4ERR_EXPIRED";
+	case NFS4ERR_LOCKED: return "NFS4ERR_LOCKED";
+	case NFS4ERR_GRACE: return "NFS4ERR_GRACE";
+	case NFS4ERR_FHEXPIRED: return "NFS4ERR_FHEXPIRED";
+	case NFS4ERR_SHARE_DENIED: return "NFS4ERR_SHARE_DENIED";
+	case NFS4ERR_WRONGSEC: return "NFS4ERR_WRONGSEC";
+	case NFS4ERR_CLID_INUSE: return "NFS4ERR_CLID_INUSE";
+	case NFS4ERR_RESOURCE: return "NFS4ERR_RESOURCE";
+	case NFS4ERR_MOVED: return "NFS4ERR_MOVED";
+	case NFS4ERR_NOFILEHANDLE: return "NFS4ERR_NOFILEHANDLE";
+	case NFS4ERR_MINOR_VERS_MISMATCH: return "NFS4ERR_MINOR_VERS_MISMATCH";
+	case NFS4ERR_STALE_CLIENTID: return "NFS4ERR_STALE_CLIENTID";
+	case NFS4ERR_STALE_STATEID: return "NFS4ERR_STALE_STATEID";
+	case NFS4ERR_OLD_STATEID: return "NFS4ERR_OLD_STATEID";
+	case NFS4ERR_BAD_STATEID: return "NFS4ERR_BAD_STATEID";
+	case NFS4ERR_BAD_SEQID: return "NFS4ERR_BAD_SEQID";
+	case NFS4ERR_NOT_SAME: return "NFS4ERR_NOT_SAME";
+	case NFS4ERR_LOCK_RANGE: return "NFS4ERR_LOCK_RANGE";
+	case NFS4ERR_SYMLINK: return "NFS4ERR_SYMLINK";
+	case NFS4ERR_RESTOREFH: return "NFS4ERR_RESTOREFH";
+	case NFS4ERR_LEASE_MOVED: return "NFS4ERR_LEASE_MOVED";
+	case NFS4ERR_ATTRNOTSUPP: return "NFS4ERR_ATTRNOTSUPP";
+	case NFS4ERR_NO_GRACE: return "NFS4ERR_NO_GRACE";
+	case NFS4ERR_RECLAIM_BAD: return "NFS4ERR_RECLAIM_BAD";
+	case NFS4ERR_RECLAIM_CONFLICT: return "NFS4ERR_RECLAIM_CONFLICT";
+	case NFS4ERR_BADXDR: return "NFS4ERR_BADXDR";
+	case NFS4ERR_LOCKS_HELD: return "NFS4ERR_LOCKS_HELD";
+	case NFS4ERR_OPENMODE: return "NFS4ERR_OPENMODE";
+	case NFS4ERR_BADOWNER: return "NFS4ERR_BADOWNER";
+	case NFS4ERR_BADCHAR: return "NFS4ERR_BADCHAR";
+	case NFS4ERR_BADNAME: return "NFS4ERR_BADNAME";
+	case NFS4ERR_BAD_RANGE: return "NFS4ERR_BAD_RANGE";
+	case NFS4ERR_LOCK_NOTSUPP: return "NFS4ERR_LOCK_NOTSUPP";
+	case NFS4ERR_OP_ILLEGAL: return "NFS4ERR_OP_ILLEGAL";
+	case NFS4ERR_DEADLOCK: return "NFS4ERR_DEADLOCK";
+	case NFS4ERR_FILE_OPEN: return "NFS4ERR_FILE_OPEN";
+	case NFS4ERR_ADMIN_REVOKED: return "NFS4ERR_ADMIN_REVOKED";
+	case NFS4ERR_CB_PATH_DOWN: return "NFS4ERR_CB_PATH_DOWN";
+	case NFS4ERR_BADIOMODE: return "NFS4ERR_BADIOMODE";
+	case NFS4ERR_BADLAYOUT: return "NFS4ERR_BADLAYOUT";
+	case NFS4ERR_BAD_SESSION_DIGEST: return "NFS4ERR_BAD_SESSION_DIGEST";
+	case NFS4ERR_BADSESSION: return "NFS4ERR_BADSESSION";
+	case NFS4ERR_BADSLOT: return "NFS4ERR_BADSLOT";
+	case NFS4ERR_COMPLETE_ALREADY: return "NFS4ERR_COMPLETE_ALREADY";
+	case NFS4ERR_CONN_NOT_BOUND_TO_SESSION: return "NFS4ERR_CONN_NOT_BOUND_TO_SESSION";
+	case NFS4ERR_DELEG_ALREADY_WANTED: return "NFS4ERR_DELEG_ALREADY_WANTED";
+	case NFS4ERR_BACK_CHAN_BUSY: return "NFS4ERR_BACK_CHAN_BUSY";
+	case NFS4ERR_LAYOUTTRYLATER: return "NFS4ERR_LAYOUTTRYLATER";
+	case NFS4ERR_LAYOUTUNAVAILABLE: return "NFS4ERR_LAYOUTUNAVAILABLE";
+	case NFS4ERR_NOMATCHING_LAYOUT: return "NFS4ERR_NOMATCHING_LAYOUT";
+	case NFS4ERR_RECALLCONFLICT: return "NFS4ERR_RECALLCONFLICT";
+	case NFS4ERR_UNKNOWN_LAYOUTTYPE: return "NFS4ERR_UNKNOWN_LAYOUTTYPE";
+	case NFS4ERR_SEQ_MISORDERED: return "NFS4ERR_SEQ_MISORDERED";
+	case NFS4ERR_SEQUENCE_POS: return "NFS4ERR_SEQUENCE_POS";
+	case NFS4ERR_REQ_TOO_BIG: return "NFS4ERR_REQ_TOO_BIG";
+	case NFS4ERR_REP_TOO_BIG: return "NFS4ERR_REP_TOO_BIG";
+	case NFS4ERR_REP_TOO_BIG_TO_CACHE: return "NFS4ERR_REP_TOO_BIG_TO_CACHE";
+	case NFS4ERR_RETRY_UNCACHED_REP: return "NFS4ERR_RETRY_UNCACHED_REP";
+	case NFS4ERR_UNSAFE_COMPOUND: return "NFS4ERR_UNSAFE_COMPOUND";
+	case NFS4ERR_TOO_MANY_OPS: return "NFS4ERR_TOO_MANY_OPS";
+	case NFS4ERR_OP_NOT_IN_SESSION: return "NFS4ERR_OP_NOT_IN_SESSION";
+	case NFS4ERR_HASH_ALG_UNSUPP: return "NFS4ERR_HASH_ALG_UNSUPP";
+	case NFS4ERR_CLIENTID_BUSY: return "NFS4ERR_CLIENTID_BUSY";
+	case NFS4ERR_PNFS_IO_HOLE: return "NFS4ERR_PNFS_IO_HOLE";
+	case NFS4ERR_SEQ_FALSE_RETRY: return "NFS4ERR_SEQ_FALSE_RETRY";
+	case NFS4ERR_BAD_HIGH_SLOT: return "NFS4ERR_BAD_HIGH_SLOT";
+	case NFS4ERR_DEADSESSION: return "NFS4ERR_DEADSESSION";
+	case NFS4ERR_ENCR_ALG_UNSUPP: return "NFS4ERR_ENCR_ALG_UNSUPP";
+	case NFS4ERR_PNFS_NO_LAYOUT: return "NFS4ERR_PNFS_NO_LAYOUT";
+	case NFS4ERR_NOT_ONLY_OP: return "NFS4ERR_NOT_ONLY_OP";
+	case NFS4ERR_WRONG_CRED: return "NFS4ERR_WRONG_CRED";
+	case NFS4ERR_WRONG_TYPE: return "NFS4ERR_WRONG_TYPE";
+	case NFS4ERR_DIRDELEG_UNAVAIL: return "NFS4ERR_DIRDELEG_UNAVAIL";
+	case NFS4ERR_REJECT_DELEG: return "NFS4ERR_REJECT_DELEG";
+	case NFS4ERR_RETURNCONFLICT: return "NFS4ERR_RETURNCONFLICT";
+	case NFS4ERR_DELEG_REVOKED: return "NFS4ERR_DELEG_REVOKED";
+	case NFS4ERR_PARTNER_NOTSUPP: return "NFS4ERR_PARTNER_NOTSUPP";
+	case NFS4ERR_PARTNER_NO_AUTH: return "NFS4ERR_PARTNER_NO_AUTH";
+	case NFS4ERR_UNION_NOTSUPP: return "NFS4ERR_UNION_NOTSUPP";
+	case NFS4ERR_OFFLOAD_DENIED: return "NFS4ERR_OFFLOAD_DENIED";
+	case NFS4ERR_WRONG_LFS: return "NFS4ERR_WRONG_LFS";
+	case NFS4ERR_BADLABEL: return "NFS4ERR_BADLABEL";
+	case NFS4ERR_OFFLOAD_NO_REQS: return "NFS4ERR_OFFLOAD_NO_REQS";
+	case NFS4ERR_NOXATTR: return "NFS4ERR_NOXATTR";
+	case NFS4ERR_XATTR2BIG: return "NFS4ERR_XATTR2BIG";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_time_how4(int32_t x)
 {
 	switch (x) {
@@ -200,6 +336,15 @@ bool xdr_enc_time_how4(struct xdr_enc *e, const enum time_how4 *v)
 {
 	return xdr__valid_time_how4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_time_how4(int32_t x)
+{
+	switch (x) {
+	case SET_TO_SERVER_TIME4: return "SET_TO_SERVER_TIME4";
+	case SET_TO_CLIENT_TIME4: return "SET_TO_CLIENT_TIME4";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_layouttype4(int32_t x)
@@ -230,6 +375,16 @@ bool xdr_enc_layouttype4(struct xdr_enc *e, const enum layouttype4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_layouttype4(int32_t x)
+{
+	switch (x) {
+	case LAYOUT4_NFSV4_1_FILES: return "LAYOUT4_NFSV4_1_FILES";
+	case LAYOUT4_OSD2_OBJECTS: return "LAYOUT4_OSD2_OBJECTS";
+	case LAYOUT4_BLOCK_VOLUME: return "LAYOUT4_BLOCK_VOLUME";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_layoutiomode4(int32_t x)
 {
 	switch (x) {
@@ -258,6 +413,16 @@ bool xdr_enc_layoutiomode4(struct xdr_enc *e, const enum layoutiomode4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_layoutiomode4(int32_t x)
+{
+	switch (x) {
+	case LAYOUTIOMODE4_READ: return "LAYOUTIOMODE4_READ";
+	case LAYOUTIOMODE4_RW: return "LAYOUTIOMODE4_RW";
+	case LAYOUTIOMODE4_ANY: return "LAYOUTIOMODE4_ANY";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_layoutreturn_type4(int32_t x)
 {
 	switch (x) {
@@ -284,6 +449,16 @@ bool xdr_enc_layoutreturn_type4(struct xdr_enc *e, const enum layoutreturn_type4
 {
 	return xdr__valid_layoutreturn_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_layoutreturn_type4(int32_t x)
+{
+	switch (x) {
+	case LAYOUTRETURN4_FILE: return "LAYOUTRETURN4_FILE";
+	case LAYOUTRETURN4_FSID: return "LAYOUTRETURN4_FSID";
+	case LAYOUTRETURN4_ALL: return "LAYOUTRETURN4_ALL";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_fs4_status_type(int32_t x)
@@ -316,6 +491,18 @@ bool xdr_enc_fs4_status_type(struct xdr_enc *e, const enum fs4_status_type *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_fs4_status_type(int32_t x)
+{
+	switch (x) {
+	case STATUS4_FIXED: return "STATUS4_FIXED";
+	case STATUS4_UPDATED: return "STATUS4_UPDATED";
+	case STATUS4_VERSIONED: return "STATUS4_VERSIONED";
+	case STATUS4_WRITABLE: return "STATUS4_WRITABLE";
+	case STATUS4_REFERRAL: return "STATUS4_REFERRAL";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_nfs_lock_type4(int32_t x)
 {
 	switch (x) {
@@ -343,6 +530,17 @@ bool xdr_enc_nfs_lock_type4(struct xdr_enc *e, const enum nfs_lock_type4 *v)
 {
 	return xdr__valid_nfs_lock_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_nfs_lock_type4(int32_t x)
+{
+	switch (x) {
+	case READ_LT: return "READ_LT";
+	case WRITE_LT: return "WRITE_LT";
+	case READW_LT: return "READW_LT";
+	case WRITEW_LT: return "WRITEW_LT";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_ssv_subkey4(int32_t x)
@@ -374,6 +572,17 @@ bool xdr_enc_ssv_subkey4(struct xdr_enc *e, const enum ssv_subkey4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_ssv_subkey4(int32_t x)
+{
+	switch (x) {
+	case SSV4_SUBKEY_MIC_I2T: return "SSV4_SUBKEY_MIC_I2T";
+	case SSV4_SUBKEY_MIC_T2I: return "SSV4_SUBKEY_MIC_T2I";
+	case SSV4_SUBKEY_SEAL_I2T: return "SSV4_SUBKEY_SEAL_I2T";
+	case SSV4_SUBKEY_SEAL_T2I: return "SSV4_SUBKEY_SEAL_T2I";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_netloc_type4(int32_t x)
 {
 	switch (x) {
@@ -400,6 +609,16 @@ bool xdr_enc_netloc_type4(struct xdr_enc *e, const enum netloc_type4 *v)
 {
 	return xdr__valid_netloc_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_netloc_type4(int32_t x)
+{
+	switch (x) {
+	case NL4_NAME: return "NL4_NAME";
+	case NL4_URL: return "NL4_URL";
+	case NL4_NETADDR: return "NL4_NETADDR";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_change_attr_type4(int32_t x)
@@ -432,6 +651,18 @@ bool xdr_enc_change_attr_type4(struct xdr_enc *e, const enum change_attr_type4 *
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_change_attr_type4(int32_t x)
+{
+	switch (x) {
+	case NFS4_CHANGE_TYPE_IS_MONOTONIC_INCR: return "NFS4_CHANGE_TYPE_IS_MONOTONIC_INCR";
+	case NFS4_CHANGE_TYPE_IS_VERSION_COUNTER: return "NFS4_CHANGE_TYPE_IS_VERSION_COUNTER";
+	case NFS4_CHANGE_TYPE_IS_VERSION_COUNTER_NOPNFS: return "NFS4_CHANGE_TYPE_IS_VERSION_COUNTER_NOPNFS";
+	case NFS4_CHANGE_TYPE_IS_TIME_METADATA: return "NFS4_CHANGE_TYPE_IS_TIME_METADATA";
+	case NFS4_CHANGE_TYPE_IS_UNDEFINED: return "NFS4_CHANGE_TYPE_IS_UNDEFINED";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_data_content4(int32_t x)
 {
 	switch (x) {
@@ -457,6 +688,15 @@ bool xdr_enc_data_content4(struct xdr_enc *e, const enum data_content4 *v)
 {
 	return xdr__valid_data_content4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_data_content4(int32_t x)
+{
+	switch (x) {
+	case NFS4_CONTENT_DATA: return "NFS4_CONTENT_DATA";
+	case NFS4_CONTENT_HOLE: return "NFS4_CONTENT_HOLE";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_filelayout_hint_care4(int32_t x)
@@ -489,6 +729,18 @@ bool xdr_enc_filelayout_hint_care4(struct xdr_enc *e, const enum filelayout_hint
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_filelayout_hint_care4(int32_t x)
+{
+	switch (x) {
+	case NFLH4_CARE_DENSE: return "NFLH4_CARE_DENSE";
+	case NFLH4_CARE_COMMIT_THRU_MDS: return "NFLH4_CARE_COMMIT_THRU_MDS";
+	case NFL42_CARE_IO_ADVISE_THRU_MDS: return "NFL42_CARE_IO_ADVISE_THRU_MDS";
+	case NFLH4_CARE_STRIPE_UNIT_SIZE: return "NFLH4_CARE_STRIPE_UNIT_SIZE";
+	case NFLH4_CARE_STRIPE_COUNT: return "NFLH4_CARE_STRIPE_COUNT";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_createmode4(int32_t x)
 {
 	switch (x) {
@@ -518,6 +770,17 @@ bool xdr_enc_createmode4(struct xdr_enc *e, const enum createmode4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_createmode4(int32_t x)
+{
+	switch (x) {
+	case UNCHECKED4: return "UNCHECKED4";
+	case GUARDED4: return "GUARDED4";
+	case EXCLUSIVE4: return "EXCLUSIVE4";
+	case EXCLUSIVE4_1: return "EXCLUSIVE4_1";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_opentype4(int32_t x)
 {
 	switch (x) {
@@ -543,6 +806,15 @@ bool xdr_enc_opentype4(struct xdr_enc *e, const enum opentype4 *v)
 {
 	return xdr__valid_opentype4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_opentype4(int32_t x)
+{
+	switch (x) {
+	case OPEN4_NOCREATE: return "OPEN4_NOCREATE";
+	case OPEN4_CREATE: return "OPEN4_CREATE";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_limit_by4(int32_t x)
@@ -572,6 +844,15 @@ bool xdr_enc_limit_by4(struct xdr_enc *e, const enum limit_by4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_limit_by4(int32_t x)
+{
+	switch (x) {
+	case NFS_LIMIT_SIZE: return "NFS_LIMIT_SIZE";
+	case NFS_LIMIT_BLOCKS: return "NFS_LIMIT_BLOCKS";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_open_delegation_type4(int32_t x)
 {
 	switch (x) {
@@ -599,6 +880,17 @@ bool xdr_enc_open_delegation_type4(struct xdr_enc *e, const enum open_delegation
 {
 	return xdr__valid_open_delegation_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_open_delegation_type4(int32_t x)
+{
+	switch (x) {
+	case OPEN_DELEGATE_NONE: return "OPEN_DELEGATE_NONE";
+	case OPEN_DELEGATE_READ: return "OPEN_DELEGATE_READ";
+	case OPEN_DELEGATE_WRITE: return "OPEN_DELEGATE_WRITE";
+	case OPEN_DELEGATE_NONE_EXT: return "OPEN_DELEGATE_NONE_EXT";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_open_claim_type4(int32_t x)
@@ -631,6 +923,20 @@ bool xdr_enc_open_claim_type4(struct xdr_enc *e, const enum open_claim_type4 *v)
 {
 	return xdr__valid_open_claim_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_open_claim_type4(int32_t x)
+{
+	switch (x) {
+	case CLAIM_NULL: return "CLAIM_NULL";
+	case CLAIM_PREVIOUS: return "CLAIM_PREVIOUS";
+	case CLAIM_DELEGATE_CUR: return "CLAIM_DELEGATE_CUR";
+	case CLAIM_DELEGATE_PREV: return "CLAIM_DELEGATE_PREV";
+	case CLAIM_FH: return "CLAIM_FH";
+	case CLAIM_DELEG_CUR_FH: return "CLAIM_DELEG_CUR_FH";
+	case CLAIM_DELEG_PREV_FH: return "CLAIM_DELEG_PREV_FH";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_why_no_delegation4(int32_t x)
@@ -667,6 +973,22 @@ bool xdr_enc_why_no_delegation4(struct xdr_enc *e, const enum why_no_delegation4
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_why_no_delegation4(int32_t x)
+{
+	switch (x) {
+	case WND4_NOT_WANTED: return "WND4_NOT_WANTED";
+	case WND4_CONTENTION: return "WND4_CONTENTION";
+	case WND4_RESOURCE: return "WND4_RESOURCE";
+	case WND4_NOT_SUPP_FTYPE: return "WND4_NOT_SUPP_FTYPE";
+	case WND4_WRITE_DELEG_NOT_SUPP_FTYPE: return "WND4_WRITE_DELEG_NOT_SUPP_FTYPE";
+	case WND4_NOT_SUPP_UPGRADE: return "WND4_NOT_SUPP_UPGRADE";
+	case WND4_NOT_SUPP_DOWNGRADE: return "WND4_NOT_SUPP_DOWNGRADE";
+	case WND4_CANCELLED: return "WND4_CANCELLED";
+	case WND4_IS_DIR: return "WND4_IS_DIR";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_rpc_gss_svc_t(int32_t x)
 {
 	switch (x) {
@@ -695,6 +1017,16 @@ bool xdr_enc_rpc_gss_svc_t(struct xdr_enc *e, const enum rpc_gss_svc_t *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_rpc_gss_svc_t(int32_t x)
+{
+	switch (x) {
+	case RPC_GSS_SVC_NONE: return "RPC_GSS_SVC_NONE";
+	case RPC_GSS_SVC_INTEGRITY: return "RPC_GSS_SVC_INTEGRITY";
+	case RPC_GSS_SVC_PRIVACY: return "RPC_GSS_SVC_PRIVACY";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_stable_how4(int32_t x)
 {
 	switch (x) {
@@ -721,6 +1053,16 @@ bool xdr_enc_stable_how4(struct xdr_enc *e, const enum stable_how4 *v)
 {
 	return xdr__valid_stable_how4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_stable_how4(int32_t x)
+{
+	switch (x) {
+	case UNSTABLE4: return "UNSTABLE4";
+	case DATA_SYNC4: return "DATA_SYNC4";
+	case FILE_SYNC4: return "FILE_SYNC4";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_channel_dir_from_client4(int32_t x)
@@ -752,6 +1094,17 @@ bool xdr_enc_channel_dir_from_client4(struct xdr_enc *e, const enum channel_dir_
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_channel_dir_from_client4(int32_t x)
+{
+	switch (x) {
+	case CDFC4_FORE: return "CDFC4_FORE";
+	case CDFC4_BACK: return "CDFC4_BACK";
+	case CDFC4_FORE_OR_BOTH: return "CDFC4_FORE_OR_BOTH";
+	case CDFC4_BACK_OR_BOTH: return "CDFC4_BACK_OR_BOTH";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_channel_dir_from_server4(int32_t x)
 {
 	switch (x) {
@@ -778,6 +1131,16 @@ bool xdr_enc_channel_dir_from_server4(struct xdr_enc *e, const enum channel_dir_
 {
 	return xdr__valid_channel_dir_from_server4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_channel_dir_from_server4(int32_t x)
+{
+	switch (x) {
+	case CDFS4_FORE: return "CDFS4_FORE";
+	case CDFS4_BACK: return "CDFS4_BACK";
+	case CDFS4_BOTH: return "CDFS4_BOTH";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_state_protect_how4(int32_t x)
@@ -808,6 +1171,16 @@ bool xdr_enc_state_protect_how4(struct xdr_enc *e, const enum state_protect_how4
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_state_protect_how4(int32_t x)
+{
+	switch (x) {
+	case SP4_NONE: return "SP4_NONE";
+	case SP4_MACH_CRED: return "SP4_MACH_CRED";
+	case SP4_SSV: return "SP4_SSV";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_gddrnf4_status(int32_t x)
 {
 	switch (x) {
@@ -835,6 +1208,15 @@ bool xdr_enc_gddrnf4_status(struct xdr_enc *e, const enum gddrnf4_status *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_gddrnf4_status(int32_t x)
+{
+	switch (x) {
+	case GDD4_OK: return "GDD4_OK";
+	case GDD4_UNAVAIL: return "GDD4_UNAVAIL";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_secinfo_style4(int32_t x)
 {
 	switch (x) {
@@ -860,6 +1242,15 @@ bool xdr_enc_secinfo_style4(struct xdr_enc *e, const enum secinfo_style4 *v)
 {
 	return xdr__valid_secinfo_style4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_secinfo_style4(int32_t x)
+{
+	switch (x) {
+	case SECINFO_STYLE4_CURRENT_FH: return "SECINFO_STYLE4_CURRENT_FH";
+	case SECINFO_STYLE4_PARENT: return "SECINFO_STYLE4_PARENT";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_IO_ADVISE_type4(int32_t x)
@@ -898,6 +1289,24 @@ bool xdr_enc_IO_ADVISE_type4(struct xdr_enc *e, const enum IO_ADVISE_type4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_IO_ADVISE_type4(int32_t x)
+{
+	switch (x) {
+	case IO_ADVISE4_NORMAL: return "IO_ADVISE4_NORMAL";
+	case IO_ADVISE4_SEQUENTIAL: return "IO_ADVISE4_SEQUENTIAL";
+	case IO_ADVISE4_SEQUENTIAL_BACKWARDS: return "IO_ADVISE4_SEQUENTIAL_BACKWARDS";
+	case IO_ADVISE4_RANDOM: return "IO_ADVISE4_RANDOM";
+	case IO_ADVISE4_WILLNEED: return "IO_ADVISE4_WILLNEED";
+	case IO_ADVISE4_WILLNEED_OPPORTUNISTIC: return "IO_ADVISE4_WILLNEED_OPPORTUNISTIC";
+	case IO_ADVISE4_DONTNEED: return "IO_ADVISE4_DONTNEED";
+	case IO_ADVISE4_NOREUSE: return "IO_ADVISE4_NOREUSE";
+	case IO_ADVISE4_READ: return "IO_ADVISE4_READ";
+	case IO_ADVISE4_WRITE: return "IO_ADVISE4_WRITE";
+	case IO_ADVISE4_INIT_PROXIMITY: return "IO_ADVISE4_INIT_PROXIMITY";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_setxattr_option4(int32_t x)
 {
 	switch (x) {
@@ -924,6 +1333,16 @@ bool xdr_enc_setxattr_option4(struct xdr_enc *e, const enum setxattr_option4 *v)
 {
 	return xdr__valid_setxattr_option4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_setxattr_option4(int32_t x)
+{
+	switch (x) {
+	case SETXATTR4_EITHER: return "SETXATTR4_EITHER";
+	case SETXATTR4_CREATE: return "SETXATTR4_CREATE";
+	case SETXATTR4_REPLACE: return "SETXATTR4_REPLACE";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_nfs_opnum4(int32_t x)
@@ -1025,6 +1444,87 @@ bool xdr_enc_nfs_opnum4(struct xdr_enc *e, const enum nfs_opnum4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_nfs_opnum4(int32_t x)
+{
+	switch (x) {
+	case OP_ACCESS: return "OP_ACCESS";
+	case OP_CLOSE: return "OP_CLOSE";
+	case OP_COMMIT: return "OP_COMMIT";
+	case OP_CREATE: return "OP_CREATE";
+	case OP_DELEGPURGE: return "OP_DELEGPURGE";
+	case OP_DELEGRETURN: return "OP_DELEGRETURN";
+	case OP_GETATTR: return "OP_GETATTR";
+	case OP_GETFH: return "OP_GETFH";
+	case OP_LINK: return "OP_LINK";
+	case OP_LOCK: return "OP_LOCK";
+	case OP_LOCKT: return "OP_LOCKT";
+	case OP_LOCKU: return "OP_LOCKU";
+	case OP_LOOKUP: return "OP_LOOKUP";
+	case OP_LOOKUPP: return "OP_LOOKUPP";
+	case OP_NVERIFY: return "OP_NVERIFY";
+	case OP_OPEN: return "OP_OPEN";
+	case OP_OPENATTR: return "OP_OPENATTR";
+	case OP_OPEN_CONFIRM: return "OP_OPEN_CONFIRM";
+	case OP_OPEN_DOWNGRADE: return "OP_OPEN_DOWNGRADE";
+	case OP_PUTFH: return "OP_PUTFH";
+	case OP_PUTPUBFH: return "OP_PUTPUBFH";
+	case OP_PUTROOTFH: return "OP_PUTROOTFH";
+	case OP_READ: return "OP_READ";
+	case OP_READDIR: return "OP_READDIR";
+	case OP_READLINK: return "OP_READLINK";
+	case OP_REMOVE: return "OP_REMOVE";
+	case OP_RENAME: return "OP_RENAME";
+	case OP_RENEW: return "OP_RENEW";
+	case OP_RESTOREFH: return "OP_RESTOREFH";
+	case OP_SAVEFH: return "OP_SAVEFH";
+	case OP_SECINFO: return "OP_SECINFO";
+	case OP_SETATTR: return "OP_SETATTR";
+	case OP_SETCLIENTID: return "OP_SETCLIENTID";
+	case OP_SETCLIENTID_CONFIRM: return "OP_SETCLIENTID_CONFIRM";
+	case OP_VERIFY: return "OP_VERIFY";
+	case OP_WRITE: return "OP_WRITE";
+	case OP_RELEASE_LOCKOWNER: return "OP_RELEASE_LOCKOWNER";
+	case OP_BACKCHANNEL_CTL: return "OP_BACKCHANNEL_CTL";
+	case OP_BIND_CONN_TO_SESSION: return "OP_BIND_CONN_TO_SESSION";
+	case OP_EXCHANGE_ID: return "OP_EXCHANGE_ID";
+	case OP_CREATE_SESSION: return "OP_CREATE_SESSION";
+	case OP_DESTROY_SESSION: return "OP_DESTROY_SESSION";
+	case OP_FREE_STATEID: return "OP_FREE_STATEID";
+	case OP_GET_DIR_DELEGATION: return "OP_GET_DIR_DELEGATION";
+	case OP_GETDEVICEINFO: return "OP_GETDEVICEINFO";
+	case OP_GETDEVICELIST: return "OP_GETDEVICELIST";
+	case OP_LAYOUTCOMMIT: return "OP_LAYOUTCOMMIT";
+	case OP_LAYOUTGET: return "OP_LAYOUTGET";
+	case OP_LAYOUTRETURN: return "OP_LAYOUTRETURN";
+	case OP_SECINFO_NO_NAME: return "OP_SECINFO_NO_NAME";
+	case OP_SEQUENCE: return "OP_SEQUENCE";
+	case OP_SET_SSV: return "OP_SET_SSV";
+	case OP_TEST_STATEID: return "OP_TEST_STATEID";
+	case OP_WANT_DELEGATION: return "OP_WANT_DELEGATION";
+	case OP_DESTROY_CLIENTID: return "OP_DESTROY_CLIENTID";
+	case OP_RECLAIM_COMPLETE: return "OP_RECLAIM_COMPLETE";
+	case OP_ALLOCATE: return "OP_ALLOCATE";
+	case OP_COPY: return "OP_COPY";
+	case OP_COPY_NOTIFY: return "OP_COPY_NOTIFY";
+	case OP_DEALLOCATE: return "OP_DEALLOCATE";
+	case OP_IO_ADVISE: return "OP_IO_ADVISE";
+	case OP_LAYOUTERROR: return "OP_LAYOUTERROR";
+	case OP_LAYOUTSTATS: return "OP_LAYOUTSTATS";
+	case OP_OFFLOAD_CANCEL: return "OP_OFFLOAD_CANCEL";
+	case OP_OFFLOAD_STATUS: return "OP_OFFLOAD_STATUS";
+	case OP_READ_PLUS: return "OP_READ_PLUS";
+	case OP_SEEK: return "OP_SEEK";
+	case OP_WRITE_SAME: return "OP_WRITE_SAME";
+	case OP_CLONE: return "OP_CLONE";
+	case OP_GETXATTR: return "OP_GETXATTR";
+	case OP_SETXATTR: return "OP_SETXATTR";
+	case OP_LISTXATTRS: return "OP_LISTXATTRS";
+	case OP_REMOVEXATTR: return "OP_REMOVEXATTR";
+	case OP_ILLEGAL: return "OP_ILLEGAL";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_layoutrecall_type4(int32_t x)
 {
 	switch (x) {
@@ -1051,6 +1551,16 @@ bool xdr_enc_layoutrecall_type4(struct xdr_enc *e, const enum layoutrecall_type4
 {
 	return xdr__valid_layoutrecall_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_layoutrecall_type4(int32_t x)
+{
+	switch (x) {
+	case LAYOUTRECALL4_FILE: return "LAYOUTRECALL4_FILE";
+	case LAYOUTRECALL4_FSID: return "LAYOUTRECALL4_FSID";
+	case LAYOUTRECALL4_ALL: return "LAYOUTRECALL4_ALL";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_notify_type4(int32_t x)
@@ -1084,6 +1594,19 @@ bool xdr_enc_notify_type4(struct xdr_enc *e, const enum notify_type4 *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_notify_type4(int32_t x)
+{
+	switch (x) {
+	case NOTIFY4_CHANGE_CHILD_ATTRS: return "NOTIFY4_CHANGE_CHILD_ATTRS";
+	case NOTIFY4_CHANGE_DIR_ATTRS: return "NOTIFY4_CHANGE_DIR_ATTRS";
+	case NOTIFY4_REMOVE_ENTRY: return "NOTIFY4_REMOVE_ENTRY";
+	case NOTIFY4_ADD_ENTRY: return "NOTIFY4_ADD_ENTRY";
+	case NOTIFY4_RENAME_ENTRY: return "NOTIFY4_RENAME_ENTRY";
+	case NOTIFY4_CHANGE_COOKIE_VERIFIER: return "NOTIFY4_CHANGE_COOKIE_VERIFIER";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_notify_deviceid_type4(int32_t x)
 {
 	switch (x) {
@@ -1109,6 +1632,15 @@ bool xdr_enc_notify_deviceid_type4(struct xdr_enc *e, const enum notify_deviceid
 {
 	return xdr__valid_notify_deviceid_type4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_notify_deviceid_type4(int32_t x)
+{
+	switch (x) {
+	case NOTIFY_DEVICEID4_CHANGE: return "NOTIFY_DEVICEID4_CHANGE";
+	case NOTIFY_DEVICEID4_DELETE: return "NOTIFY_DEVICEID4_DELETE";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_nfs_cb_opnum4(int32_t x)
@@ -1148,6 +1680,27 @@ bool xdr_enc_nfs_cb_opnum4(struct xdr_enc *e, const enum nfs_cb_opnum4 *v)
 {
 	return xdr__valid_nfs_cb_opnum4((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_nfs_cb_opnum4(int32_t x)
+{
+	switch (x) {
+	case OP_CB_GETATTR: return "OP_CB_GETATTR";
+	case OP_CB_RECALL: return "OP_CB_RECALL";
+	case OP_CB_LAYOUTRECALL: return "OP_CB_LAYOUTRECALL";
+	case OP_CB_NOTIFY: return "OP_CB_NOTIFY";
+	case OP_CB_PUSH_DELEG: return "OP_CB_PUSH_DELEG";
+	case OP_CB_RECALL_ANY: return "OP_CB_RECALL_ANY";
+	case OP_CB_RECALLABLE_OBJ_AVAIL: return "OP_CB_RECALLABLE_OBJ_AVAIL";
+	case OP_CB_RECALL_SLOT: return "OP_CB_RECALL_SLOT";
+	case OP_CB_SEQUENCE: return "OP_CB_SEQUENCE";
+	case OP_CB_WANTS_CANCELLED: return "OP_CB_WANTS_CANCELLED";
+	case OP_CB_NOTIFY_LOCK: return "OP_CB_NOTIFY_LOCK";
+	case OP_CB_NOTIFY_DEVICEID: return "OP_CB_NOTIFY_DEVICEID";
+	case OP_CB_OFFLOAD: return "OP_CB_OFFLOAD";
+	case OP_CB_ILLEGAL: return "OP_CB_ILLEGAL";
+	default: return NULL;
+	}
 }
 
 bool xdr_dec_attrlist4(struct xdr_dec *d, attrlist4 *v)

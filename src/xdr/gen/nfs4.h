@@ -3842,4 +3842,39 @@ bool xdr_enc_CB_COMPOUND4args(struct xdr_enc *e, const struct CB_COMPOUND4args *
 bool xdr_dec_CB_COMPOUND4res(struct xdr_dec *d, struct CB_COMPOUND4res *v);
 bool xdr_enc_CB_COMPOUND4res(struct xdr_enc *e, const struct CB_COMPOUND4res *v);
 
+/* The member name of an enum value, or NULL when it has none (statistics, logs). */
+const char *xdr_name_nfs_ftype4(int32_t x);
+const char *xdr_name_nfsstat4(int32_t x);
+const char *xdr_name_time_how4(int32_t x);
+const char *xdr_name_layouttype4(int32_t x);
+const char *xdr_name_layoutiomode4(int32_t x);
+const char *xdr_name_layoutreturn_type4(int32_t x);
+const char *xdr_name_fs4_status_type(int32_t x);
+const char *xdr_name_nfs_lock_type4(int32_t x);
+const char *xdr_name_ssv_subkey4(int32_t x);
+const char *xdr_name_netloc_type4(int32_t x);
+const char *xdr_name_change_attr_type4(int32_t x);
+const char *xdr_name_data_content4(int32_t x);
+const char *xdr_name_filelayout_hint_care4(int32_t x);
+const char *xdr_name_createmode4(int32_t x);
+const char *xdr_name_opentype4(int32_t x);
+const char *xdr_name_limit_by4(int32_t x);
+const char *xdr_name_open_delegation_type4(int32_t x);
+const char *xdr_name_open_claim_type4(int32_t x);
+const char *xdr_name_why_no_delegation4(int32_t x);
+const char *xdr_name_rpc_gss_svc_t(int32_t x);
+const char *xdr_name_stable_how4(int32_t x);
+const char *xdr_name_channel_dir_from_client4(int32_t x);
+const char *xdr_name_channel_dir_from_server4(int32_t x);
+const char *xdr_name_state_protect_how4(int32_t x);
+const char *xdr_name_gddrnf4_status(int32_t x);
+const char *xdr_name_secinfo_style4(int32_t x);
+const char *xdr_name_IO_ADVISE_type4(int32_t x);
+const char *xdr_name_setxattr_option4(int32_t x);
+const char *xdr_name_nfs_opnum4(int32_t x);
+const char *xdr_name_layoutrecall_type4(int32_t x);
+const char *xdr_name_notify_type4(int32_t x);
+const char *xdr_name_notify_deviceid_type4(int32_t x);
+const char *xdr_name_nfs_cb_opnum4(int32_t x);
+
 #endif /* NFSX_XDR_GEN_NFS4_H */

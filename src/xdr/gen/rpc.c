@@ -33,6 +33,18 @@ bool xdr_enc_auth_flavor(struct xdr_enc *e, const enum auth_flavor *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_auth_flavor(int32_t x)
+{
+	switch (x) {
+	case AUTH_NONE: return "AUTH_NONE";
+	case AUTH_SYS: return "AUTH_SYS";
+	case AUTH_SHORT: return "AUTH_SHORT";
+	case AUTH_DH: return "AUTH_DH";
+	case RPCSEC_GSS: return "RPCSEC_GSS";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_msg_type(int32_t x)
 {
 	switch (x) {
@@ -60,6 +72,15 @@ bool xdr_enc_msg_type(struct xdr_enc *e, const enum msg_type *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_msg_type(int32_t x)
+{
+	switch (x) {
+	case CALL: return "CALL";
+	case REPLY: return "REPLY";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_reply_stat(int32_t x)
 {
 	switch (x) {
@@ -85,6 +106,15 @@ bool xdr_enc_reply_stat(struct xdr_enc *e, const enum reply_stat *v)
 {
 	return xdr__valid_reply_stat((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_reply_stat(int32_t x)
+{
+	switch (x) {
+	case MSG_ACCEPTED: return "MSG_ACCEPTED";
+	case MSG_DENIED: return "MSG_DENIED";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_accept_stat(int32_t x)
@@ -118,6 +148,19 @@ bool xdr_enc_accept_stat(struct xdr_enc *e, const enum accept_stat *v)
 	       xdr_enc_i32(e, (int32_t)*v);
 }
 
+const char *xdr_name_accept_stat(int32_t x)
+{
+	switch (x) {
+	case SUCCESS: return "SUCCESS";
+	case PROG_UNAVAIL: return "PROG_UNAVAIL";
+	case PROG_MISMATCH: return "PROG_MISMATCH";
+	case PROC_UNAVAIL: return "PROC_UNAVAIL";
+	case GARBAGE_ARGS: return "GARBAGE_ARGS";
+	case SYSTEM_ERR: return "SYSTEM_ERR";
+	default: return NULL;
+	}
+}
+
 static bool xdr__valid_reject_stat(int32_t x)
 {
 	switch (x) {
@@ -143,6 +186,15 @@ bool xdr_enc_reject_stat(struct xdr_enc *e, const enum reject_stat *v)
 {
 	return xdr__valid_reject_stat((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_reject_stat(int32_t x)
+{
+	switch (x) {
+	case RPC_MISMATCH: return "RPC_MISMATCH";
+	case AUTH_ERROR: return "AUTH_ERROR";
+	default: return NULL;
+	}
 }
 
 static bool xdr__valid_auth_stat(int32_t x)
@@ -183,6 +235,28 @@ bool xdr_enc_auth_stat(struct xdr_enc *e, const enum auth_stat *v)
 {
 	return xdr__valid_auth_stat((int32_t)*v) &&
 	       xdr_enc_i32(e, (int32_t)*v);
+}
+
+const char *xdr_name_auth_stat(int32_t x)
+{
+	switch (x) {
+	case AUTH_OK: return "AUTH_OK";
+	case AUTH_BADCRED: return "AUTH_BADCRED";
+	case AUTH_REJECTEDCRED: return "AUTH_REJECTEDCRED";
+	case AUTH_BADVERF: return "AUTH_BADVERF";
+	case AUTH_REJECTEDVERF: return "AUTH_REJECTEDVERF";
+	case AUTH_TOOWEAK: return "AUTH_TOOWEAK";
+	case AUTH_INVALIDRESP: return "AUTH_INVALIDRESP";
+	case AUTH_FAILED: return "AUTH_FAILED";
+	case AUTH_KERB_GENERIC: return "AUTH_KERB_GENERIC";
+	case AUTH_TIMEEXPIRE: return "AUTH_TIMEEXPIRE";
+	case AUTH_TKT_FILE: return "AUTH_TKT_FILE";
+	case AUTH_DECODE: return "AUTH_DECODE";
+	case AUTH_NET_ADDR: return "AUTH_NET_ADDR";
+	case RPCSEC_GSS_CREDPROBLEM: return "RPCSEC_GSS_CREDPROBLEM";
+	case RPCSEC_GSS_CTXPROBLEM: return "RPCSEC_GSS_CTXPROBLEM";
+	default: return NULL;
+	}
 }
 
 bool xdr_dec_opaque_auth(struct xdr_dec *d, struct opaque_auth *v)

@@ -166,4 +166,12 @@ bool xdr_enc_rpc_msg(struct xdr_enc *e, const struct rpc_msg *v);
 bool xdr_dec_authsys_parms(struct xdr_dec *d, struct authsys_parms *v);
 bool xdr_enc_authsys_parms(struct xdr_enc *e, const struct authsys_parms *v);
 
+/* The member name of an enum value, or NULL when it has none (statistics, logs). */
+const char *xdr_name_auth_flavor(int32_t x);
+const char *xdr_name_msg_type(int32_t x);
+const char *xdr_name_reply_stat(int32_t x);
+const char *xdr_name_accept_stat(int32_t x);
+const char *xdr_name_reject_stat(int32_t x);
+const char *xdr_name_auth_stat(int32_t x);
+
 #endif /* NFSX_XDR_GEN_RPC_H */

@@ -736,9 +736,18 @@ static void test_depth_bound(void)
 	   XDR_MAX_DEPTH + 2);
 }
 
+/* xdr_name_E: every member by its name, anything else NULL. */
+static void test_enum_names(void)
+{
+	ok(!strcmp(xdr_name_color(RED), "RED") && !strcmp(xdr_name_color(BLUE), "BLUE") &&
+	   !strcmp(xdr_name_color(NEGATIVE), "NEGATIVE"), "names: members by name");
+	ok(!xdr_name_color(2) && !xdr_name_color(-1), "names: NULL for non-members");
+}
+
 int main(void)
 {
 	guard_init(&g, sizeof(encbuf));
+	test_enum_names();
 	test_everything();
 	test_wire_cases();
 	test_wire_encode();
