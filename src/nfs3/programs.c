@@ -17,9 +17,11 @@
 #include "xdr/gen/mount3.h"
 #include "xdr/gen/nfs3.h"
 
-#define B RPC_PROC_BLOCKING
+/* Every procedure but NULL, UMNT, UMNTALL, DUMP and EXPORT (no status) is
+ * B or I: their results start with a status (RPC_PROC_STATUS). */
+#define B (RPC_PROC_BLOCKING | RPC_PROC_STATUS)
 /* Tried on the event loop first; see RPC_PROC_TRY_INLINE. */
-#define I (RPC_PROC_BLOCKING | RPC_PROC_TRY_INLINE)
+#define I (B | RPC_PROC_TRY_INLINE)
 /* Worst-case result sizes, beyond which a handler reserves its own. */
 #define ATTR 88u
 #define FH (4u + NFS3_FHSIZE)

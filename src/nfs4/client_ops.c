@@ -82,6 +82,7 @@ int nfs4_init(uint32_t lease, const char *state_dir, char *err, size_t errlen)
 	uint32_t boot;
 
 	snprintf(err, errlen, "out of memory");
+	nfs4_stats_rows_add();
 	boot = (uint32_t)time(NULL);
 	clients = nfs4_clients_new(boot, NFS4_CLIENTS_MAX);
 	if (!clients)

@@ -46,6 +46,7 @@
 #include "nfs4/nfs4.h"
 #include "nfs4/recovery.h"
 #include "util/log.h"
+#include "util/stats.h"
 #include "xdr/nfs4_compound.h"
 
 /* COMPOUNDs run on event loops and on workers, for the debug log at the
@@ -168,6 +169,53 @@ enum nfsstat4 nfs4_errno(int err)
 	case EOVERFLOW: return NFS4ERR_SERVERFAULT;
 	default: return NFS4ERR_IO;
 	}
+}
+
+/* Statistics rows (util/stats.h): one per operation from OP_ACCESS to
+ * OP_REMOVEXATTR, then OP_ILLEGAL's; -1 when there are none. */
+static int op_row0 = -1;
+#define OP_ROWS ((int)OP_REMOVEXATTR - (int)OP_ACCESS + 2)
+
+static const char *nfs4_status_name(uint32_t vers, int32_t st)
+{
+	(void)vers;
+	return xdr_name_nfsstat4(st);
+}
+
+void nfs4_stats_rows_add(void)
+{
+	int i, row;
+
+	if (op_row0 >= 0)
+		return;
+	for (i = 0; i < OP_ROWS; i++) {
+		int32_t op = i == OP_ROWS - 1 ? OP_ILLEGAL : (int32_t)OP_ACCESS + i;
+
+		row = stats_row_add("nfs4_op", 4, xdr_name_nfs_opnum4(op), nfs4_status_name);
+		if (row < 0)
+			return;
+		if (!i)
+			op_row0 = row;
+	}
+}
+
+void nfs4_stats_op(int32_t op, uint32_t status, uint64_t ns, size_t in, size_t out)
+{
+	struct stats_rec r;
+	int i;
+
+	if (op_row0 < 0 || !stats_on)
+		return;
+	if (op >= (int32_t)OP_ACCESS && op <= (int32_t)OP_REMOVEXATTR)
+		i = op - (int32_t)OP_ACCESS;
+	else
+		i = OP_ROWS - 1;
+	stats_rec_init(&r);
+	r.bytes_in = in;
+	r.bytes_out = out;
+	r.status = status;
+	r.ns[STATS_EXEC] = ns;
+	stats_record(op_row0 + i, &r);
 }
 
 /* Run operation @a into @r. */
@@ -440,6 +488,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	size_t head_at;
 	enum nfsstat4 toobig;
 	bool cached = false;
+	uint64_t t_op;
 	uint32_t i;
 
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
@@ -478,9 +527,12 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		}
 	}
 	arena_at = req->arena.used;
+	/* the first operation's time from the handler's start */
+	t_op = !stats_on ? 0 : req->t_start ? req->t_start : stats_now_ns();
 	for (i = 0; i < h.nops; i++) {
 		uint32_t num = xdr_dec_left(&req->args) >= 4 ? xdr__get32(req->args.p) : OP_ILLEGAL;
 		size_t at = xdr_enc_len(&req->enc);
+		const uint8_t *arg_at = req->args.p;
 		struct nfs_argop4 a;
 		struct nfs_resop4 r;
 		enum nfs4_op_dec k;
@@ -549,6 +601,13 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		if (c.seq.ow)
 			nfs4_state_seq_end(nfs4_states, &c.seq, rh.status, req->enc.start + at,
 					   (uint32_t)(xdr_enc_len(&req->enc) - at));
+		if (stats_on) {
+			uint64_t now = stats_now_ns();
+
+			nfs4_stats_op((int32_t)r.resop, rh.status, now - t_op,
+				      (size_t)(req->args.p - arg_at), xdr_enc_len(&req->enc) - at);
+			t_op = now;
+		}
 		if (!put_ok)
 			break;
 		/* (SEQUENCE checked its own result's room before it took
@@ -620,7 +679,7 @@ head:
 #define NFS4_REPLY_START (9u * 1024u)
 
 /* Tried on the event loop first (inline_plan, RPC_PROC_TRY_INLINE). */
-#define I (RPC_PROC_BLOCKING | RPC_PROC_TRY_INLINE)
+#define I (RPC_PROC_BLOCKING | RPC_PROC_TRY_INLINE | RPC_PROC_STATUS)
 
 static const struct rpc_proc nfs4_procs[2] = {
 	[NFSPROC4_NULL] = RPC_PROC("NULL", rpc_proc_null, 0, 0),

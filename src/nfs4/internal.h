@@ -216,6 +216,12 @@ rpc_bulk_begin_fn nfs4_write_bulk_begin;
 rpc_bulk_end_fn nfs4_write_bulk_end;
 void nfs4_write_bulk_log_counts(void);
 
+/* Statistics of one operation inside a COMPOUND (compound.c): its
+ * status, execute time and argument and result bytes. */
+void nfs4_stats_op(int32_t op, uint32_t status, uint64_t ns, size_t in, size_t out);
+/* Their rows, made by nfs4_init() before statistics start. */
+void nfs4_stats_rows_add(void);
+
 /* io_ops.c */
 nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
 /* How many READs were sent from a file's mapping, to the log at debug

@@ -49,6 +49,7 @@
 #include "nfs4/internal.h"
 #include "nfs4/nfs4.h"
 #include "util/log.h"
+#include "util/stats.h"
 #include "xdr/nfs4_compound.h"
 
 /* The longest tag a bulk WRITE echoes (a longer one: the ordinary way). */
@@ -319,6 +320,11 @@ enum rpc_accept_stat nfs4_write_bulk_end(struct rpc_req *req, struct rpc_bulk *b
 			goto out;
 		}
 		rh.status = r.u.opillegal.status;
+		/* counted as nfs4_compound() counts them; the time is the
+		 * WRITE's, data received included */
+		nfs4_stats_op((int32_t)r.resop, rh.status,
+			      i == 2 && req->t_start ? stats_now_ns() - req->t_start : UINT64_MAX,
+			      i == 2 ? w->len : 0, xdr_enc_len(&req->enc) - at);
 		/* the session's sizes, as nfs4_compound() holds them */
 		if (rh.status == NFS4_OK && i > 0) {
 			size_t len = xdr_enc_len(&req->enc);

@@ -94,6 +94,8 @@ bool rpc__bulk_try(struct rpc_conn *c)
 	rpc_req_reset(req);
 	req->conn = c;
 	req->peer = &c->peer;
+	req->t_rx = c->rx_ns;
+	req->stat_in = (uint32_t)(req->rec_len + rest + 4);
 	if (!rpc_dispatch_bulk_begin(loop->srv->reg, loop->srv->drc, req, rest)) {
 		req->rec = req->rec_inline;
 		rpc__req_put(loop, req);

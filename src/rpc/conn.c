@@ -77,7 +77,7 @@ struct rpc_conn *rpc__conn_new(struct rpc_loop *loop, int fd,
 		return NULL;
 	}
 	c->events = EPOLLIN;
-	c->last_ns = rpc__now_ns();
+	c->last_ns = c->rx_ns = c->born_ns = rpc__now_ns();
 	c->all_next = loop->all.all_next;
 	c->all_prev = &loop->all;
 	loop->all.all_next->all_prev = c;
@@ -252,6 +252,8 @@ void rpc__conn_parse(struct rpc_conn *c)
 		rpc_req_reset(req);
 		req->conn = c;
 		req->peer = &c->peer;
+		req->t_rx = c->rx_ns; /* when its last bytes were read */
+		req->stat_in = (uint32_t)len + 4;
 		rpc__budget_add(c, req, sizeof(*req) +
 				(req->rec_big ? loop->srv->bigpool.cap :
 				 req->rec != req->rec_inline ? len : 0));
@@ -381,7 +383,7 @@ static void read_small(struct rpc_conn *c)
 			rpc__conn_close(c, n == 0 ? "closed by peer" : strerror(errno));
 		return;
 	}
-	c->last_ns = rpc__now_ns();
+	c->last_ns = c->rx_ns = rpc__now_ns();
 	c->rbuf = loop->scratch;
 	c->rcap = RPC_RBUF_SIZE;
 	c->rlen = (size_t)n;
@@ -451,7 +453,7 @@ void rpc__conn_readable(struct rpc_conn *c)
 		}
 		n = read(c->fd, c->rbuf + c->rlen, room);
 		if (n > 0) {
-			c->last_ns = rpc__now_ns();
+			c->last_ns = c->rx_ns = rpc__now_ns();
 			c->rlen += (size_t)n;
 			rpc__conn_parse(c);
 			if (c->bulk)
@@ -570,6 +572,7 @@ void rpc__conn_flush(struct rpc_conn *c)
 			if (!c->tx_head)
 				c->tx_tail = NULL;
 			c->inflight--;
+			rpc__stats_done(c, r, c->tx_ns);
 			rpc__req_put(c->loop, r);
 		}
 		if (blocked)
@@ -584,12 +587,16 @@ void rpc__conn_flush(struct rpc_conn *c)
 		update_interest(c, blocked);
 }
 
-static void free_queue(struct rpc_loop *loop, struct rpc_req *r)
+/* Free the requests of a queue; @answered: replies never sent, counted
+ * as calls all the same (they ran). */
+static void free_queue(struct rpc_conn *c, struct rpc_req *r, bool answered)
 {
 	while (r) {
 		struct rpc_req *next = r->next;
 
-		rpc__req_put(loop, r);
+		if (answered)
+			rpc__stats_done(c, r, 0);
+		rpc__req_put(c->loop, r);
 		r = next;
 	}
 }
@@ -607,8 +614,8 @@ void rpc__conn_close(struct rpc_conn *c, const char *why)
 	c->fd = -1;
 	rpc__bulk_abort(c);
 	rpc__bc_close(c);
-	free_queue(loop, c->pend_head);
-	free_queue(loop, c->tx_head);
+	free_queue(c, c->pend_head, false);
+	free_queue(c, c->tx_head, true);
 	c->pend_head = c->pend_tail = c->tx_head = c->tx_tail = NULL;
 	c->inflight = 0;
 	c->tx_bytes = 0;

@@ -20,6 +20,7 @@
 #include "rpc/svc_internal.h"
 #include "rpc/workers.h"
 #include "util/log.h"
+#include "util/stats.h"
 
 #define EVENTS_MAX 128
 #define RUN_BUDGET 256          /* cost units per pass before polling again */
@@ -122,8 +123,55 @@ static struct rpc_conn *pop_ready(struct rpc_loop *loop)
 	return c;
 }
 
+/*
+ * The status @req's reply carries, for statistics: its accept_stat when
+ * not SUCCESS (STATS_STATUS_RPC), else the procedure's status when its
+ * results start with one (RPC_PROC_STATUS).
+ */
+static void reply_status(struct rpc_req *req)
+{
+	uint32_t hdr, accept;
+	size_t len;
+
+	if (req->stat_row < 0 || !req->proc)
+		return;
+	hdr = rpc_req_hdr_len(req);
+	len = xdr_enc_len(&req->enc);
+	if (len < hdr)
+		return;
+	accept = xdr__get32(req->enc.start + hdr - 4);
+	if (accept != RPC_SUCCESS)
+		req->stat_status = STATS_STATUS_RPC(accept);
+	else if ((req->proc->flags & RPC_PROC_STATUS) && len >= hdr + 4)
+		req->stat_status = xdr__get32(req->enc.start + hdr);
+}
+
+void rpc__stats_done(struct rpc_conn *c, struct rpc_req *req, uint64_t sent_ns)
+{
+	struct stats_rec r;
+
+	c->ncalls++;
+	c->bytes_in += req->stat_in;
+	c->bytes_out += req->tx_len;
+	if (!stats_on || req->stat_row < 0)
+		return;
+	stats_rec_init(&r);
+	r.bytes_in = req->stat_in;
+	r.bytes_out = req->tx_len;
+	r.status = req->stat_status;
+	if (req->t_start) {
+		r.ns[STATS_QUEUE] = req->t_start > req->t_rx ? req->t_start - req->t_rx : 0;
+		if (req->t_done >= req->t_start)
+			r.ns[STATS_EXEC] = req->t_done - req->t_start;
+	}
+	if (sent_ns && req->t_done)
+		r.ns[STATS_SEND] = sent_ns > req->t_done ? sent_ns - req->t_done : 0;
+	stats_record(req->stat_row, &r);
+}
+
 void rpc__queue_reply(struct rpc_conn *c, struct rpc_req *req)
 {
+	reply_status(req);
 	rpc_req_finish(req);
 	/* The call has run: its record goes, its reply counts instead. */
 	rpc_req_release_record(req);
@@ -154,6 +202,7 @@ static int run_one(struct rpc_loop *loop, struct rpc_conn *c)
 	switch (rpc_dispatch_begin(loop->srv->reg, loop->srv->drc, req)) {
 	case RPC_DISPATCH_DROP:
 		c->inflight--;
+		rpc__stats_done(c, req, 0);
 		rpc__req_put(loop, req);
 		return 1;
 	case RPC_DISPATCH_DEFER:
@@ -203,9 +252,11 @@ static void take_done(struct rpc_loop *loop)
 
 		req->next = NULL;
 		c->busy--;
-		if (c->closed)
+		if (c->closed) {
+			reply_status(req);
+			rpc__stats_done(c, req, 0);
 			rpc__req_put(loop, req); /* nobody to answer */
-		else
+		} else
 			rpc__queue_reply(c, req);
 		req = next;
 	}
@@ -578,6 +629,7 @@ static void *loop_main(void *arg)
 					v = 0;
 				drain_inbox(loop);
 				take_done(loop);
+				rpc__snap_serve(loop);
 				if (atomic_load(&loop->srv->stop) && !loop->stopping) {
 					begin_stop(loop);
 					deadline = rpc__now_ns() +
@@ -631,6 +683,7 @@ static void *loop_main(void *arg)
 	loop->inbox_closed = true;
 	pthread_mutex_unlock(&loop->inbox_lock);
 	drain_inbox(loop);
+	rpc__snap_serve(loop); /* a reader waiting: answer before going */
 	while (loop->all.all_next != &loop->all)
 		rpc__conn_close(loop->all.all_next, "server stopping");
 	/* Calls posted before the inbox closed: their connections are gone. */

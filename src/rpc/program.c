@@ -4,6 +4,28 @@
 
 #include "rpc/drc.h"
 #include "rpc/req.h"
+#include "util/stats.h"
+
+/* Rows of one program's procedures, versions in order; -1 when rows
+ * can no longer be added. */
+static int add_rows(const struct rpc_program *p)
+{
+	int first = -1, row;
+	uint32_t v, i;
+
+	for (v = 0; v < p->nvers; v++)
+		for (i = 0; i < p->versions[v].nprocs; i++) {
+			const struct rpc_proc *pr = &p->versions[v].procs[i];
+
+			row = stats_row_add(p->name, p->versions[v].vers,
+					    pr->handler ? pr->name : NULL, p->status_name);
+			if (row < 0)
+				return -1;
+			if (first < 0)
+				first = row;
+		}
+	return first;
+}
 
 int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p)
 {
@@ -14,8 +36,55 @@ int rpc_registry_add(struct rpc_registry *reg, const struct rpc_program *p)
 	for (i = 1; i < p->nvers; i++)
 		if (p->versions[i].vers <= p->versions[i - 1].vers)
 			return -1;
+	reg->stat_row[reg->n] = add_rows(p);
 	reg->progs[reg->n++] = p;
 	return 0;
+}
+
+static int reject_row = -1;
+
+void rpc_stats_rows_add(void)
+{
+	static const char *const names[RPC_REJ_NROWS] = {
+		[RPC_REJ_PROG_UNAVAIL] = "PROG_UNAVAIL",
+		[RPC_REJ_PROG_MISMATCH] = "PROG_MISMATCH",
+		[RPC_REJ_PROC_UNAVAIL] = "PROC_UNAVAIL",
+		[RPC_REJ_RPC_MISMATCH] = "RPC_MISMATCH",
+		[RPC_REJ_AUTH_ERROR] = "AUTH_ERROR",
+		[RPC_REJ_DROP_GARBAGE] = "DROPPED_UNDECODABLE",
+		[RPC_REJ_DROP_IN_PROGRESS] = "DROPPED_IN_PROGRESS",
+	};
+	int i, row;
+
+	if (reject_row >= 0)
+		return;
+	for (i = 0; i < RPC_REJ_NROWS; i++) {
+		row = stats_row_add("rpc", 0, names[i], NULL);
+		if (row < 0)
+			return;
+		if (!i)
+			reject_row = row;
+	}
+}
+
+static void rejected(struct rpc_req *req, enum rpc_reject_row why)
+{
+	req->stat_row = reject_row < 0 ? -1 : reject_row + (int)why;
+}
+
+/* The row of procedure @proc of version @ver of the @pi-th program. */
+static int proc_row(const struct rpc_registry *reg, unsigned int pi,
+		    const struct rpc_version *ver, uint32_t proc)
+{
+	const struct rpc_program *p = reg->progs[pi];
+	int row = reg->stat_row[pi];
+	const struct rpc_version *v;
+
+	if (row < 0)
+		return -1;
+	for (v = p->versions; v < ver; v++)
+		row += (int)v->nprocs;
+	return row + (int)proc;
 }
 
 int rpc_registry_add_flavor(struct rpc_registry *reg, const struct rpc_flavor *f)
@@ -121,7 +190,11 @@ static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 		return true;
 	}
 	rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SUCCESS);
+	if (stats_on)
+		req->t_start = stats_now_ns();
 	stat = proc->handler(req);
+	if (stats_on)
+		req->t_done = stats_now_ns();
 	/* Parked (waiting for something no thread should block on): the
 	 * answer is discarded, the call runs again when resumed. */
 	if ((stat == RPC_WOULD_BLOCK && req->on_loop) ||
@@ -163,26 +236,36 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 	const struct rpc_version *ver;
 	const struct rpc_proc *proc;
 	struct xdr_enc *e = &req->enc;
+	unsigned int pi;
 	bool ok;
 
 	req->proc = NULL;
 	req->drc_keyed = false;
+	req->stat_row = -1;
+	req->stat_status = 0;
+	req->t_start = req->t_done = 0;
 	switch (check_call(reg, req, &auth)) {
 	case RPC_HDR_OK:
 	case RPC_HDR_FLAVOR:    /* not returned by check_call */
 		break;
 	case RPC_HDR_DROP:
+		rejected(req, RPC_REJ_DROP_GARBAGE);
 		return RPC_DISPATCH_DROP;
 	case RPC_HDR_MISMATCH:
+		rejected(req, RPC_REJ_RPC_MISMATCH);
 		ok = rpc_encode_rpc_mismatch(e, req->call.xid);
 		goto out;
 	case RPC_HDR_AUTHERR:
+		rejected(req, RPC_REJ_AUTH_ERROR);
 		ok = rpc_encode_auth_error(e, req->call.xid, auth);
 		goto out;
 	}
 
-	prog = rpc_registry_find(reg, req->call.prog);
+	for (pi = 0; pi < reg->n && reg->progs[pi]->prog != req->call.prog; pi++)
+		;
+	prog = pi < reg->n ? reg->progs[pi] : NULL;
 	if (!prog) {
+		rejected(req, RPC_REJ_PROG_UNAVAIL);
 		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
 					 RPC_PROG_UNAVAIL);
 		goto out;
@@ -190,23 +273,27 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 	ver = find_version(prog, req->call.vers);
 	if (!ver && !prog->nvers) {
 		/* No version at all: nothing to give as a range. */
+		rejected(req, RPC_REJ_PROG_UNAVAIL);
 		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
 					 RPC_PROG_UNAVAIL);
 		goto out;
 	}
 	if (!ver) {
+		rejected(req, RPC_REJ_PROG_MISMATCH);
 		ok = rpc_encode_prog_mismatch(e, req->call.xid, &req->verf,
 					      prog->versions[0].vers,
 					      prog->versions[prog->nvers - 1].vers);
 		goto out;
 	}
 	if (req->call.proc >= ver->nprocs || !ver->procs[req->call.proc].handler) {
+		rejected(req, RPC_REJ_PROC_UNAVAIL);
 		ok = rpc_encode_accepted(e, req->call.xid, &req->verf,
 					 RPC_PROC_UNAVAIL);
 		goto out;
 	}
 	proc = &ver->procs[req->call.proc];
 	req->proc = proc;
+	req->stat_row = proc_row(reg, pi, ver, req->call.proc);
 
 	if (drc && ((proc->flags & RPC_PROC_NONIDEMPOTENT) ||
 		    (proc->cache_this && proc->cache_this(req)))) {
@@ -218,6 +305,7 @@ enum rpc_dispatch_result rpc_dispatch_begin(const struct rpc_registry *reg,
 			ok = xdr_enc_len(e) != 0;
 			goto out;
 		case RPC_DRC_IN_PROGRESS:
+			rejected(req, RPC_REJ_DROP_IN_PROGRESS);
 			return RPC_DISPATCH_DROP;
 		case RPC_DRC_MISS:
 			req->drc_keyed = true;
@@ -258,17 +346,23 @@ bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc
 	const struct rpc_version *ver;
 	const struct rpc_proc *proc;
 	size_t left;
+	unsigned int pi;
 	bool ok;
 
 	req->proc = NULL;
 	req->drc_keyed = false;
+	req->stat_row = -1;
+	req->stat_status = 0;
+	req->t_start = req->t_done = 0;
 	rpc_req_verf_none(req);
 	/* Only AUTH_NONE and AUTH_SYS calls: a flavour's check may have
 	 * side effects (RPCSEC_GSS's sequence window) and must run once,
 	 * but a call refused here is decoded again, whole. */
 	if (rpc_decode_call(&req->args, &req->call, &auth) != RPC_HDR_OK)
 		return false;
-	prog = rpc_registry_find(reg, req->call.prog);
+	for (pi = 0; pi < reg->n && reg->progs[pi]->prog != req->call.prog; pi++)
+		;
+	prog = pi < reg->n ? reg->progs[pi] : NULL;
 	ver = prog ? find_version(prog, req->call.vers) : NULL;
 	if (!ver || req->call.proc >= ver->nprocs)
 		return false;
@@ -292,6 +386,8 @@ bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc
 	memset(&req->bulk, 0, sizeof(req->bulk));
 	req->bulk.fd = -1;
 	req->on_loop = true;
+	if (stats_on)
+		req->t_start = stats_now_ns();
 	ok = proc->bulk_begin(req, rest, &req->bulk);
 	req->on_loop = false;
 	if (!ok) {
@@ -299,6 +395,9 @@ bool rpc_dispatch_bulk_begin(const struct rpc_registry *reg, struct rpc_drc *drc
 			rpc_drc_abandon(drc, &req->drc_key);
 		req->drc_keyed = false;
 		req->proc = NULL;
+		req->t_start = 0;
+	} else {
+		req->stat_row = proc_row(reg, pi, ver, req->call.proc);
 	}
 	return ok;
 }
@@ -331,6 +430,8 @@ void rpc_dispatch_bulk_end(struct rpc_drc *drc, struct rpc_req *req)
 	rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SUCCESS);
 	stat = proc->bulk_end(req, &req->bulk);
 	req->on_loop = false;
+	if (stats_on)
+		req->t_done = stats_now_ns();
 	if (stat != RPC_SUCCESS) {
 		req->enc.p = req->enc.start;
 		rpc_encode_accepted(&req->enc, xid, &req->verf, stat);

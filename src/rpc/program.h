@@ -32,6 +32,9 @@ struct rpc_req;
  * A worker's context switch costs more than most calls it would run.
  */
 #define RPC_PROC_TRY_INLINE 0x4u
+/* The results start with the procedure's status (nfsstat3, mountstat3,
+ * nfsstat4): statistics count the replies by it. */
+#define RPC_PROC_STATUS 0x8u
 
 /*
  * A handler decodes its arguments from req->args, and on success
@@ -116,6 +119,8 @@ struct rpc_program {
 	const char *name;
 	uint32_t nvers;
 	const struct rpc_version *versions; /* sorted by vers */
+	/* The name of a status of RPC_PROC_STATUS results, or NULL. */
+	const char *(*status_name)(uint32_t vers, int32_t status);
 };
 
 /*
@@ -142,6 +147,9 @@ struct rpc_flavor {
 struct rpc_registry {
 	unsigned int n;
 	const struct rpc_program *progs[RPC_MAX_PROGRAMS];
+	/* Statistics row (util/stats.h) of the first procedure of each
+	 * program's first version; its versions' rows follow in order. */
+	int stat_row[RPC_MAX_PROGRAMS];
 	unsigned int nflavors;
 	uint32_t flavor_ids[RPC_MAX_FLAVORS];   /* flavors[i]->flavor */
 	const struct rpc_flavor *flavors[RPC_MAX_FLAVORS];
@@ -149,7 +157,8 @@ struct rpc_registry {
 
 /*
  * rpc_registry_add - serve program @p, whose versions must be sorted
- * (the lowest and highest answer PROG_MISMATCH).
+ * (the lowest and highest answer PROG_MISMATCH). Its procedures get
+ * statistics rows when rows can still be added (before stats_start()).
  * Return values: 0, or -1 when the table is full, @p is there already
  * or its versions are not in increasing order.
  */
@@ -168,6 +177,25 @@ const struct rpc_program *rpc_registry_find(const struct rpc_registry *reg,
 enum rpc_accept_stat rpc_proc_null(struct rpc_req *req);
 
 struct rpc_drc;
+
+/*
+ * Statistics rows of the calls answered without a procedure: group
+ * "rpc", one row per reason (program, version or procedure not served,
+ * RPC version or credential refused, header undecodable, the
+ * retransmission of a call still running). Made once, before
+ * stats_start(), by the first server.
+ */
+enum rpc_reject_row {
+	RPC_REJ_PROG_UNAVAIL,
+	RPC_REJ_PROG_MISMATCH,
+	RPC_REJ_PROC_UNAVAIL,
+	RPC_REJ_RPC_MISMATCH,
+	RPC_REJ_AUTH_ERROR,
+	RPC_REJ_DROP_GARBAGE,
+	RPC_REJ_DROP_IN_PROGRESS,
+	RPC_REJ_NROWS,
+};
+void rpc_stats_rows_add(void);
 
 enum rpc_dispatch_result {
 	RPC_DISPATCH_REPLY,  /* req holds a reply to send */

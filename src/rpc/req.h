@@ -42,6 +42,14 @@ struct rpc_req {
 	const struct sockaddr_storage *peer;
 	size_t held;                   /* bytes counted against the budgets (budget.c) */
 
+	/* Statistics (util/stats.h): the call's row (-1: none), the
+	 * status its reply carries, and the times it was received, its
+	 * handler started and ended (0: not measured). */
+	int stat_row;
+	uint32_t stat_status;
+	uint32_t stat_in;              /* call bytes, record marker included */
+	uint64_t t_rx, t_start, t_done;
+
 	/* Set by rpc_dispatch_begin() for a call that runs on a worker. */
 	const struct rpc_proc *proc;
 	struct rpc_drc_key drc_key;

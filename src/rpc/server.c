@@ -34,6 +34,8 @@ struct rpc_server *rpc_server_create(const struct rpc_server_config *cfg,
 
 	if (!srv)
 		return NULL;
+	rpc_stats_rows_add();
+	pthread_mutex_init(&srv->snap_lock, NULL);
 	srv->cfg = *cfg;
 	if (!srv->cfg.threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -160,5 +162,6 @@ void rpc_server_destroy(struct rpc_server *srv)
 		close(srv->listeners[i]);
 	rpc_bigpool_fini(&srv->bigpool);
 	rpc__clients_free(srv->clients);
+	pthread_mutex_destroy(&srv->snap_lock);
 	free(srv);
 }

@@ -25,6 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include "rpc/program.h"
 
@@ -86,5 +88,37 @@ int rpc_server_start(struct rpc_server *srv);
 void rpc_server_stop(struct rpc_server *srv, int grace_ms);
 
 void rpc_server_destroy(struct rpc_server *srv);
+
+/* One connection's figures (rpc_server_conns). */
+struct rpc_conn_info {
+	uint64_t id;                 /* as rpc_req_conn_id */
+	unsigned int loop;           /* the event loop that owns it */
+	struct sockaddr_storage peer;
+	uint64_t calls;              /* answered (or dropped) */
+	uint64_t bytes_in, bytes_out; /* of those calls and their replies */
+	unsigned int inflight;       /* received, reply not yet sent */
+	size_t held;                 /* bytes held for it (budget.c) */
+	size_t unsent;               /* reply bytes queued */
+	uint64_t age_ns, idle_ns;    /* since accepted, since its last traffic */
+};
+
+/*
+ * rpc_server_conns - the figures of at most @max of the server's
+ * connections into @out, *@total set to how many there are. Each loop
+ * copies its own connections' figures when asked (it owns them): this
+ * waits for every loop, at most 2 s. One caller at a time runs; others
+ * wait. Not from a loop thread.
+ * Return values: the number filled, or -1 (errno ENOMEM, or ETIMEDOUT
+ * when a loop did not answer).
+ */
+ssize_t rpc_server_conns(struct rpc_server *srv, struct rpc_conn_info *out, size_t max,
+			 size_t *total);
+
+struct rpc_server_totals {
+	unsigned int connections, max_conns;
+	size_t held, max_total_bytes;   /* bytes received and not yet answered */
+	unsigned int loops, workers;
+};
+void rpc_server_totals(struct rpc_server *srv, struct rpc_server_totals *t);
 
 #endif

@@ -48,6 +48,9 @@ struct rpc_conn {
 	bool wait_total;                       /* stopped by the total budget */
 	bool wait_big;                         /* ... for a record larger than a small one */
 	uint64_t last_ns;                      /* last traffic, for the idle timeout */
+	uint64_t ncalls, bytes_in, bytes_out;  /* calls answered (statistics) */
+	uint64_t rx_ns;                        /* last read */
+	uint64_t born_ns;                      /* accepted */
 	uint64_t tx_ns;                        /* replies queued or sent last */
 	struct rpc_conn *ready_next, *dirty_next, *starved_next, *wait_next;
 	struct rpc_conn *all_prev, *all_next;
@@ -83,6 +86,7 @@ struct rpc_loop {
 	bool inbox_closed;
 	struct rpc_req *done_head, *done_tail; /* back from the workers */
 	struct rpc_bcall *out_head, *out_tail; /* calls to send (backchan.c) */
+	struct rpc__snap *snap;          /* a reader's request (snapshot.c) */
 
 	uint8_t *stage;                  /* small replies gathered for one send */
 
@@ -127,6 +131,7 @@ struct rpc_server {
 	struct rpc_clients *clients;     /* connections per address, or NULL */
 	atomic_bool stop;
 	int grace_ms;
+	pthread_mutex_t snap_lock;       /* one snapshot at a time (snapshot.c) */
 };
 
 /* conn.c */
@@ -180,6 +185,9 @@ void rpc__bc_close(struct rpc_conn *c);
 void rpc__bc_free(struct rpc_conn *c);
 void rpc__bc_expire(struct rpc_loop *loop, uint64_t now);
 
+/* snapshot.c: answer a reader's request for the connections' figures. */
+void rpc__snap_serve(struct rpc_loop *loop);
+
 /* loop.c */
 struct rpc_req *rpc__req_get(struct rpc_loop *loop);
 void rpc__req_put(struct rpc_loop *loop, struct rpc_req *req);
@@ -191,5 +199,6 @@ int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv);
 int rpc__loop_start(struct rpc_loop *loop);
 void rpc__loop_fini(struct rpc_loop *loop);
 void rpc__work_done(struct rpc_req *req);
+void rpc__stats_done(struct rpc_conn *c, struct rpc_req *req, uint64_t sent_ns);
 
 #endif

@@ -39,9 +39,11 @@
 #include "rpcbind/service.h"
 #include "export/exports.h"
 #include "server/hostnames.h"
+#include "server/control.h"
 #include "server/options.h"
 #include "server/programs.h"
 #include "util/log.h"
+#include "util/stats.h"
 #include "vfs/dir.h"
 #include "vfs/lease.h"
 #include "vfs/node.h"
@@ -373,6 +375,9 @@ int main(int argc, char **argv)
 	struct rpc_server_config cfg;
 	struct rpc_server *srv = NULL;
 	struct rpc_drc *drc = NULL;
+	struct metrics_src msrc = { 0 };
+	struct control *ctl = NULL;
+	int metrics_fd = -1;
 	enum rpcb_mode mode = RPCB_NONE;
 	struct nfsxd_opts o;
 	int lfd[NFSXD_MAX_BINDS], rpcb_fd[NFSXD_MAX_BINDS], ready_fd = -1, r;
@@ -388,6 +393,7 @@ int main(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	nfsx_log_threshold = o.log_level;
+	stats_set_enabled(o.stats);
 	if (absolute_exports_file(&o, exports_path, sizeof(exports_path)) < 0)
 		return 1;
 	if (ensure_state_dir(o.state_dir) < 0)
@@ -481,6 +487,14 @@ int main(int argc, char **argv)
 		log_error("out of memory");
 		return 1;
 	}
+	if (o.metrics_port) {
+		metrics_fd = rpc_listen_tcp(o.metrics_addr, o.metrics_port);
+		if (metrics_fd < 0) {
+			log_error("--metrics: cannot listen on %s port %u: %s", o.metrics_addr,
+				  o.metrics_port, strerror(errno));
+			return 1;
+		}
+	}
 	r = 0;
 	for (b = 0; b < o.nbind; b++)
 		r |= rpc_server_add_listener(srv, lfd[b]);
@@ -507,8 +521,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	export_set_peer_name_fn(peer_name);
+	/* every row made (programs, NFSv4 operations): counting starts */
+	stats_start();
 	if (rpc_server_start(srv) < 0) {
 		log_error("cannot start event loops: %s", strerror(errno));
+		return 1;
+	}
+	msrc.srv = srv;
+	msrc.drc = drc;
+	msrc.nfs4 = o.nfs4;
+	msrc.start_time = (double)time(NULL);
+	ctl = control_start(o.state_dir, metrics_fd, &msrc);
+	if (!ctl) {
+		log_error("cannot make the control socket %s/%s: %s", o.state_dir,
+			  CONTROL_SOCKET_NAME, strerror(errno));
 		return 1;
 	}
 	if (mode == RPCB_REGISTERED && register_remote(&reg, &o, false) < 0)
@@ -560,6 +586,7 @@ int main(int argc, char **argv)
 	/* Parked calls run again now (as if their peers had no name):
 	 * the workers must not stop with calls parked. */
 	hostnames_stop(names);
+	control_stop(ctl);
 	rpc_server_stop(srv, STOP_GRACE_MS);
 	rpc_server_destroy(srv);
 	/* every call has ended: a mark left is a path that forgot its end

@@ -11,6 +11,7 @@
 
 #include "nfs4/clients.h"
 #include "rpc/svc.h"
+#include "server/control.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/nfsx"
 #define DEFAULT_DRC_SIZE (32u << 20)
@@ -18,7 +19,7 @@
 
 static const char usage[] =
 "Usage: nfsxd [OPTION]...\n"
-"A user-space NFS server: NFSv3, MOUNT v3 and NFSv4.0/4.1 over TCP on one\n"
+"A user-space NFS server: NFSv3, MOUNT v3 and NFSv4.0/4.1/4.2 over TCP on one\n"
 "port, with an embedded rpcbind. NLM (NFSv3 locking) is not implemented.\n"
 "\n"
 "  -p, --port N            TCP port for NFS and MOUNT (default 2049)\n"
@@ -77,9 +78,10 @@ static const char usage[] =
 "                          (default 100)\n"
 "      --nfs-vers LIST     NFS versions to serve, comma-separated: 3 and 4\n"
 "                          (default: both; 3 alone turns NFSv4 off). Version\n"
-"                          4 is minor versions 0 and 1 (opens, I/O, locks,\n"
-"                          delegations, sessions, reclaim after a restart)\n"
-"                          without minor version 2\n"
+"                          4 is minor versions 0, 1 and 2 (opens, I/O, locks,\n"
+"                          delegations, sessions, reclaim after a restart;\n"
+"                          4.2's SEEK, ALLOCATE, DEALLOCATE, READ_PLUS, COPY,\n"
+"                          CLONE and xattrs)\n"
 "      --lease-time S      NFSv4 lease in seconds, 10 to 3600 (default 90):\n"
 "                          how long a silent client keeps its state for sure\n"
 "      --delegations on|off\n"
@@ -90,6 +92,15 @@ static const char usage[] =
 "                          sockets this long before it sleeps: lower latency\n"
 "                          at low queue depth (no wake-up per call) for up to\n"
 "                          a CPU per loop while calls keep coming (default 0)\n"
+"      --metrics [ADDR:]PORT\n"
+"                          serve the statistics as Prometheus text over HTTP\n"
+"                          at http://ADDR:PORT/metrics (default: off; ADDR\n"
+"                          127.0.0.1 unless given; IPv6 as [::1]:PORT). They\n"
+"                          are always on the control socket, STATE_DIR/\n"
+"                          control.sock (mode 0600), which `nfsx stats` reads\n"
+"      --stats on|off      count calls, statuses, bytes and times per\n"
+"                          procedure and NFSv4 operation (default on; off\n"
+"                          leaves connection, cache and state figures only)\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
@@ -122,6 +133,8 @@ enum {
 	OPT_NFS_VERS,
 	OPT_LEASE_TIME,
 	OPT_DELEGATIONS,
+	OPT_METRICS,
+	OPT_STATS,
 };
 
 static const struct option longopts[] = {
@@ -151,6 +164,8 @@ static const struct option longopts[] = {
 	{ "nfs-vers", required_argument, NULL, OPT_NFS_VERS },
 	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
 	{ "delegations", required_argument, NULL, OPT_DELEGATIONS },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "stats", required_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -220,6 +235,7 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 	o->lease_time = NFS4_LEASE_TIME;
 	o->nfs4 = true;
 	o->delegations = true;
+	o->stats = true;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:b:e:fhV", longopts, NULL)) != -1) {
@@ -329,6 +345,21 @@ int nfsxd_parse_options(int argc, char **argv, struct nfsxd_opts *o)
 				return -1;
 			}
 			o->delegations = strcmp(optarg, "on") == 0;
+			break;
+		case OPT_STATS:
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+				fprintf(stderr, "nfsxd: --stats: '%s' is neither on nor off\n",
+					optarg);
+				return -1;
+			}
+			o->stats = strcmp(optarg, "on") == 0;
+			break;
+		case OPT_METRICS:
+			if (control_parse_metrics(optarg, o->metrics_addr, &o->metrics_port) < 0) {
+				fprintf(stderr, "nfsxd: --metrics: '%s' is not [ADDR:]PORT "
+					"(ADDR an IPv4 address or [IPv6])\n", optarg);
+				return -1;
+			}
 			break;
 		case OPT_BUSY_POLL:
 			if (number("busy-poll-us", optarg, 0, 100000, &v))

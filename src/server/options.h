@@ -41,6 +41,9 @@ struct nfsxd_opts {
 	bool nfs4;                /* serve version 4 too (the default; --nfs-vers 3: not) */
 	unsigned int lease_time;  /* NFSv4 lease, seconds */
 	bool delegations;         /* offer NFSv4 delegations (--delegations) */
+	bool stats;               /* per-procedure statistics (--stats) */
+	char metrics_addr[46];    /* --metrics ADDR (INET6_ADDRSTRLEN), or "" */
+	uint16_t metrics_port;    /* 0: no HTTP endpoint */
 };
 
 /*

@@ -6,6 +6,9 @@
 
 #include "nfs3/programs.h"
 #include "nfs4/nfs4.h"
+#include "xdr/gen/mount3.h"
+#include "xdr/gen/nfs3.h"
+#include "xdr/gen/nfs4.h"
 
 /* Versions a program can have here: NFS 3 and 4. */
 #define MAX_VERS 4
@@ -29,12 +32,26 @@ static int add_version(struct assembled *a, const struct rpc_version *v)
 	return 0;
 }
 
+/* Statuses by name, for statistics. */
+static const char *nfs_status_name(uint32_t vers, int32_t st)
+{
+	return vers == 3 ? xdr_name_nfsstat3(st) : xdr_name_nfsstat4(st);
+}
+
+static const char *mount_status_name(uint32_t vers, int32_t st)
+{
+	(void)vers;
+	return xdr_name_mountstat3(st);
+}
+
 /* Built once; read-only after, by every loop and worker. */
 static struct assembled nfs = {
-	.prog = { .prog = NFS_PROGRAM, .name = "nfs", .versions = nfs.vers },
+	.prog = { .prog = NFS_PROGRAM, .name = "nfs", .versions = nfs.vers,
+		  .status_name = nfs_status_name },
 };
 static struct assembled mount = {
-	.prog = { .prog = MOUNT_PROGRAM, .name = "mountd", .versions = mount.vers },
+	.prog = { .prog = MOUNT_PROGRAM, .name = "mountd", .versions = mount.vers,
+		  .status_name = mount_status_name },
 };
 static bool built, with_nfs4;
 

@@ -392,8 +392,8 @@ static ino_t ino_of(const char *name)
 	return lstat(in(name), &st) == 0 ? st.st_ino : 0;
 }
 
-static struct rpc_program nfs_prog = { NFS3_PROGRAM, "nfs", 1, &nfs3_version };
-static struct rpc_program mnt_prog = { MOUNT3_PROGRAM, "mountd", 1, &mount3_version };
+static struct rpc_program nfs_prog = { NFS3_PROGRAM, "nfs", 1, &nfs3_version, NULL };
+static struct rpc_program mnt_prog = { MOUNT3_PROGRAM, "mountd", 1, &mount3_version, NULL };
 
 static void setup(char *state)
 {

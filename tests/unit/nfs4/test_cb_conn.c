@@ -90,7 +90,7 @@ static const struct rpc_proc procs[] = {
 	[1] = RPC_PROC("RECALL", p_recall, RPC_PROC_BLOCKING, 4),
 };
 static const struct rpc_version vers[] = { { 1, 2, procs } };
-static const struct rpc_program prog = { PROG, "cb-conn-test", 1, vers };
+static const struct rpc_program prog = { PROG, "cb-conn-test", 1, vers, NULL };
 
 /* Trigger the callback; check the call; answer with CB_SEQUENCE's
  * status and @second_op's result. Return values: the call was right. */

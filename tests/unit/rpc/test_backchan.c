@@ -160,7 +160,7 @@ static const struct rpc_proc procs[] = {
 	[P_CALL_KEPT] = RPC_PROC("CALL_KEPT", p_call_kept, RPC_PROC_BLOCKING, 4),
 };
 static const struct rpc_version vers[] = { { 1, 5, procs } };
-static const struct rpc_program prog = { PROG, "backchan-test", 1, vers };
+static const struct rpc_program prog = { PROG, "backchan-test", 1, vers, NULL };
 
 static uint16_t port;
 
