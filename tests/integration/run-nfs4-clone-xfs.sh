@@ -40,11 +40,14 @@ fi
 need_nfsxd "${1:-}"
 TEST=$(realpath "${2:?usage: run-nfs4-clone-xfs.sh NFSXD TEST_NFS4_CLONE}")
 
+# registered first, read at cleanup: a signal during mktemp is handled
+# after the assignment, so the directory is never missed
+SHM=
+at_cleanup '[ -z "$SHM" ] || rm -rf "$SHM"'
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ] ||
 	! SHM=$(mktemp -d /dev/shm/nfsx-clone.XXXXXX 2>/dev/null); then
 	skip_all "no writable tmpfs at /dev/shm (the second file system, for XDEV)"
 fi
-at_cleanup "rm -rf '$SHM'"
 chmod 755 "$WORK" "$SHM"
 
 IMG=$WORK/xfs.img

@@ -7,8 +7,10 @@
  * The files are made and checked through the exported directories
  * themselves: the bytes with pread, the sharing with FIEMAP. A clone
  * leaves the destination's extents flagged FIEMAP_EXTENT_SHARED; a copy
- * of the same bytes does not: that flag is what tells a CLONE from a
- * COPY here.
+ * of the bytes (read and write) does not. copy_file_range on XFS shares
+ * aligned blocks as well, so what tells CLONE from nfsxd's COPY is the
+ * flag together with CLONE's refusals below (COPY takes any alignment
+ * and copies across file systems).
  * - a whole file (count 0: to the source's end), an aligned range into
  *   the middle of another file (only that range shared), a count that
  *   is not aligned but ends at the source's end (the kernel allows it);
