@@ -19,8 +19,8 @@
  *   past the source's end: INVAL; overlapping ranges of one file: INVAL;
  * - between the XFS and the tmpfs export, either way: XDEV (two file
  *   systems; knfsd answers nfserrno(-EXDEV));
- * - clone_blksize of the XFS export: 0, as nfsxd documents it (the
- *   kernel checks the alignment; src/nfs4/copy_ops.c);
+ * - clone_blksize of the XFS export: its block size (statvfs's f_bsize;
+ *   knfsd tells the superblock's s_blocksize, the same number);
  * - a WRITE to the source after the clone changes the source only
  *   (copy on write): both read back, on disk and by READ.
  *
@@ -267,9 +267,8 @@ static void test_blksize(void)
 			v = rpc_get_u32(f->attr_vals.data);
 	}
 	v4_res_free(&r);
-	ok(st == NFS4_OK && v == 0, "xfs: GETATTR clone_blksize: 0, as nfsxd documents it (the "
-	   "kernel checks the alignment; the file system's block is %llu) (%ld, %ld)",
-	   (unsigned long long)blk, st, v);
+	ok(st == NFS4_OK && v == (long)blk, "xfs: GETATTR clone_blksize: the file system's block, "
+	   "%llu bytes (%ld, %ld)", (unsigned long long)blk, st, v);
 }
 
 static void test_whole(void)
