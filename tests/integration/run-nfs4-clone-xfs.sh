@@ -43,6 +43,7 @@ TEST=$(realpath "${2:?usage: run-nfs4-clone-xfs.sh NFSXD TEST_NFS4_CLONE}")
 # registered first, read at cleanup: a signal during mktemp is handled
 # after the assignment, so the directory is never missed
 SHM=
+# shellcheck disable=SC2016 # expanded when the cleanup runs
 at_cleanup '[ -z "$SHM" ] || rm -rf "$SHM"'
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ] ||
 	! SHM=$(mktemp -d /dev/shm/nfsx-clone.XXXXXX 2>/dev/null); then
