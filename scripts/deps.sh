@@ -14,12 +14,15 @@ build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev lib
 # (whose kc-lock is linked statically with libc6-dev's libc.a);
 # NFS-Ganesha: another server the client tests run against (started by
 # them in a private network namespace, never as a service); groff-base:
-# groff, which formats the manual pages (test_man_options.py). The
-# systemd unit check needs systemd-analyze (the systemd package, on every
-# installed Debian 12 system): not installed here, it is skipped.
+# groff, which formats the manual pages (test_man_options.py); xfsprogs:
+# mkfs.xfs, for the XFS image (reflink) on which nfs4-clone-xfs sees
+# CLONE share blocks (util-linux's mount and losetup, on every Debian
+# system, mount it). The systemd unit check needs systemd-analyze (the
+# systemd package, on every installed Debian 12 system): not installed
+# here, it is skipped.
 test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod nfs-ganesha nfs-ganesha-vfs
-	groff-base)
+	groff-base xfsprogs)
 
 # scripts/build-deb.sh and the deb test: the Debian package tools.
 deb_pkgs=(debhelper dpkg-dev fakeroot lintian)

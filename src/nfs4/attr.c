@@ -321,9 +321,11 @@ static bool enc_suppattr_exclcreat(struct xdr_enc *e, const struct nfs4_attr_src
 	return enc_words(e, w);
 }
 
+/* The file system's block (statfs f_bsize), as knfsd tells its
+ * s_blocksize: the unit the kernel's clone checks alignment against. */
 static bool enc_clone_blksize(struct xdr_enc *e, const struct nfs4_attr_src *s)
 {
-	return enc_u32(e, s->clone_blksize);
+	return enc_u32(e, s->sf->bsize > UINT32_MAX ? 0 : (uint32_t)s->sf->bsize);
 }
 
 static bool enc_change_attr_type(struct xdr_enc *e, const struct nfs4_attr_src *s)
@@ -473,7 +475,7 @@ static const struct attr_def attrs[ATTR_LAST + 1] = {
 	ATTR(FATTR4_TIME_MODIFY_SET, V40, A_SETTABLE | A_WRITEONLY, NULL, skip_time_access_set),
 	ATTR(FATTR4_MOUNTED_ON_FILEID, V40, 0, enc_mounted_on_fileid, skip_u64),
 	ATTR(FATTR4_SUPPATTR_EXCLCREAT, V41, 0, enc_suppattr_exclcreat, skip_bitmap),
-	ATTR(FATTR4_CLONE_BLKSIZE, V42, 0, enc_clone_blksize, skip_u32),
+	ATTR(FATTR4_CLONE_BLKSIZE, V42, A_STATFS, enc_clone_blksize, skip_u32),
 	ATTR(FATTR4_CHANGE_ATTR_TYPE, V42, 0, enc_change_attr_type, skip_change_attr_type),
 	ATTR(FATTR4_XATTR_SUPPORT, V42, 0, enc_xattr_support, skip_bool),
 };

@@ -58,7 +58,6 @@ struct nfs4_attr_src {
 				       * entries); NFS4_OK otherwise */
 	uint32_t maxread, maxwrite;   /* bytes */
 	uint32_t time_delta_ns;       /* the server's time granularity */
-	uint32_t clone_blksize;       /* 4.2: CLONE's block size, 0 when not known */
 	/* 4.2: change_attr_type as told; NFS4_CHANGE_TYPE_IS_UNDEFINED
 	 * when not (a zeroed struct would otherwise say MONOTONIC_INCR) */
 	bool change_type_known;

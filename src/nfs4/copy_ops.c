@@ -22,7 +22,8 @@
  * - CLONE is FICLONERANGE (the POSIX backend's clone): a file system
  *   that cannot share blocks (tmpfs) answers NOTSUPP, ranges not
  *   aligned to its block INVAL, two file systems XDEV, all the kernel's
- *   answers. clone_blksize is not told (0): the kernel checks alignment.
+ *   answers. clone_blksize is the file system's block (attr.c), as
+ *   knfsd tells it; the kernel checks the alignment all the same.
  * - COPY is within this server only: a source server named
  *   (ca_source_server) is NOTSUPP. Synchronous when the client asks
  *   (ca_synchronous) or an asynchronous copy cannot start here

@@ -49,7 +49,7 @@ static struct nfs4_attr_src src_for(uint32_t minor)
 		.fsid_minor = 42, .change = 0xabcdef0012345678ull, .mounted_on_fileid = 77,
 		.maxfilesize = 1ull << 44, .fh = &the_fh, .lease_time = 90,
 		.minorversion = minor, .rdattr_error = NFS4_OK, .maxread = 1u << 20,
-		.maxwrite = 1u << 19, .time_delta_ns = 1, .clone_blksize = 4096,
+		.maxwrite = 1u << 19, .time_delta_ns = 1,
 		.xattr_support = true, .numeric_ids = true, .id_domain = "example.org",
 	};
 	return s;
@@ -447,6 +447,8 @@ static void test_need_statfs(void)
 	ok(nfs4_attr_need_statfs(&bm), "need_statfs: files_free");
 	bm = MASK(FATTR4_MAXNAME);
 	ok(nfs4_attr_need_statfs(&bm), "need_statfs: maxname");
+	bm = MASK(FATTR4_CLONE_BLKSIZE);
+	ok(nfs4_attr_need_statfs(&bm), "need_statfs: clone_blksize (the file system's block)");
 	bm = MASK(FATTR4_SIZE, FATTR4_MODE, FATTR4_SPACE_USED, FATTR4_CHANGE, FATTR4_FILEID);
 	ok(!nfs4_attr_need_statfs(&bm), "need_statfs: not for size, mode, space_used...");
 	bm = mask_of((const int[]){ -1 }, 0);
