@@ -17,12 +17,13 @@ build_pkgs=(gcc libc6-dev meson ninja-build pkg-config python3 libsodium-dev lib
 # groff, which formats the manual pages (test_man_options.py); xfsprogs:
 # mkfs.xfs, for the XFS image (reflink) on which nfs4-clone-xfs sees
 # CLONE share blocks (util-linux's mount and losetup, on every Debian
-# system, mount it). The systemd unit check needs systemd-analyze (the
+# system, mount it); python3-prometheus-client: a Prometheus text-format
+# parser that reads nfsxd's --metrics (server-stats). The systemd unit check needs systemd-analyze (the
 # systemd package, on every installed Debian 12 system): not installed
 # here, it is skipped.
 test_pkgs=(clang libclang-rt-14-dev rpcbind procps iproute2 libnfs-dev libnfs-utils
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod nfs-ganesha nfs-ganesha-vfs
-	groff-base xfsprogs)
+	groff-base xfsprogs python3-prometheus-client)
 
 # scripts/build-deb.sh and the deb test: the Debian package tools.
 deb_pkgs=(debhelper dpkg-dev fakeroot lintian)

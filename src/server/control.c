@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,11 +22,15 @@
 #define REQ_MAX 8192u
 #define IO_TIMEOUT_S 2
 
+#define MAX_LINKS 8
+
 struct control {
 	pthread_t thread;
 	int unix_fd, http_fd, stop_fd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct metrics_src src;
+	char *links[MAX_LINKS];        /* control_link's, removed at the end */
+	unsigned int nlinks;
 };
 
 static void set_timeouts(int fd)
@@ -193,6 +198,7 @@ struct control *control_start(const char *state_dir, int metrics_fd,
 {
 	struct control *ctl = calloc(1, sizeof(*ctl));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char abs[PATH_MAX];
 	int e;
 
 	if (!ctl)
@@ -200,6 +206,9 @@ struct control *control_start(const char *state_dir, int metrics_fd,
 	ctl->unix_fd = ctl->stop_fd = -1;
 	ctl->http_fd = metrics_fd;
 	ctl->src = *src;
+	/* absolute: the links of control_link point to it */
+	if (realpath(state_dir, abs))
+		state_dir = abs;
 	if ((size_t)snprintf(ctl->path, sizeof(ctl->path), "%s/%s", state_dir,
 			     CONTROL_SOCKET_NAME) >= sizeof(ctl->path)) {
 		errno = ENAMETOOLONG;
@@ -244,7 +253,60 @@ void control_stop(struct control *ctl)
 	if (ctl->http_fd >= 0)
 		close(ctl->http_fd);
 	unlink(ctl->path);
+	while (ctl->nlinks) {
+		char *l = ctl->links[--ctl->nlinks];
+		char target[sizeof(ctl->path)];
+		ssize_t n = readlink(l, target, sizeof(target) - 1);
+
+		/* only ours: another server may have taken the name since */
+		if (n > 0 && (size_t)n == strlen(ctl->path) && !memcmp(target, ctl->path, (size_t)n))
+			unlink(l);
+		free(l);
+	}
 	free(ctl);
+}
+
+/* The directory of the links: see control_link. */
+static int run_dir(char *out, size_t len)
+{
+	const char *env = getenv("NFSX_RUN_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (env && *env)
+		n = snprintf(out, len, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(out, len, "/run/nfsx");
+	else if (xdg && *xdg)
+		n = snprintf(out, len, "%s/nfsx", xdg);
+	else
+		return -1;
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+void control_link(struct control *ctl, const char *addr, uint16_t port)
+{
+	char dir[4096], link[4096 + 64];
+	int n;
+
+	if (ctl->nlinks >= MAX_LINKS || run_dir(dir, sizeof(dir)) < 0)
+		return;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		log_warn("control socket: cannot make %s: %s (nfsx stats --server will not "
+			 "find this server; --socket %s will)", dir, strerror(errno), ctl->path);
+		return;
+	}
+	n = snprintf(link, sizeof(link), strchr(addr, ':') ? "%s/[%s]:%u" : "%s/%s:%u", dir,
+		     addr, port);
+	if (n < 0 || (size_t)n >= sizeof(link))
+		return;
+	unlink(link); /* a server that died left it */
+	if (symlink(ctl->path, link) < 0) {
+		log_warn("control socket: cannot link %s: %s", link, strerror(errno));
+		return;
+	}
+	ctl->links[ctl->nlinks] = strdup(link);
+	if (ctl->links[ctl->nlinks])
+		ctl->nlinks++;
 }
 
 int control_parse_metrics(const char *arg, char *addr, uint16_t *port)

@@ -34,6 +34,17 @@ struct control;
 struct control *control_start(const char *state_dir, int metrics_fd,
 			      const struct metrics_src *src);
 
+/*
+ * control_link - name the control socket by the NFS address @addr and
+ * @port, for `nfsx stats --server ADDR:PORT`: a symbolic link
+ * RUNDIR/ADDR:PORT ([ADDR]:PORT for IPv6) to it, where RUNDIR is
+ * $NFSX_RUN_DIR when set, else /run/nfsx for root, else
+ * $XDG_RUNTIME_DIR/nfsx when set (else no link). Removed by
+ * control_stop. A link that cannot be made is logged, not fatal: the
+ * socket is still found by its path.
+ */
+void control_link(struct control *ctl, const char *addr, uint16_t port);
+
 /* Stop the thread, remove the socket. */
 void control_stop(struct control *ctl);
 

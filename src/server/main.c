@@ -531,12 +531,17 @@ int main(int argc, char **argv)
 	msrc.drc = drc;
 	msrc.nfs4 = o.nfs4;
 	msrc.start_time = (double)time(NULL);
+	msrc.binds = o.bind;
+	msrc.nbinds = o.nbind;
+	msrc.port = o.port;
 	ctl = control_start(o.state_dir, metrics_fd, &msrc);
 	if (!ctl) {
 		log_error("cannot make the control socket %s/%s: %s", o.state_dir,
 			  CONTROL_SOCKET_NAME, strerror(errno));
 		return 1;
 	}
+	for (b = 0; b < o.nbind; b++)
+		control_link(ctl, o.bind[b], o.port);
 	if (mode == RPCB_REGISTERED && register_remote(&reg, &o, false) < 0)
 		mode = RPCB_FAILED;
 

@@ -383,11 +383,16 @@ int metrics_render(const struct metrics_src *src, bool per_conn, struct mbuf *b)
 	struct rpc_drc_stats d = { 0 };
 	struct vfs_dir_stats ds;
 	struct rows r;
+	unsigned int i;
 
 	if (rows_get(&r) < 0)
 		return -1;
 	head(b, "nfsxd_build_info", "gauge", "The running nfsxd's version.");
 	mbuf_printf(b, "nfsxd_build_info{version=\"%s\"} 1\n", NFSX_VERSION);
+	head(b, "nfsxd_listen_info", "gauge", "The addresses and port NFS is served on.");
+	for (i = 0; i < src->nbinds; i++)
+		mbuf_printf(b, "nfsxd_listen_info{address=\"%s\",port=\"%u\"} 1\n", src->binds[i],
+			    src->port);
 	head(b, "nfsxd_start_time_seconds", "gauge", "When nfsxd started, Unix time.");
 	mbuf_printf(b, "nfsxd_start_time_seconds %.3f\n", src->start_time);
 	render_rows(b, &r);

@@ -39,6 +39,9 @@ struct metrics_src {
 	struct rpc_drc *drc;
 	double start_time;          /* Unix time the server started */
 	bool nfs4;                  /* NFSv4 served: its state counts */
+	const char *const *binds;   /* NFS listening addresses */
+	unsigned int nbinds;
+	unsigned int port;
 };
 
 /*
