@@ -164,6 +164,32 @@ void nfs4_fini(void)
 	clients = NULL;
 }
 
+void nfs4_stats_get(struct nfs4_stats *st)
+{
+	struct nfs4_sessions *sessions = nfs4_sessions_table();
+
+	memset(st, 0, sizeof(*st));
+	if (clients)
+		st->clients = nfs4_clients_count(clients);
+	if (sessions) {
+		struct nfs4_sessions_counts sc;
+
+		nfs4_sessions_get_counts(sessions, &sc);
+		st->sessions = sc.sessions;
+		st->slot_replays = sc.slot_replays;
+		st->slot_uncached = sc.slot_uncached;
+	}
+	if (nfs4_states) {
+		struct nfs4_state_counts tc;
+
+		nfs4_state_get_counts(nfs4_states, &tc);
+		st->opens = tc.opens;
+		st->locks = tc.locks;
+		st->delegations = tc.delegations;
+		st->seqid_replays = tc.seqid_replays;
+	}
+}
+
 uint64_t nfs4_now_sec(void)
 {
 	struct timespec ts;

@@ -52,6 +52,30 @@ void nfs4_set_delegations(bool on);
  * record of clients noted outside a COMPOUND's worker. */
 void nfs4_sweep(void);
 
+/* Counts of the NFSv4 server's state and caches, for statistics. */
+struct nfs4_stats {
+	uint64_t clients;        /* client records (confirmed or not) */
+	uint64_t sessions;       /* NFSv4.1+ sessions */
+	uint64_t opens;          /* open stateids */
+	uint64_t locks;          /* lock stateids */
+	uint64_t delegations;    /* held or being recalled */
+	uint64_t slot_replays;   /* SEQUENCEs answered from the slot's reply cache (4.1+) */
+	uint64_t slot_uncached;  /* retransmissions whose reply was not kept (RETRY_UNCACHED_REP) */
+	uint64_t seqid_replays;  /* 4.0 seqid-bearing operations answered from the owner's last reply */
+};
+
+/*
+ * nfs4_stats_get - the counts now into @st (all zero before nfs4_init
+ * and after nfs4_fini; called from one thread with those, or between
+ * them from any). Each table keeps its counts as it changes and hands
+ * them over under its own lock, one short lock section a table, no
+ * walk: cheap enough for every scrape, never in a call's way for long.
+ * @opens are those in force: a 4.0 CLOSE's stateid kept for its replay
+ * is not one; @clients and @sessions count those of clients whose
+ * lease ran out until they are freed. The replay counts only go up.
+ */
+void nfs4_stats_get(struct nfs4_stats *st);
+
 /*
  * nfs4_callbacks_start - start calling clients back (the callout
  * thread, nfs4/callback.h), after nfs4_init and once signals are

@@ -53,6 +53,9 @@ struct nfs4_sessions {
 	struct nfs4_clients *clients;
 	uint32_t max, count;
 	uint32_t counter;           /* part of the next session id */
+	/* SEQUENCEs that were retransmissions, answered from the slot's
+	 * cached reply or with RETRY_UNCACHED_REP (nfs4_sessions_get_counts) */
+	uint64_t replays, uncached;
 	uint64_t back_seq;
 	struct nfs4_session *oldest, *newest;
 	struct nfs4_session *by_id[BUCKETS];
@@ -475,6 +478,11 @@ static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4arg
 		sl->len = 0;
 	}
 	sl->busy = true;
+	/* counted once the replay is answered (nothing failed above) */
+	if (q->replay == NFS4_SEQ_CACHED)
+		t->replays++;
+	else if (q->replay == NFS4_SEQ_UNCACHED)
+		t->uncached++;
 	s->refs++;
 	s->used = now;
 	lru_unlink(t, s);
@@ -668,6 +676,15 @@ uint32_t nfs4_sessions_count(struct nfs4_sessions *t)
 	n = t->count;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+void nfs4_sessions_get_counts(struct nfs4_sessions *t, struct nfs4_sessions_counts *out)
+{
+	pthread_mutex_lock(&t->lock);
+	out->sessions = t->count;
+	out->slot_replays = t->replays;
+	out->slot_uncached = t->uncached;
+	pthread_mutex_unlock(&t->lock);
 }
 
 void nfs4_sessions_set_back_ref(struct nfs4_sessions *t, const sessionid4 *id, uint64_t conn,

@@ -292,4 +292,15 @@ enum nfsstat4 nfs4_sessions_backchannel_ctl(struct nfs4_sessions *t, const sessi
 /* Return values: sessions in @t, dead ones not yet freed included. */
 uint32_t nfs4_sessions_count(struct nfs4_sessions *t);
 
+/* The table's counts, for statistics (nfs4_stats_get). */
+struct nfs4_sessions_counts {
+	uint64_t sessions;          /* nfs4_sessions_count's */
+	uint64_t slot_replays;      /* SEQUENCEs answered from the slot's cached reply */
+	uint64_t slot_uncached;     /* retransmissions answered RETRY_UNCACHED_REP */
+};
+
+/* nfs4_sessions_get_counts - @t's counts into @out: kept as SEQUENCE
+ * decides, read under the table's lock (no walk). */
+void nfs4_sessions_get_counts(struct nfs4_sessions *t, struct nfs4_sessions_counts *out);
+
 #endif

@@ -219,8 +219,12 @@ void state_stid_drop(struct nfs4_state *t, struct stid *s)
 		for (pp = &s->ow->stids; *pp != s; pp = &(*pp)->snext)
 			;
 		*pp = s->snext;
-		if (!s->lock && !s->deleg)
+		if (!s->lock && !s->deleg) {
 			state_locks_of_open_drop(t, s);
+			t->nopens--;
+		}
+		if (s->lock)
+			t->nlocks--;
 		if (s->deleg)
 			state_deleg_gone(t, s);
 		if (s->f)
@@ -340,6 +344,9 @@ void state_hold(struct nfs4_state *t, struct nfs4_owner *o, struct nfs4_seq *q,
 	/* a new seqid-bearing call: the last CLOSE can no longer be replayed */
 	if (!q->replay && o->closed)
 		state_stid_drop(t, o->closed);
+	/* every replay state_seq_check finds is held here, once */
+	if (q->replay)
+		t->seqid_replays++;
 	o->refs++;
 	q->ow = o;
 	q->check = minor0;
@@ -679,4 +686,14 @@ uint32_t nfs4_state_client_count(struct nfs4_state *t, clientid4 clientid)
 	n = c ? c->nstids : 0;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+void nfs4_state_get_counts(struct nfs4_state *t, struct nfs4_state_counts *out)
+{
+	pthread_mutex_lock(&t->lock);
+	out->opens = t->nopens;
+	out->locks = t->nlocks;
+	out->delegations = t->ndelegs;
+	out->seqid_replays = t->seqid_replays;
+	pthread_mutex_unlock(&t->lock);
 }

@@ -409,6 +409,18 @@ void nfs4_state_client_delegs(struct nfs4_state *t, clientid4 clientid, uint32_t
 /* Return values: delegations held or being recalled, in all. */
 uint32_t nfs4_state_delegs(struct nfs4_state *t);
 
+/* The table's counts, for statistics (nfs4_stats_get). */
+struct nfs4_state_counts {
+	uint64_t opens;             /* open stateids in force */
+	uint64_t locks;             /* lock stateids */
+	uint64_t delegations;       /* held or being recalled */
+	uint64_t seqid_replays;     /* 4.0 calls answered from the owner's kept reply */
+};
+
+/* nfs4_state_get_counts - @t's counts into @out: kept as the state
+ * changes, read under the table's lock (no walk). */
+void nfs4_state_get_counts(struct nfs4_state *t, struct nfs4_state_counts *out);
+
 /* @count(held, revoked, write) with the changes of the three counts:
  * delegations held or being recalled, revoked ones not yet freed, and
  * write delegations held or being recalled. (+1, 0, w) at a grant (w 1

@@ -110,6 +110,10 @@ struct nfs4_state {
 	const struct nfs4_fslocks *fs;      /* nfs4_state_set_fslocks */
 	void (*unpin)(void *obj);           /* nfs4_state_set_unpin */
 	uint32_t ndelegs;                   /* held or being recalled */
+	/* for nfs4_state_get_counts: open stateids in force (a 4.0 CLOSE's
+	 * kept for its replay is not), lock stateids, and seqid-bearing
+	 * calls answered from their owner's kept reply */
+	uint64_t nopens, nlocks, seqid_replays;
 	/* files whose delegation was recalled lately, by hash: no new one
 	 * for NFS4_DELEG_RECALL_HOLD seconds (state_deleg.c) */
 	struct recalled {

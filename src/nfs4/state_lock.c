@@ -344,6 +344,7 @@ static enum nfsstat4 new_owner_stid(struct nfs4_state *t, const struct nfs4_lock
 		if (!s)
 			return st;
 		s->lock = true;
+		t->nlocks++;
 		s->open = open;
 		s->fnext = open->f->locks;
 		open->f->locks = s;

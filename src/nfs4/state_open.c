@@ -98,6 +98,7 @@ again:
 			goto out_file;
 		s->fnext = f->opens;
 		f->opens = s;
+		t->nopens++;
 	}
 	s->seqid++;
 	s->access |= (uint8_t)access;
@@ -245,6 +246,7 @@ enum nfsstat4 nfs4_state_close(struct nfs4_state *t, const struct stateid4 *sid,
 		if (s->ow->closed)
 			state_stid_drop(t, s->ow->closed);
 		s->closed = true;
+		t->nopens--;
 		s->ow->closed = s;
 	}
 out:

@@ -67,6 +67,10 @@ struct shard {
 	 * against the shard's capacity (they have a budget of their own). */
 	struct vfs_node *pinned_head;
 	unsigned int count;
+	unsigned int npinned;        /* on pinned_head */
+	/* For vfs_node_stats_get, which reads them without the lock:
+	 * written under it (relaxed stores, no locked instruction). */
+	uint64_t hits, misses, evictions;
 	/* Unpinned out of the table with no user left: closed by the next
 	 * sweep, since vfs_node_unpin never closes (linked by hnext). */
 	struct vfs_node *closing;
@@ -261,6 +265,7 @@ static void pinned_unlink(struct shard *s, struct vfs_node *n)
 	if (n->next)
 		n->next->prev = n->prev;
 	n->prev = n->next = NULL;
+	s->npinned--;
 }
 
 static void pinned_push(struct shard *s, struct vfs_node *n)
@@ -270,6 +275,13 @@ static void pinned_push(struct shard *s, struct vfs_node *n)
 	if (s->pinned_head)
 		s->pinned_head->prev = n;
 	s->pinned_head = n;
+	s->npinned++;
+}
+
+/* One more of the statistic @c (the shard's lock held). */
+static void stat_inc(uint64_t *c)
+{
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
 /* Take @n out of the table. Return values: true when the caller must close it. */
@@ -300,6 +312,7 @@ static struct vfs_node *evict(struct shard *s)
 
 		if (n->refs == 0) {
 			drop(s, n);
+			stat_inc(&s->evictions);
 			n->hnext = out;
 			out = n;
 		}
@@ -324,10 +337,15 @@ int vfs_node_get(const struct vfs_export *e, const struct fh_parts *p,
 			lru_unlink(s, n);
 			lru_push(s, n);
 		}
+		stat_inc(&s->hits);
 		pthread_mutex_unlock(&s->lock);
 		*out = n;
 		return 0;
 	}
+	/* a miss is a call that opens the object: one told to come back
+	 * on a worker is counted there, once */
+	if (may_block)
+		stat_inc(&s->misses);
 	pthread_mutex_unlock(&s->lock);
 	if (!may_block)
 		return -EWOULDBLOCK;
@@ -753,4 +771,23 @@ unsigned int vfs_nodes_count(void)
 		pthread_mutex_unlock(&shards[i].lock);
 	}
 	return c;
+}
+
+void vfs_node_stats_get(struct vfs_node_stats *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; shards && i < nshards; i++) {
+		struct shard *s = &shards[i];
+
+		st->hits += __atomic_load_n(&s->hits, __ATOMIC_RELAXED);
+		st->misses += __atomic_load_n(&s->misses, __ATOMIC_RELAXED);
+		st->evictions += __atomic_load_n(&s->evictions, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&s->lock);
+		st->nodes += s->count + s->npinned;
+		st->pinned += s->npinned;
+		pthread_mutex_unlock(&s->lock);
+	}
+	st->map_bytes = __atomic_load_n(&map_bytes, __ATOMIC_RELAXED);
 }

@@ -168,7 +168,31 @@ void vfs_nodes_forget_export(uint32_t id);
  */
 unsigned int vfs_nodes_sweep_removed(void);
 
-/* Nodes cached now (for tests and statistics). */
+/* Nodes cached now, pinned ones aside (for tests and statistics). */
 unsigned int vfs_nodes_count(void);
+
+/* The open-object (node) cache, for statistics. */
+struct vfs_node_stats {
+	uint64_t hits;       /* vfs_node_get found the node cached */
+	uint64_t misses;     /* ... had to open it */
+	uint64_t evictions;  /* nodes closed to make room */
+	uint64_t nodes;      /* cached now */
+	uint64_t pinned;     /* of those, pinned (NFSv4 opens) */
+	uint64_t map_bytes;  /* bytes of file mappings kept */
+};
+
+/*
+ * vfs_node_stats_get - the cache's counts now into @st (all zero
+ * before vfs_nodes_init). A hit or a miss costs its shard a relaxed
+ * store inside the lock section vfs_node_get takes anyway; reading
+ * sums them over the shards without a lock and takes each shard's lock
+ * for a moment for @nodes and @pinned (no walk). @misses counts the
+ * calls that opened the object (may_block), whether or not another
+ * thread's open won the race; a call without may_block that would have
+ * had to open it is neither (its caller tries again on a worker, which
+ * counts). Pinned nodes a reload took out of the table are not
+ * @pinned. The counts restart at vfs_nodes_fini.
+ */
+void vfs_node_stats_get(struct vfs_node_stats *st);
 
 #endif

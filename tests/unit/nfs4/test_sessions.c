@@ -6,7 +6,8 @@
  * with its sequence id and reply cache (18.36.4) and its clamped channel
  * attributes, SEQUENCE's slot rules (2.10.6.1), leases, the bounds on
  * sessions, DESTROY_SESSION, DESTROY_CLIENTID, BIND_CONN_TO_SESSION, the
- * back channel hook, RECLAIM_COMPLETE; SEQUENCEs from several threads.
+ * back channel hook, RECLAIM_COMPLETE; SEQUENCEs from several threads;
+ * the table's counts for statistics (sessions, replays answered).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -129,6 +130,21 @@ static enum nfsstat4 seq_run(struct world *w, const sessionid4 *id, uint32_t slo
 	if (st == NFS4_OK)
 		nfs4_sessions_done(w->s, &q, reply ? &iov : NULL, reply ? 1 : 0);
 	return st;
+}
+
+/* @w's counts are exactly @n sessions, @r cached and @u uncached replays. */
+static bool counts_are(struct world *w, uint64_t n, uint64_t r, uint64_t u)
+{
+	struct nfs4_sessions_counts c;
+
+	memset(&c, 0xa5, sizeof(c));
+	nfs4_sessions_get_counts(w->s, &c);
+	if (c.sessions == n && c.slot_replays == r && c.slot_uncached == u)
+		return true;
+	printf("# counts: sessions %llu, slot replays %llu, uncached %llu\n",
+	       (unsigned long long)c.sessions, (unsigned long long)c.slot_replays,
+	       (unsigned long long)c.slot_uncached);
+	return false;
 }
 
 static void test_exchange_id(void)
@@ -278,6 +294,7 @@ static void test_sequence(void)
 	   "a new request on slot 0: OK, 8 slots, no status flags");
 	ok(seq(&w, id, 0, 1, true, T0, &q2, NULL) == NFS4ERR_DELAY,
 	   "its retransmission while it runs: DELAY");
+	ok(counts_are(&w, 1, 0, 0), "counts: 1 session, no replay (not the DELAY)");
 	{
 		struct iovec iov[2] = { { (void *)"hello ", 6 }, { (void *)"world", 5 } };
 
@@ -292,6 +309,7 @@ static void test_sequence(void)
 	   (b = nfs4_seq_cached(&q, &len)) && len == 11,
 	   "a replay's end leaves the cache as it was");
 	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(counts_are(&w, 1, 2, 0), "counts: 2 replays from the cache");
 	ok(seq_run(&w, id, 0, 3, NULL, T0) == NFS4ERR_SEQ_MISORDERED, "seqid + 2: SEQ_MISORDERED");
 	ok(seq_run(&w, id, 0, 0, NULL, T0) == NFS4ERR_SEQ_MISORDERED, "seqid - 1: SEQ_MISORDERED");
 	ok(seq_run(&w, id, 1, 2, NULL, T0) == NFS4ERR_SEQ_MISORDERED,
@@ -303,6 +321,7 @@ static void test_sequence(void)
 	ok(seq(&w, id, 0, 2, false, T0, &q, NULL) == NFS4_OK && q.replay == NFS4_SEQ_UNCACHED,
 	   "its retransmission: nothing cached (RETRY_UNCACHED_REP)");
 	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(counts_are(&w, 1, 2, 1), "counts: 1 uncached, the misordered and bad slot ones none");
 	{
 		char big[NFS4_SLOT_CACHE_MAX];
 		struct iovec iov = { big, 4097 };
@@ -335,6 +354,7 @@ static void test_sequence(void)
 		ok(nfs4_sessions_sequence(w.s, &sa, 200, 2, 65537, T0, &o, &q) == NFS4_OK &&
 		   q.replay == NFS4_SEQ_UNCACHED, "a replay is not held to the sizes");
 		nfs4_sessions_done(w.s, &q, NULL, 0);
+		ok(counts_are(&w, 1, 2, 3), "counts: 3 uncached, the refused new ones none");
 	}
 	bad.val[15] ^= 1;
 	ok(seq_run(&w, &bad, 0, 4, NULL, T0) == NFS4ERR_BADSESSION, "an unknown session: BADSESSION");
@@ -347,6 +367,7 @@ static void test_sequence(void)
 	ok(seq_run(&w, id, 0, 9, NULL, T0 + 240 + NFS4_LEASE_TIME + 1) == NFS4ERR_BADSESSION,
 	   "after the lease ran out: BADSESSION");
 	ok(nfs4_sessions_count(w.s) == 0, "the dead session is freed");
+	ok(counts_are(&w, 0, 2, 3), "counts: no session, the replays stay");
 	ok(exid(&w, "c1", 1, &sys1, false, T0 + 400).x.confirmed == false,
 	   "and its client is gone");
 	rm(&w);
@@ -427,12 +448,14 @@ static void test_destroy(void)
 
 	ok(nfs4_sessions_destroy_client(w.s, a.x.clientid, T0) == NFS4ERR_CLIENTID_BUSY,
 	   "DESTROY_CLIENTID with sessions: CLIENTID_BUSY");
+	ok(counts_are(&w, 2, 0, 0), "counts: 2 sessions");
 	ok(seq(&w, id1, 0, 1, true, T0, &q, NULL) == NFS4_OK, "a COMPOUND runs on session 1");
 	ok(seq(&w, id2, 0, 1, true, T0, &q2, NULL) == NFS4_OK, "and one on session 2");
 	ok(nfs4_sessions_destroy(w.s, id1, &q2, T0) == NFS4ERR_DELAY,
 	   "DESTROY_SESSION of a session another COMPOUND runs on: DELAY");
 	ok(nfs4_sessions_destroy(w.s, id1, &q, T0) == NFS4_OK,
 	   "DESTROY_SESSION in the session's own COMPOUND: OK");
+	ok(counts_are(&w, 1, 0, 0), "counts: 1 session");
 	{
 		struct iovec iov = { (void *)"late", 4 };
 
@@ -443,6 +466,7 @@ static void test_destroy(void)
 	ok(nfs4_sessions_destroy(w.s, id1, NULL, T0) == NFS4ERR_BADSESSION,
 	   "DESTROY_SESSION again: BADSESSION");
 	ok(nfs4_sessions_destroy(w.s, id2, NULL, T0) == NFS4_OK, "the second destroyed alone");
+	ok(counts_are(&w, 0, 0, 0), "counts: no session");
 	ok(nfs4_sessions_destroy_client(w.s, a.x.clientid, T0) == NFS4_OK,
 	   "DESTROY_CLIENTID with no session left: OK");
 	ok(nfs4_sessions_destroy_client(w.s, a.x.clientid, T0) == NFS4ERR_STALE_CLIENTID,

@@ -12,7 +12,8 @@
  * DENIED leaving the table as it was, the upgrade to a writable holder,
  * RESOURCE undoing a new lock-owner's seqid; read
  * delegations (state_deleg.c): grants, conflicts and recalls, returns,
- * revocation (4.0 dropped, 4.1 kept revoked), the recall hold.
+ * revocation (4.0 dropped, 4.1 kept revoked), the recall hold; the
+ * table's counts for statistics (opens, locks, delegations, 4.0 replays).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -859,6 +860,82 @@ static void pins(void)
 	nfs4_state_set_unpin(t, NULL);
 }
 
+/* @t's counts are exactly @o opens, @l locks, @d delegations, @r replays. */
+static bool counts_are(uint64_t o, uint64_t l, uint64_t d, uint64_t r)
+{
+	struct nfs4_state_counts c;
+
+	memset(&c, 0xa5, sizeof(c));
+	nfs4_state_get_counts(t, &c);
+	if (c.opens == o && c.locks == l && c.delegations == d && c.seqid_replays == r)
+		return true;
+	printf("# counts: opens %llu, locks %llu, delegations %llu, seqid replays %llu\n",
+	       (unsigned long long)c.opens, (unsigned long long)c.locks,
+	       (unsigned long long)c.delegations, (unsigned long long)c.seqid_replays);
+	return false;
+}
+
+/* The counts for statistics, on a table of their own. */
+static void counts(void)
+{
+	const struct nfs4_file_id G = { 3, 100 };
+	struct nfs4_state *saved = t;
+	struct stateid4 o1, o0, l1, l0, x, dl;
+	struct nfs4_lock_denied d;
+	enum nfs4_deleg_why why;
+	bool confirm, rep;
+	char replay[64];
+
+	t = nfs4_state_new(TAG);
+	ok(t && counts_are(0, 0, 0, 0), "counts: a new table counts nothing");
+	ok(open_(70, "c70", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && counts_are(1, 0, 0, 0), "counts: a 4.1 OPEN, 1 open");
+	ok(open_(70, "c70", 0, true, &F1, OPEN4_SHARE_ACCESS_READ, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && counts_are(1, 0, 0, 0), "counts: its upgrade, still 1");
+	ok(open_(71, "c71", 1, false, &F1, OPEN4_SHARE_ACCESS_READ, 0, &o0, &confirm, &rep) ==
+	   NFS4_OK && seqop('c', &o0, 2, false, 0, 0, &o0, replay) == NFS4_OK &&
+	   counts_are(2, 0, 0, 0), "counts: a 4.0 OPEN and its OPEN_CONFIRM, 2 opens");
+	ok(seqop('c', &o0, 2, false, 0, 0, &x, replay) == NFS4_OK && strcmp(replay, "c2") == 0 &&
+	   counts_are(2, 0, 0, 1), "counts: the OPEN_CONFIRM again is 1 seqid replay");
+	ok(lock_(70, "k70", &o1, 0, false, WRITE_LT, 0, 10, &l1, &d, &rep) == NFS4_OK &&
+	   lock_(70, NULL, &l1, 0, false, WRITE_LT, 20, 10, &l1, &d, &rep) == NFS4_OK &&
+	   counts_are(2, 1, 0, 1), "counts: two 4.1 LOCKs of one lock-owner, 1 lock stateid");
+	ok(lock_(71, "k71", &o0, 3, true, READ_LT, 50, 10, &l0, &d, &rep) == NFS4_OK && !rep &&
+	   counts_are(2, 2, 0, 1), "counts: a 4.0 LOCK, 2 lock stateids");
+	ok(lock_(71, "k71", &o0, 3, true, READ_LT, 50, 10, &x, &d, &rep) == NFS4_OK && rep &&
+	   counts_are(2, 2, 0, 2), "counts: the same LOCK again is the 2nd seqid replay");
+	ok(lock_(71, "k72", &o0, 9, true, READ_LT, 70, 10, &x, &d, &rep) == NFS4ERR_BAD_SEQID &&
+	   counts_are(2, 2, 0, 2), "counts: a LOCK with a bad seqid, none");
+	ok(locku_(&l1, 0, NFS4_UINT64_MAX, &x) == NFS4_OK &&
+	   nfs4_state_free_stateid(t, 70, &x) == NFS4_OK && counts_are(2, 1, 0, 2),
+	   "counts: the 4.1 lock stateid unlocked and freed, 1 lock");
+	ok(seqop('x', &o0, 4, false, 0, 0, &x, replay) == NFS4_OK && counts_are(1, 0, 0, 2),
+	   "counts: a 4.0 CLOSE (its stateid kept for a replay is no open), its lock with it");
+	ok(seqop('x', &o0, 4, false, 0, 0, &x, replay) == NFS4_OK && strcmp(replay, "x4") == 0 &&
+	   counts_are(1, 0, 0, 3), "counts: the CLOSE again is the 3rd seqid replay");
+	ok(seqop('x', &o1, 0, true, 0, 0, &x, replay) == NFS4_OK && counts_are(0, 0, 0, 3),
+	   "counts: a 4.1 CLOSE, no open");
+	ok(open_deleg(72, "c72", 0, true, &G, OPEN4_SHARE_ACCESS_READ, 100, &x, &dl, &why) ==
+	   NFS4_OK && why == NFS4_DELEG_GRANTED && counts_are(1, 0, 1, 3),
+	   "counts: an OPEN with a delegation, 1 open, 1 delegation");
+	ok(nfs4_state_delegreturn(t, 72, &dl, &G, false) == NFS4_OK && counts_are(1, 0, 0, 3),
+	   "counts: DELEGRETURN, none");
+	ok(open_deleg(73, "c73", 0, true, &G, OPEN4_SHARE_ACCESS_READ,
+		      100 + NFS4_DELEG_RECALL_HOLD, &x, &dl, &why) == NFS4_OK &&
+	   why == NFS4_DELEG_GRANTED && counts_are(2, 0, 1, 3),
+	   "counts: another client's open and delegation");
+	ok(open_(73, "c73b", 0, true, &F1, OPEN4_SHARE_ACCESS_BOTH, 0, &o1, &confirm, &rep) ==
+	   NFS4_OK && lock_(73, "k73", &o1, 0, false, WRITE_LT, 0, 10, &l1, &d, &rep) == NFS4_OK &&
+	   counts_are(3, 1, 1, 3), "counts: its open and lock of another file");
+	nfs4_state_purge_client(t, 72);
+	nfs4_state_purge_client(t, 73);
+	nfs4_state_purge_client(t, 70);
+	nfs4_state_purge_client(t, 71);
+	ok(counts_are(0, 0, 0, 3), "counts: every client purged, only the replays stay");
+	nfs4_state_free(t);
+	t = saved;
+}
+
 int main(void)
 {
 	struct stateid4 a, a2, b, x, anon = { 0 }, bypass, stale, special;
@@ -1039,6 +1116,7 @@ int main(void)
 	}
 
 	pins();
+	counts();
 
 	/* ---- the per-client bound ---- */
 	for (i = 0, n = 0; i < NFS4_STATE_CLIENT_MAX + 10; i++) {

@@ -10,7 +10,9 @@
  * only within the file's size, and goes with the node; objects removed
  * behind the cache's back are closed by a sweep once unused; a pinned node
  * survives forgetting, removal and sweeps, within a budget of half the
- * capacity. Needs root (open_by_handle_at).
+ * capacity; the statistics count hits, misses (calls that open),
+ * evictions, nodes cached and pinned, and mapped bytes exactly. Needs
+ * root (open_by_handle_at).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +51,15 @@ static bool fd_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
+static struct vfs_node_stats stats(void)
+{
+	struct vfs_node_stats st;
+
+	memset(&st, 0xa5, sizeof(st));
+	vfs_node_stats_get(&st);
+	return st;
+}
+
 int main(void)
 {
 	struct vfs_node *a, *b, *held;
@@ -57,6 +68,7 @@ int main(void)
 	unsigned int cap, i;
 	int fd, rfd, held_fd;
 	bool all_ok = true;
+	struct vfs_node_stats st;
 
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP needs root (open_by_handle_at)\n");
@@ -74,15 +86,27 @@ int main(void)
 	}
 	ok(all_ok, "%d files created", NFILES);
 
+	st = stats();
+	ok(!st.hits && !st.misses && !st.evictions && !st.nodes && !st.pinned && !st.map_bytes,
+	   "statistics before the cache is made: all zero");
 	cap = vfs_nodes_init(128);
 	ok(cap >= 128 && cap < 256, "capacity %u for 128 asked", cap);
 
 	ok(parts_of("f0000", &p) == 0, "handle of f0000");
 	ok(vfs_node_get(&exp_, &p, false, &a) == -EWOULDBLOCK,
 	   "a miss that may not block says -EWOULDBLOCK");
+	st = stats();
+	ok(!st.hits && !st.misses && !st.nodes,
+	   "statistics: a call sent to a worker is neither hit nor miss");
 	ok(vfs_node_get(&exp_, &p, true, &a) == 0, "a miss that may block opens the object");
+	st = stats();
+	ok(st.hits == 0 && st.misses == 1 && st.nodes == 1 && st.pinned == 0,
+	   "statistics: 1 miss, 1 node (%llu, %llu)", (unsigned long long)st.misses,
+	   (unsigned long long)st.nodes);
 	ok(vfs_node_get(&exp_, &p, false, &b) == 0 && a == b,
 	   "then a hit without blocking gives the same node");
+	st = stats();
+	ok(st.hits == 1 && st.misses == 1 && st.nodes == 1, "statistics: 1 hit, 1 miss");
 	ok(vfs_node_io_fd(a, O_RDONLY) < 0, "no read descriptor before one is asked for");
 	rfd = vfs_node_open_io(a, O_RDONLY);
 	ok(rfd >= 0 && vfs_node_open_io(b, O_RDONLY) == rfd &&
@@ -105,6 +129,7 @@ int main(void)
 		m2 = vfs_node_map(b, O_WRONLY, 2, &len2);
 		ok(m && len >= 4 && m2 == m && len2 == len,
 		   "a mapping of the file, made once and shared (length %zu)", len);
+		ok(stats().map_bytes == len, "statistics: its %zu bytes mapped", len);
 		if (m)
 			memcpy(m + 1, "AT", 2);
 		ok(pread(rfd, buf, sizeof(buf), 0) == 4 && memcmp(buf, "dATa", 4) == 0,
@@ -176,6 +201,7 @@ int main(void)
 		if (maps)
 			fclose(maps);
 		ok(!mapped, "and unmaps it");
+		ok(stats().map_bytes == 0, "statistics: no bytes mapped");
 	}
 
 	/* capacity: many objects through, the cache stays bounded */
@@ -260,8 +286,17 @@ int main(void)
 			return 1;
 		}
 		pfd = vfs_node_fd(pn);
+		st = stats();
 		ok(!vfs_node_pinned(pn) && vfs_node_pin(pn) && vfs_node_pinned(pn) &&
 		   vfs_nodes_pinned() == 1, "a node pinned");
+		{
+			struct vfs_node_stats st2 = stats();
+
+			ok(st2.pinned == 1 && st2.nodes == st.nodes &&
+			   st2.nodes == vfs_nodes_count() + 1,
+			   "statistics: 1 pinned, of %llu nodes cached as before",
+			   (unsigned long long)st2.nodes);
+		}
 		vfs_node_put(pn);
 		vfs_node_forget_name(&exp_, exp_.root_fd, "f0010");
 		vfs_node_forget(pn);
@@ -288,6 +323,9 @@ int main(void)
 		vfs_nodes_forget_export(exp_.id);
 		ok(fd_open(pfd) && vfs_node_get(&exp_, &pp, false, &x) == -EWOULDBLOCK,
 		   "a reload drops it from the cache (a miss), still open");
+		st = stats();
+		ok(st.pinned == 0 && st.nodes == 0,
+		   "statistics: a pinned node out of the cache is not counted");
 		vfs_node_unpin(pn);
 		ok(fd_open(pfd) && vfs_nodes_sweep_removed() == 1 && !fd_open(pfd),
 		   "unpinned, it is closed by the next sweep");
@@ -309,6 +347,9 @@ int main(void)
 				vfs_node_put(pn);
 		}
 		ok(all_ok && vfs_nodes_pinned() == cap / 2, "%u nodes pinned", cap / 2);
+		st = stats();
+		ok(st.pinned == cap / 2 && st.nodes == vfs_nodes_count() + cap / 2,
+		   "statistics: %u pinned, %llu nodes", cap / 2, (unsigned long long)st.nodes);
 		/* pinned nodes are off the LRU list and its capacity: a cache
 		 * filled with others after them keeps them, and holds its
 		 * capacity of unpinned ones besides */
@@ -366,12 +407,18 @@ int main(void)
 			vfs_node_put(b);
 	}
 	ok(all_ok && vfs_nodes_count() == 40, "a cache of capacity %u filled with f0100..f0139", cap);
+	st = stats();
+	ok(st.misses == 40 && st.hits == 0 && st.evictions == 0 && st.nodes == 40,
+	   "statistics of the new cache: 40 misses, no eviction");
 	ok(parts_of("f0100", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == 0,
 	   "f0100 used again");
 	vfs_node_put(b);
 	ok(parts_of("f0140", &p) == 0 && vfs_node_get(&exp_, &p, true, &b) == 0 &&
 	   vfs_nodes_count() == 40, "one more object: still 40 cached");
 	vfs_node_put(b);
+	st = stats();
+	ok(st.misses == 41 && st.hits == 1 && st.evictions == 1 && st.nodes == 40,
+	   "statistics: 41 misses, 1 hit, 1 eviction, 40 nodes");
 	ok(parts_of("f0101", &p) == 0 && vfs_node_get(&exp_, &p, false, &b) == -EWOULDBLOCK,
 	   "the least recently used one, f0101, was evicted");
 	all_ok = true;
