@@ -12,7 +12,9 @@
 #include "rpc/drc.h"
 #include "rpc/svc.h"
 #include "util/stats.h"
+#include "nfs4/nfs4.h"
 #include "vfs/dir.h"
+#include "vfs/node.h"
 
 /* Connections rendered at most (the control socket's per-connection
  * series; the per-address sums count every connection). */
@@ -381,6 +383,7 @@ int metrics_render(const struct metrics_src *src, bool per_conn, struct mbuf *b)
 {
 	struct rpc_server_totals t;
 	struct rpc_drc_stats d = { 0 };
+	struct vfs_node_stats ns;
 	struct vfs_dir_stats ds;
 	struct rows r;
 	unsigned int i;
@@ -420,6 +423,41 @@ int metrics_render(const struct metrics_src *src, bool per_conn, struct mbuf *b)
 	      d.evictions);
 	scalar(b, "nfsxd_drc_entries", "gauge", "Entries kept.", d.entries);
 	scalar(b, "nfsxd_drc_bytes", "gauge", "Bytes kept (--drc-size bounds them).", d.bytes);
+
+	vfs_node_stats_get(&ns);
+	scalar(b, "nfsxd_open_cache_hits_total", "counter",
+	       "Files and directories found open in the open-object cache.", ns.hits);
+	scalar(b, "nfsxd_open_cache_misses_total", "counter",
+	       "Files and directories the cache had to open.", ns.misses);
+	scalar(b, "nfsxd_open_cache_evictions_total", "counter",
+	       "Objects closed to make room.", ns.evictions);
+	scalar(b, "nfsxd_open_cache_objects", "gauge", "Objects open in the cache.", ns.nodes);
+	scalar(b, "nfsxd_open_cache_pinned_objects", "gauge",
+	       "Of those, pinned by NFSv4 opens.", ns.pinned);
+	scalar(b, "nfsxd_open_cache_mapped_bytes", "gauge",
+	       "Bytes of the files' mappings kept (READ and WRITE without a copy).",
+	       ns.map_bytes);
+	if (src->nfs4) {
+		struct nfs4_stats st;
+
+		nfs4_stats_get(&st);
+		scalar(b, "nfsxd_nfs4_clients", "gauge", "NFSv4 client records.", st.clients);
+		scalar(b, "nfsxd_nfs4_sessions", "gauge", "NFSv4.1 and 4.2 sessions.",
+		       st.sessions);
+		scalar(b, "nfsxd_nfs4_opens", "gauge", "Open stateids in force.", st.opens);
+		scalar(b, "nfsxd_nfs4_locks", "gauge", "Lock stateids.", st.locks);
+		scalar(b, "nfsxd_nfs4_delegations", "gauge", "Delegations held or being recalled.",
+		       st.delegations);
+		scalar(b, "nfsxd_nfs4_slot_replays_total", "counter",
+		       "Retransmissions answered from a session slot's reply cache.",
+		       st.slot_replays);
+		scalar(b, "nfsxd_nfs4_slot_uncached_retries_total", "counter",
+		       "Retransmissions whose reply was not kept (NFS4ERR_RETRY_UNCACHED_REP).",
+		       st.slot_uncached);
+		scalar(b, "nfsxd_nfs4_seqid_replays_total", "counter",
+		       "NFSv4.0 seqid-bearing operations answered from the owner's last reply.",
+		       st.seqid_replays);
+	}
 
 	vfs_dir_stats(&ds);
 	scalar(b, "nfsxd_dir_cache_hits_total", "counter",

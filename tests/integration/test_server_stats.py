@@ -249,13 +249,38 @@ def main():
                                                      (OP_GETATTR, getattr_args)]))
     c.call_raw(100003, 4, 1, nfs4_compound([(OP_PUTROOTFH, b""), (12345, b"")]))
 
+    # The export's root by MOUNT, then three GETATTRs of it: the open
+    # cache finds it at least twice.
+    exp = os.path.join(work, "export").encode()
+    pad = b"\0" * (-len(exp) % 4)
+    k, r = c.call_raw(100005, 3, 1, struct.pack(">I", len(exp)) + exp + pad)
+    (mst, fhlen) = struct.unpack(">II", r[24:32])
+    fh = r[32:32 + fhlen]
+    for _ in range(3):
+        c.call_raw(100003, 3, 1, struct.pack(">I", fhlen) + fh + b"\0" * (-fhlen % 4))
+    # NFSv4.0 SETCLIENTID: one client record (unconfirmed)
+    cid = b"nfsx-stats-test"
+    setclientid = (b"\1" * 8 + struct.pack(">I", len(cid)) + cid + b"\0" * (-len(cid) % 4)
+                   + struct.pack(">I", 0x40000000) + struct.pack(">I", 3) + b"tcp\0"
+                   + struct.pack(">I", 15) + b"127.0.0.1.3.231\0" + struct.pack(">I", 1))
+    c.call_raw(100003, 4, 1, nfs4_compound([(35, setclientid)]))
+
     m = parse(control(sock))
     L = proc_labels
+    ok(mst == 0 and get(m, "nfsxd_rpc_calls_total", **L("mountd", 3, "MNT")) == 1 and
+       get(m, "nfsxd_rpc_calls_total", **L("nfs", 3, "GETATTR")) == 6,
+       "MNT 1 (status %d), GETATTR 6" % mst)
+    hits = get(m, "nfsxd_open_cache_hits_total")
+    ok(hits is not None and hits >= 2 and get(m, "nfsxd_open_cache_objects") >= 1,
+       "open cache: the root found at least twice, kept", (hits, get(m,
+          "nfsxd_open_cache_misses_total"), get(m, "nfsxd_open_cache_objects")))
+    ok(get(m, "nfsxd_nfs4_clients") == 1 and get(m, "nfsxd_nfs4_sessions") == 0 and
+       get(m, "nfsxd_nfs4_opens") == 0, "NFSv4 state: 1 client, no session, no open",
+       (get(m, "nfsxd_nfs4_clients"), get(m, "nfsxd_nfs4_sessions")))
     ok(get(m, "nfsxd_rpc_calls_total", **L("nfs", 3, "NULL")) == 6,
        "NFSv3 NULL: 6 calls (5, and one with arguments)",
        get(m, "nfsxd_rpc_calls_total", **L("nfs", 3, "NULL")))
     ok(get(m, "nfsxd_rpc_calls_total", **L("mountd", 3, "NULL")) == 1, "MOUNT NULL: 1 call")
-    ok(get(m, "nfsxd_rpc_calls_total", **L("nfs", 3, "GETATTR")) == 3, "GETATTR: 3 calls")
     errs = {dict(k).get("status"): v for (nm, k), v in m.items()
             if nm == "nfsxd_rpc_errors_total" and dict(k).get("procedure") == "GETATTR"}
     ok(len(errs) == 1 and list(errs.values())[0] == 3 and
@@ -273,7 +298,7 @@ def main():
         ok(get(m, "nfsxd_rpc_rejected_total", reason=reason) == want,
            "rejected %s: %d" % (reason, want), get(m, "nfsxd_rpc_rejected_total",
                                                   reason=reason))
-    ok(get(m, "nfsxd_rpc_calls_total", **L("nfs", 4, "COMPOUND")) == 3, "COMPOUND: 3 calls")
+    ok(get(m, "nfsxd_rpc_calls_total", **L("nfs", 4, "COMPOUND")) == 4, "COMPOUND: 4 calls")
     ok(get(m, "nfsxd_nfs4_operations_total", operation="PUTROOTFH") == 3 and
        get(m, "nfsxd_nfs4_operations_total", operation="GETATTR") == 2,
        "operations: PUTROOTFH 3, GETATTR 2")
@@ -288,16 +313,16 @@ def main():
         cnt, bad = histograms_sane(m, fam)
         ok(cnt > 0 and not bad, "%s: %d histograms, cumulative, +Inf = _count" % (fam, cnt),
            bad)
-    ok(get(m, "nfsxd_rpc_execute_seconds_count", **L("nfs", 3, "GETATTR")) == 3 and
-       get(m, "nfsxd_rpc_send_seconds_count", **L("nfs", 3, "GETATTR")) == 3,
-       "GETATTR: 3 execute and send times")
+    ok(get(m, "nfsxd_rpc_execute_seconds_count", **L("nfs", 3, "GETATTR")) == 6 and
+       get(m, "nfsxd_rpc_send_seconds_count", **L("nfs", 3, "GETATTR")) == 6,
+       "GETATTR: 6 execute and send times")
     conn = {dict(k)["id"]: v for (nm, k), v in m.items()
             if nm == "nfsxd_connection_calls_total" and dict(k)["port"] == str(c.port())}
-    ok(len(conn) == 1 and list(conn.values())[0] == 17,
-       "the open connection: 17 calls, by its port", conn)
+    ok(len(conn) == 1 and list(conn.values())[0] == 22,
+       "the open connection: 22 calls, by its port", conn)
     ok(get(m, "nfsxd_client_connections", client="127.0.0.1") == 1 and
-       get(m, "nfsxd_client_calls_total", client="127.0.0.1") == 17,
-       "client 127.0.0.1: 1 connection, 17 calls")
+       get(m, "nfsxd_client_calls_total", client="127.0.0.1") == 22,
+       "client 127.0.0.1: 1 connection, 22 calls")
     ok(get(m, "nfsxd_listen_info", address="127.0.0.1", port=str(port)) == 1,
        "listen_info names the NFS address")
 
