@@ -201,7 +201,6 @@ void nfs4_stats_rows_add(void)
 
 void nfs4_stats_op(int32_t op, uint32_t status, uint64_t ns, size_t in, size_t out)
 {
-	struct stats_rec r;
 	int i;
 
 	if (op_row0 < 0 || !stats_on)
@@ -210,12 +209,7 @@ void nfs4_stats_op(int32_t op, uint32_t status, uint64_t ns, size_t in, size_t o
 		i = op - (int32_t)OP_ACCESS;
 	else
 		i = OP_ROWS - 1;
-	stats_rec_init(&r);
-	r.bytes_in = in;
-	r.bytes_out = out;
-	r.status = status;
-	r.ns[STATS_EXEC] = ns;
-	stats_record(op_row0 + i, &r);
+	stats_record_exec(op_row0 + i, status, ns, in, out);
 }
 
 /* Run operation @a into @r. */
@@ -638,6 +632,10 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			break;
 		}
 	}
+	/* the last operation's end: the COMPOUND's, for the RPC layer (on
+	 * a worker it reads the clock after nfs4_recov_sync, below) */
+	if (req->on_loop)
+		req->t_done = t_op;
 	pre_clear(&c);
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c.saved);

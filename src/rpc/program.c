@@ -192,8 +192,10 @@ static bool run_proc(struct rpc_req *req, const struct rpc_proc *proc)
 	rpc_encode_accepted(&req->enc, xid, &req->verf, RPC_SUCCESS);
 	if (stats_on)
 		req->t_start = stats_now_ns();
+	req->t_done = 0;
 	stat = proc->handler(req);
-	if (stats_on)
+	/* (a handler that read the clock last may have set it: NFSv4's) */
+	if (stats_on && !req->t_done)
 		req->t_done = stats_now_ns();
 	/* Parked (waiting for something no thread should block on): the
 	 * answer is discarded, the call runs again when resumed. */

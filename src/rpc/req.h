@@ -44,7 +44,8 @@ struct rpc_req {
 
 	/* Statistics (util/stats.h): the call's row (-1: none), the
 	 * status its reply carries, and the times it was received, its
-	 * handler started and ended (0: not measured). */
+	 * handler started and ended (0: not measured; a handler that reads
+	 * the clock at its end may set t_done itself). */
 	int stat_row;
 	uint32_t stat_status;
 	uint32_t stat_in;              /* call bytes, record marker included */

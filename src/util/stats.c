@@ -80,17 +80,6 @@ static inline void bump(_Atomic uint64_t *c, uint64_t n)
 			      memory_order_relaxed);
 }
 
-unsigned int stats_bucket(uint64_t ns)
-{
-	uint64_t us = ns / 1000u;
-	unsigned int k;
-
-	if (!us)
-		return 0;
-	k = 64u - (unsigned int)__builtin_clzll(us);
-	return k < STATS_NBUCKETS - 1 ? k : STATS_NBUCKETS - 1;
-}
-
 uint64_t stats_bucket_limit_ns(unsigned int k)
 {
 	return k >= STATS_NBUCKETS - 1 ? UINT64_MAX : (uint64_t)1000u << k;
@@ -114,6 +103,14 @@ uint32_t stats_slot_status(unsigned int slot)
 	return UINT32_MAX;
 }
 
+static void count_status(struct stats_row *w, int row, uint32_t status)
+{
+	bump(&w->errors, 1);
+	atomic_fetch_add_explicit(&status_counts[(size_t)row * STATS_NSTATUS +
+						 stats_status_slot(status)],
+				  1, memory_order_relaxed);
+}
+
 void stats_record(int row, const struct stats_rec *r)
 {
 	struct shard *s = mine;
@@ -131,16 +128,32 @@ void stats_record(int row, const struct stats_rec *r)
 	for (t = 0; t < STATS_NTIMES; t++) {
 		if (r->ns[t] == UINT64_MAX)
 			continue;
-		bump(&w->timed[t], 1);
 		bump(&w->ns_sum[t], r->ns[t]);
 		bump(&w->hist[t][stats_bucket(r->ns[t])], 1);
 	}
-	if (r->status) {
-		bump(&w->errors, 1);
-		atomic_fetch_add_explicit(&status_counts[(size_t)row * STATS_NSTATUS +
-							 stats_status_slot(r->status)],
-					  1, memory_order_relaxed);
+	if (r->status)
+		count_status(w, row, r->status);
+}
+
+void stats_record_exec(int row, uint32_t status, uint64_t ns, uint64_t in, uint64_t out)
+{
+	struct shard *s = mine;
+	struct stats_row *w;
+
+	if (row < 0 || (uint32_t)row >= live_rows)
+		return;
+	if (!s && !(s = my_shard()))
+		return;
+	w = &s->rows[row];
+	bump(&w->calls, 1);
+	bump(&w->bytes_in, in);
+	bump(&w->bytes_out, out);
+	if (ns != UINT64_MAX) {
+		bump(&w->ns_sum[STATS_EXEC], ns);
+		bump(&w->hist[STATS_EXEC][stats_bucket(ns)], 1);
 	}
+	if (status)
+		count_status(w, row, status);
 }
 
 static inline void add_to(_Atomic uint64_t *sum, _Atomic uint64_t *c)
@@ -165,9 +178,14 @@ void stats_sum(uint32_t row, struct stats_row *out)
 		add_to(&out->bytes_out, &w->bytes_out);
 		for (t = 0; t < STATS_NTIMES; t++) {
 			add_to(&out->ns_sum[t], &w->ns_sum[t]);
-			add_to(&out->timed[t], &w->timed[t]);
-			for (k = 0; k < STATS_NBUCKETS; k++)
-				add_to(&out->hist[t][k], &w->hist[t][k]);
+			for (k = 0; k < STATS_NBUCKETS; k++) {
+				/* one load: _count is the buckets' sum exactly */
+				uint64_t v = atomic_load_explicit(&w->hist[t][k],
+								  memory_order_relaxed);
+
+				bump(&out->hist[t][k], v);
+				bump(&out->timed[t], v);
+			}
 		}
 	}
 }
