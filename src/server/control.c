@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "server/http.h"
 #include "util/log.h"
 #include "util/num.h"
 
@@ -119,26 +120,25 @@ static void http_reply(int fd, const char *status, const char *type, const char 
 static void serve_http(struct control *ctl, int fd)
 {
 	static const char text[] = "text/plain; version=0.0.4; charset=utf-8";
-	char buf[REQ_MAX], *sp, *path;
+	char buf[REQ_MAX];
 	struct mbuf b = { 0 };
+	struct http_req req;
+	ssize_t len;
 	bool headonly;
 
-	if (read_req(fd, buf, "\r\n\r\n") < 0)
+	len = read_req(fd, buf, "\r\n\r\n");
+	if (len < 0)
 		return;
-	sp = strchr(buf, ' ');
-	if (!sp || !strstr(buf, "\r\n")) {
+	if (http_parse_request(buf, (size_t)len, &req) < 0) {
 		http_reply(fd, "400 Bad Request", "text/plain", "bad request\n", 12);
 		return;
 	}
-	*sp = '\0';
-	path = sp + 1;
-	path[strcspn(path, " \r\n?")] = '\0';
-	headonly = !strcmp(buf, "HEAD");
-	if (strcmp(buf, "GET") != 0 && !headonly) {
+	headonly = !strcmp(req.method, "HEAD");
+	if (strcmp(req.method, "GET") != 0 && !headonly) {
 		http_reply(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9);
 		return;
 	}
-	if (strcmp(path, "/metrics") != 0) {
+	if (strcmp(req.path, "/metrics") != 0) {
 		http_reply(fd, "404 Not Found", "text/plain", "see /metrics\n", 13);
 		return;
 	}

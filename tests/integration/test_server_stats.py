@@ -350,6 +350,10 @@ def main():
         ok(ex is not None and any(s.name.endswith("_bucket") and s.labels.get("le") == "+Inf"
                                   for s in ex.samples), "histograms with +Inf buckets")
     ok("nfsxd_connection_" not in text, "no per-connection series over HTTP")
+    raw = socket.create_connection(("127.0.0.1", mport), timeout=10)
+    raw.sendall(b"not http at all\r\n\r\n")
+    ok(raw.recv(64).startswith(b"HTTP/1.1 400"), "a malformed request: 400")
+    raw.close()
     for path, method, code in (("/nope", "GET", 404), ("/metrics", "POST", 405)):
         try:
             urllib.request.urlopen(urllib.request.Request(
