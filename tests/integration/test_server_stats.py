@@ -159,12 +159,12 @@ def start(nfsxd, work, extra, env):
     p = subprocess.Popen([nfsxd, "-f", "--no-rpcbind", "-p", str(port), "--state-dir", state,
                           "-e", os.path.join(work, "export") + ":rw,insecure"] + extra,
                          stdout=log, stderr=subprocess.STDOUT, env=env)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    # ready: the control socket is made once the loops run, after the
+    # NFS port already accepts connections
+    for _ in range(400):
+        if os.path.exists(os.path.join(state, "control.sock")):
             break
-        except OSError:
-            time.sleep(0.05)
+        time.sleep(0.05)
     return p, port, state
 
 
