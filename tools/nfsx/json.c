@@ -80,16 +80,18 @@ static void sep(struct json_w *w, const char *key)
 	if (w->depth > 0) {
 		if (!w->first[w->depth])
 			fputc(',', w->f);
-		fputc('\n', w->f);
-		for (int i = 0; i < w->depth; i++)
-			fputs("  ", w->f);
+		if (!w->compact) {
+			fputc('\n', w->f);
+			for (int i = 0; i < w->depth; i++)
+				fputs("  ", w->f);
+		}
 	} else if (!w->first[0]) {
 		w->err = true;           /* a second top-level value */
 	}
 	w->first[w->depth] = false;
 	if (key) {
 		json_escape(w->f, key);
-		fputs(": ", w->f);
+		fputs(w->compact ? ":" : ": ", w->f);
 	}
 }
 
@@ -122,7 +124,7 @@ void json_end(struct json_w *w)
 		w->err = true;
 		return;
 	}
-	if (!w->first[w->depth]) {
+	if (!w->first[w->depth] && !w->compact) {
 		fputc('\n', w->f);
 		for (int i = 0; i < w->depth - 1; i++)
 			fputs("  ", w->f);

@@ -20,6 +20,7 @@ struct json_w {
 	bool first[JSON_MAX_DEPTH];
 	char close[JSON_MAX_DEPTH];  /* '}' or ']' per open level */
 	bool err;                  /* nesting misused: too deep, or end without begin */
+	bool compact;              /* all on one line (JSON Lines); set after json_init */
 };
 
 void json_init(struct json_w *w, FILE *f);

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "cmd_fs.h"
+#include "stats.h"
 
 static const char usage[] =
 "usage: nfsx COMMAND [ARGS]\n"
@@ -23,6 +24,8 @@ static const char usage[] =
 "  chmod MODE URL...       set the permission bits (octal MODE)\n"
 "  bench [OPTION=V]... URL fio-like load generator and iozone -N-like latency mode\n"
 "                          (nfsx bench --help)\n"
+"  stats [OPTION]...       a running nfsxd's statistics, from its control socket\n"
+"                          (nfsx stats --help)\n"
 "  help, --help            this text;  --version  the version\n"
 "\n"
 "URL: nfs://HOST[:PORT]/EXPORT[/PATH][?OPT=V&...], NFS over TCP. Without PORT,\n"
@@ -43,7 +46,7 @@ static const struct {
 	{ "ls", cmd_ls }, { "stat", cmd_stat }, { "cat", cmd_cat }, { "get", cmd_get },
 	{ "put", cmd_put }, { "cp", cmd_cp }, { "rm", cmd_rm }, { "mkdir", cmd_mkdir },
 	{ "mv", cmd_mv }, { "ln", cmd_ln }, { "chmod", cmd_chmod },
-	{ "bench", NULL },
+	{ "bench", NULL }, { "stats", NULL },
 };
 
 int main(int argc, char **argv)
@@ -64,6 +67,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "stats"))
+		return cmd_stats(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (cmds[i].fn && !strcmp(argv[1], cmds[i].name)) {
 			if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
