@@ -9,7 +9,8 @@ usage: test_man_options.py NFSXD NFSX MANDIR EXPORTS_PARSE_C
 - nfsx(1): the commands of "nfsx --help" are the items of COMMANDS; the
   long options of "nfsx --help" those of OPTIONS; the options of "nfsx
   bench --help" (its items and the NAME=VALUE words of its text) the
-  items of BENCH OPTIONS.
+  items of BENCH OPTIONS; the options of "nfsx stats --help" (its
+  items, "--interval, -i" giving both) the items of STATS OPTIONS.
 - nfsx-exports(5): the options the exports parser accepts (its flag
   table and its NAME= prefixes) are the items of Options and Options
   accepted with no effect.
@@ -141,6 +142,18 @@ def main():
     same(bopts, items(s1.get("BENCH OPTIONS", [])),
          "nfsx bench --help and nfsx(1) BENCH OPTIONS list the same options",
          "nfsx bench --help", "nfsx.1 BENCH OPTIONS")
+
+    helps = run(nfsx, "stats", "--help")
+    sopts = set()
+    for line in helps.splitlines():
+        m = re.match(r"  (--?[a-z][a-z0-9-]*)((?:,\s+-[a-z]\b)?)", line)
+        if m:
+            sopts.add(m.group(1))
+            if m.group(2):
+                sopts.add(m.group(2).split()[-1])
+    same(sopts, items(s1.get("STATS OPTIONS", [])),
+         "nfsx stats --help and nfsx(1) STATS OPTIONS list the same options",
+         "nfsx stats --help", "nfsx.1 STATS OPTIONS")
 
     # nfsx-exports(5): the parser's own tables are the truth
     src = open(parser_c).read()
