@@ -84,7 +84,8 @@ static size_t active(const struct snap_row *rows, size_t n)
 
 static void uptime(char *buf, size_t len, double secs)
 {
-	unsigned long s = secs > 0 ? (unsigned long)secs : 0;
+	/* what the server says is not trusted to fit: 1e11 s is 3000 years */
+	unsigned long s = secs > 0 ? (unsigned long)fmin(secs, 1e11) : 0;
 
 	if (s >= 86400)
 		snprintf(buf, len, "%lud %02lu:%02lu:%02lu", s / 86400, s / 3600 % 24,
@@ -99,7 +100,7 @@ static void header(FILE *f, const struct snap *s, double now)
 	size_t i;
 
 	fprintf(f, "nfsxd %s", s->version);
-	if (!isnan(s->sc[S_START_TIME])) {
+	if (s->sc[S_START_TIME] >= 0 && s->sc[S_START_TIME] < 1e11) {
 		time_t st = (time_t)s->sc[S_START_TIME];
 		struct tm tm;
 		char when[32];
@@ -111,7 +112,8 @@ static void header(FILE *f, const struct snap *s, double now)
 	}
 	fprintf(f, "\n");
 	if (!isnan(s->sc[S_CONNECTIONS]))
-		fprintf(f, "%.0f connections, %zu clients", s->sc[S_CONNECTIONS], s->nclients);
+		fprintf(f, "%.0f connections, %zu client%s", s->sc[S_CONNECTIONS], s->nclients,
+			s->nclients == 1 ? "" : "s");
 	if (!isnan(s->sc[S_MEM_HELD]))
 		fprintf(f, ", %.2f MiB held for calls", s->sc[S_MEM_HELD] / MIB);
 	fprintf(f, "\n");
