@@ -16,7 +16,9 @@
 #     ([::1]), the errors naming where it looked
 #   - a restart (a fake socket whose counters go down): said, no rate
 #     below zero, in text and JSON; malformed text: the line number, exit 1;
-#     the server's "error: ..." passed on
+#     the server's "error: ..." passed on; the open cache's, NFSv4 state's
+#     and listening addresses' series shown when written; the live view
+#     ending quietly when its reader goes
 #   - errors: a missing socket, a socket nobody may not open (as nobody):
 #     exit status 1 and a message naming the path and the cause; bad
 #     options: exit status 2
@@ -368,6 +370,42 @@ fake errline "$WORK/t6"
 stats errline --socket "$WORK/errline.sock"
 [ "$RC" -eq 1 ] && grep -q "the server says: error: unknown request" "$WORK/errline.err"
 tap_ok $? "the server's error line passed on, exit 1" || show errline
+
+# the series nfsxd adds for the open cache, the NFSv4 state and the
+# listening addresses: shown when written (their absence is the real
+# nfsxd's case above, where the report leaves them out)
+{
+	text 100 1000
+	printf 'nfsxd_open_cache_hits_total 30\nnfsxd_open_cache_misses_total 10\n'
+	printf 'nfsxd_open_cache_evictions_total 2\nnfsxd_open_cache_objects 7\n'
+	printf 'nfsxd_open_cache_pinned_objects 3\nnfsxd_open_cache_mapped_bytes 2097152\n'
+	printf 'nfsxd_nfs4_clients 2\nnfsxd_nfs4_sessions 3\nnfsxd_nfs4_opens 4\n'
+	printf 'nfsxd_nfs4_locks 5\nnfsxd_nfs4_delegations 6\nnfsxd_nfs4_slot_replays_total 7\n'
+	printf 'nfsxd_nfs4_slot_uncached_retries_total 8\nnfsxd_nfs4_seqid_replays_total 9\n'
+	printf 'nfsxd_listen_info{address="127.0.0.1",port="2049"} 1\n'
+	printf 'nfsxd_listen_info{address="::1",port="2049"} 1\n'
+} >"$WORK/t7"
+fake coming "$WORK/t7"
+stats coming --socket "$WORK/coming.sock"
+[ "$RC" -eq 0 ] && grep -q "^listening on 127.0.0.1:2049 \[::1\]:2049$" "$WORK/coming.out" &&
+	grep -q -E "^open cache +30 +10 +75.0 +2 +7 +2.00$" "$WORK/coming.out" &&
+	grep -q -E "^open cache: 3 objects pinned" "$WORK/coming.out" &&
+	grep -q "^NFSv4 state" "$WORK/coming.out" && grep -q -E "^sessions +3$" "$WORK/coming.out" &&
+	grep -q -E "^seqid replays +9$" "$WORK/coming.out" && ! grep -q "^DRC" "$WORK/coming.out"
+tap_ok $? "open cache, NFSv4 state, listening addresses shown when written, the DRC not when not" ||
+	show coming
+stats comingjson --socket "$WORK/coming.sock" --json
+python3 - "$WORK/comingjson.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["server"]
+assert s["open_cache_hits_total"] == 30 and s["nfs4_sessions"] == 3 and s["nfs4_seqid_replays_total"] == 9, s
+assert "drc_hits_total" not in s and d["listen"] == ["127.0.0.1:2049", "[::1]:2049"], d
+PY
+tap_ok $? "--json: the same figures under nfsxd's names, absent ones left out" || show comingjson
+timeout 20 "$NFSX" stats --socket "$WORK/coming.sock" -i 0.05 2>"$WORK/pipe.err" | head -1 >/dev/null
+[ "${PIPESTATUS[0]}" -eq 0 ] && [ ! -s "$WORK/pipe.err" ]
+tap_ok $? "-i without -c into head -1: ends quietly when the reader goes" || tap_diag <"$WORK/pipe.err"
 
 # --- errors and usage ----------------------------------------------------------
 

@@ -363,6 +363,7 @@ static int live(const struct stats_opts *o)
 			continue;
 		}
 		t = now_mono();
+		errno = 0;
 		if (have_prev) {
 			bool restarted = stats_restarted(&prev, &cur);
 
@@ -382,6 +383,16 @@ static int live(const struct stats_opts *o)
 		prev = cur;
 		have_prev = true;
 		tprev = t;
+		if (ferror(stdout)) {
+			/* SIGPIPE is ignored: a reader gone (nfsx stats -i 1 | head)
+			 * ends the view quietly, as the signal would */
+			if (errno != EPIPE) {
+				fprintf(stderr, "nfsx stats: standard output: %s\n",
+					strerror(errno));
+				status = 1;
+			}
+			break;
+		}
 	}
 	if (have_prev)
 		snap_free(&prev);
