@@ -235,7 +235,8 @@ pytap "$WORK/check_json.py" "$WORK/json.out" "$WORK/raw.txt"
 
 # --- the live view under load ------------------------------------------------
 
-timeout 60 "$NFSX" bench --eta=never rw=randread bs=4k iodepth=4 size=4m runtime=8 time_based \
+# (20 s: longer than the checks need under a sanitizer; stopped after them)
+timeout 60 "$NFSX" bench --eta=never rw=randread bs=4k iodepth=4 size=4m runtime=20 time_based \
 	"$U/bench" >"$WORK/bench.out" 2>&1 &
 BENCH=$!
 track_pid "$BENCH"
@@ -249,7 +250,7 @@ done
 st live -i 1 -c 2
 st livejson --json -i 1 -c 2
 st during
-[ "$RC" -eq 0 ] && [ "$(grep -c -E '^[0-9]{2}:[0-9]{2}:[0-9]{2}  1\.[0-9]{2} s  [0-9.]+ calls/s' "$WORK/live.out")" -eq 2 ]
+[ "$RC" -eq 0 ] && [ "$(grep -c -E '^[0-9]{2}:[0-9]{2}:[0-9]{2}  (0\.9[0-9]|1\.[0-9]{2}) s  [0-9.]+ calls/s' "$WORK/live.out")" -eq 2 ]
 tap_ok $? "-i 1 -c 2: two blocks of about 1 s" || show live
 awk '$1 == "nfs3" && $2 == "READ" && $3 > 0 { n++ } END { exit n == 2 ? 0 : 1 }' "$WORK/live.out" &&
 	grep -q "calls/s *errors/s *execute us *MiB/s in *MiB/s out" "$WORK/live.out"
@@ -277,6 +278,7 @@ awk '$1 == "Clients" { h = 1; next } h && $1 == "127.0.0.1" && $2 >= 1 && $3 > 0
 tap_ok $? "text report during the load: the client 127.0.0.1 with its connections and calls" ||
 	show during
 SAMPLE=$WORK/during.out
+kill "$BENCH" 2>/dev/null
 wait "$BENCH" 2>/dev/null
 forget_pid "$BENCH"
 

@@ -337,51 +337,38 @@ static void sleep_until(double t)
 	}
 }
 
-/* The live view: a block per interval, the first after one interval. */
+/* The live view: a block per interval, the first after one interval. A
+ * read that fails is said and skipped; the next block's rates are then
+ * over the time since the last good read (or, when the server restarted
+ * meanwhile, its start time changed, the block says so). */
 static int live(const struct stats_opts *o)
 {
 	struct snap prev, cur;
-	bool have_prev;
 	double t0, tprev;
 	unsigned long k;
 	int status = 0;
 
 	if (snapshot(o, &prev) < 0)
 		return 1;
-	have_prev = true;
 	t0 = tprev = now_mono();
 	for (k = 1; !o->count || k <= o->count; k++) {
+		bool restarted;
 		double t;
 
 		sleep_until(t0 + (double)k * o->interval);
 		if (snapshot(o, &cur) < 0) {
-			/* a restart in progress: said, and the next block starts over */
 			status = 1;
-			if (have_prev)
-				snap_free(&prev);
-			have_prev = false;
 			continue;
 		}
 		t = now_mono();
+		restarted = stats_restarted(&prev, &cur);
 		errno = 0;
-		if (have_prev) {
-			bool restarted = stats_restarted(&prev, &cur);
-
-			if (o->json)
-				stats_interval_json(stdout, &prev, &cur, t - tprev, now_real(),
-						    restarted);
-			else
-				stats_interval_text(stdout, &prev, &cur, t - tprev, now_real(),
-						    restarted);
-			snap_free(&prev);
-		} else {
-			if (o->json)
-				stats_interval_json(stdout, &cur, &cur, t - tprev, now_real(), true);
-			else
-				stats_interval_text(stdout, &cur, &cur, t - tprev, now_real(), true);
-		}
+		if (o->json)
+			stats_interval_json(stdout, &prev, &cur, t - tprev, now_real(), restarted);
+		else
+			stats_interval_text(stdout, &prev, &cur, t - tprev, now_real(), restarted);
+		snap_free(&prev);
 		prev = cur;
-		have_prev = true;
 		tprev = t;
 		if (ferror(stdout)) {
 			/* SIGPIPE is ignored: a reader gone (nfsx stats -i 1 | head)
@@ -394,8 +381,7 @@ static int live(const struct stats_opts *o)
 			break;
 		}
 	}
-	if (have_prev)
-		snap_free(&prev);
+	snap_free(&prev);
 	return status;
 }
 

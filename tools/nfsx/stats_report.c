@@ -519,8 +519,8 @@ void stats_interval_text(FILE *f, const struct snap *prev, const struct snap *cu
 
 	clock_str(clk, sizeof(clk), now);
 	if (restarted) {
-		fprintf(f, "%s  nfsxd restarted (its counters went back): rates resume at the "
-			"next interval\n\n", clk);
+		fprintf(f, "%s  nfsxd restarted (another start time, or counters went back): rates "
+			"resume at the next interval\n\n", clk);
 		fflush(f);
 		return;
 	}
