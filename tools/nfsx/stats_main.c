@@ -468,12 +468,13 @@ int cmd_stats(int argc, char **argv)
 		return live(&o);
 	if (snapshot(&o, &s) < 0)
 		return 1;
+	errno = 0;
 	if (o.json)
 		stats_report_json(stdout, &s, now_real(), o.path);
 	else
 		stats_report_text(stdout, &s, now_real());
 	snap_free(&s);
-	if (fflush(stdout) || ferror(stdout)) {
+	if ((fflush(stdout) || ferror(stdout)) && errno != EPIPE) {
 		fprintf(stderr, "nfsx stats: standard output: %s\n", strerror(errno));
 		return 1;
 	}

@@ -110,10 +110,9 @@ static void header(FILE *f, const struct snap *s, double now)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 		fprintf(f, ", up %s (since %s)", up, when);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "\n%zu client%s", s->nclients, s->nclients == 1 ? "" : "s");
 	if (!isnan(s->sc[S_CONNECTIONS]))
-		fprintf(f, "%.0f connections, %zu client%s", s->sc[S_CONNECTIONS], s->nclients,
-			s->nclients == 1 ? "" : "s");
+		fprintf(f, ", %.0f connections", s->sc[S_CONNECTIONS]);
 	if (!isnan(s->sc[S_MEM_HELD]))
 		fprintf(f, ", %.2f MiB held for calls", s->sc[S_MEM_HELD] / MIB);
 	fprintf(f, "\n");

@@ -46,8 +46,8 @@ const char *snap_scalar_metric(enum snap_scalar i)
 
 /* A growable array with a cursor: nfsxd writes a metric's series in the
  * same order as the previous metric's, so the next match is most often
- * just after the last one (a linear search over 65536 clients per
- * series would be quadratic). */
+ * just after the last one. Rows are a few hundred at most; clients, which
+ * may be thousands, are found through a hash table instead. */
 struct vec {
 	void *p;
 	size_t n, cap, last, size;
@@ -93,11 +93,6 @@ static bool row_match(const void *e, const void *k)
 	       !strcmp(a->version, b->version);
 }
 
-static bool client_match(const void *e, const void *k)
-{
-	return !strcmp(((const struct snap_client *)e)->addr, k);
-}
-
 const struct snap_row *snap_find(const struct snap_row *rows, size_t n,
 				 const struct snap_row *key)
 {
@@ -111,9 +106,56 @@ const struct snap_row *snap_find(const struct snap_row *rows, size_t n,
 
 struct build {
 	struct vec procs, ops, errs, clients, rejected, listen;
+	/* clients by address: open addressing of index + 1 (0: free), as
+	 * nfsxd may name 65536 connections' addresses */
+	uint32_t *chash;
+	size_t hcap;
 	char *err;
 	size_t errlen;
 };
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 14695981039346656037ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* Return values: the slot of @addr in the table: its entry or a free one. */
+static size_t hash_slot(const struct build *b, const char *addr)
+{
+	const struct snap_client *c = b->clients.p;
+	size_t i = hash_str(addr) & (b->hcap - 1);
+
+	while (b->chash[i] && strcmp(c[b->chash[i] - 1].addr, addr))
+		i = (i + 1) & (b->hcap - 1);
+	return i;
+}
+
+/* Make room for one more client: the table at most half full. */
+static int hash_grow(struct build *b)
+{
+	const struct snap_client *c = b->clients.p;
+	size_t cap = b->hcap ? b->hcap * 2 : 1024, i;
+	uint32_t *old = b->chash;
+	size_t oldcap = b->hcap;
+
+	if ((b->clients.n + 1) * 2 <= b->hcap)
+		return 0;
+	b->chash = calloc(cap, sizeof(*b->chash));
+	if (!b->chash) {
+		b->chash = old;
+		return -1;
+	}
+	b->hcap = cap;
+	for (i = 0; i < oldcap; i++)
+		if (old[i])
+			b->chash[hash_slot(b, c[old[i] - 1].addr)] = old[i];
+	free(old);
+	return 0;
+}
 
 static int bad(struct build *b, const struct prom_sample *s, const char *what)
 {
@@ -282,7 +324,8 @@ static int client_sample(struct build *b, const struct prom_sample *s, const cha
 	};
 	const char *a = prom_label(s, "client");
 	struct snap_client *c;
-	size_t i;
+	char key[sizeof(c->addr)];
+	size_t i, slot;
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]) && strcmp(rest, f[i].name); i++)
 		;
@@ -290,12 +333,20 @@ static int client_sample(struct build *b, const struct prom_sample *s, const cha
 		return 0;
 	if (!a)
 		return bad(b, s, "no client label");
-	c = vec_find(&b->clients, a, client_match);
-	if (!c) {
+	snprintf(key, sizeof(key), "%s", a); /* cut as kept */
+	if (hash_grow(b) < 0)
+		return oom(b);
+	slot = hash_slot(b, key);
+	if (b->chash[slot]) {
+		c = (struct snap_client *)b->clients.p + b->chash[slot] - 1;
+	} else {
+		if (b->clients.n >= UINT32_MAX - 1)
+			return bad(b, s, "too many clients");
 		c = vec_add(&b->clients);
 		if (!c)
 			return oom(b);
-		snprintf(c->addr, sizeof(c->addr), "%s", a);
+		memcpy(c->addr, key, sizeof(c->addr));
+		b->chash[slot] = (uint32_t)b->clients.n;
 	}
 	*(double *)((char *)c + f[i].off) = s->value;
 	return 0;
@@ -376,6 +427,7 @@ int snap_build(const struct prom_set *set, struct snap *out, char *err, size_t e
 	out->clients = b.clients.p, out->nclients = b.clients.n;
 	out->rejected = b.rejected.p, out->nrejected = b.rejected.n;
 	out->listen = b.listen.p, out->nlisten = b.listen.n;
+	free(b.chash);
 	if (r == 0 && !out->version[0]) {
 		snprintf(err, errlen, "no nfsxd_build_info: not nfsxd's statistics");
 		r = -1;

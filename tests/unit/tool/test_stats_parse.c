@@ -251,6 +251,50 @@ static void snapshot(void)
 	snap_free(&s);
 }
 
+/* Clients are many (65536 connections at most, each its own address):
+ * found by address whatever their order, a long address cut once. */
+static void many_clients(void)
+{
+	enum { N = 70000 };
+	size_t cap = (size_t)N * 2 * 64 + 4096, len = 0, i, bad = 0;
+	char *text = malloc(cap), err[256], lng[201];
+	struct prom_set set;
+	struct snap s;
+	int m;
+
+	len += (size_t)snprintf(text + len, cap - len, "nfsxd_build_info{version=\"x\"} 1\n");
+	for (m = 0; m < 2; m++)
+		for (i = 0; i < N; i++) {
+			/* the second metric in the reverse order */
+			size_t k = m ? N - 1 - i : i;
+
+			len += (size_t)snprintf(text + len, cap - len,
+						"nfsxd_client_%s{client=\"10.%zu.%zu.%zu\"} %zu\n",
+						m ? "calls_total" : "connections", k >> 16,
+						(k >> 8) & 255, k & 255, m ? k * 3 : k % 7);
+		}
+	memset(lng, 'a', 200);
+	lng[200] = '\0';
+	len += (size_t)snprintf(text + len, cap - len, "nfsxd_client_connections{client=\"%s\"} 1\n"
+				"nfsxd_client_calls_total{client=\"%s\"} 2\n", lng, lng);
+	ok(prom_parse(text, len, &set, err, sizeof(err)) == 0 &&
+	   snap_build(&set, &s, err, sizeof(err)) == 0, "%d clients' series gathered (%s)", N, err);
+	ok(s.nclients == N + 1, "%d clients, the long address once (%zu)", N + 1, s.nclients);
+	for (i = 0; i < N && i < s.nclients; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "10.%zu.%zu.%zu", i >> 16, (i >> 8) & 255, i & 255);
+		bad += strcmp(s.clients[i].addr, want) || s.clients[i].conns != (double)(i % 7) ||
+		       s.clients[i].calls != (double)(i * 3);
+	}
+	ok(!bad, "every client's connections and calls, in the order first seen (%zu wrong)", bad);
+	ok(s.nclients == N + 1 && s.clients[N].calls == 2 && s.clients[N].conns == 1,
+	   "the long address's two series in one client");
+	prom_free(&set);
+	snap_free(&s);
+	free(text);
+}
+
 static void compact(void)
 {
 	char buf[256];
@@ -276,6 +320,7 @@ int main(void)
 	errors();
 	caps();
 	snapshot();
+	many_clients();
 	compact();
 	return tap_done();
 }
