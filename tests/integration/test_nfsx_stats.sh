@@ -11,9 +11,10 @@
 #     execute times' sums, the version and the start time
 #   - the live view under nfsx bench: -i 1 -c 2 prints two blocks with a
 #     READ rate, --json -i 1 -c 2 two JSON lines with rates
-#   - --server ADDR:PORT through the link in $NFSX_RUN_DIR, an IPv6
-#     address written otherwise ([::0:1]) looked for as nfsxd writes it
-#     ([::1]), the errors naming where it looked
+#   - --server ADDR:PORT through the link nfsxd makes in $NFSX_RUN_DIR
+#     (and removes when it stops), a server bound to 0.0.0.0 found, an
+#     IPv6 address written otherwise ([::0:1]) looked for as inet_ntop
+#     writes it ([::1]) too, the errors naming where it looked
 #   - a restart (a fake socket whose counters go down): said, no rate
 #     below zero, in text and JSON; malformed text: the line number, exit 1;
 #     the server's "error: ..." passed on; the open cache's, NFSv4 state's
@@ -142,6 +143,10 @@ n3=$(calls_of v4 nfs3 READ)
 tap_ok $? "text report: op READ 5 calls, nfs3 READ still 5 [$n, $n3]" || show v4
 grep -q "^NFSv4 operations .*execute us" "$WORK/v4.out" && grep -q "^nfs4 COMPOUND " "$WORK/v4.out"
 tap_ok $? "text report: the NFSv4 operations' table and the COMPOUND row" || show v4
+grep -q "^listening on 127.0.0.1:$P$" "$WORK/v4.out" && grep -q -E "^open cache +[0-9]+ +[1-9]" "$WORK/v4.out" &&
+	grep -q "^NFSv4 state" "$WORK/v4.out" && grep -q -E "^sessions +0$" "$WORK/v4.out"
+tap_ok $? "text report: the listening address, the open cache, the NFSv4 state (no session left)" ||
+	show v4
 
 "$NFSX" stat "$U/no-such-file" >/dev/null 2>&1
 st err
@@ -225,8 +230,14 @@ else:
 check(d.get("version") == [dict(k[1])["version"] for k in raw if k[0] == "nfsxd_build_info"][0] and
       d.get("start_time") == rv("nfsxd_start_time_seconds") and d.get("uptime_seconds", -1) >= 0,
       "JSON: version, start time, uptime")
-check(d.get("server", {}).get("drc_misses_total") == rv("nfsxd_drc_misses_total") and
-      d.get("connections") == rv("nfsxd_connections"), "JSON: the caches' and the connections' figures = raw")
+srv = d.get("server", {})
+bad = [k for k in srv if srv[k] != rv("nfsxd_" + k)]
+check(not bad and "drc_misses_total" in srv and "open_cache_hits_total" in srv and
+      "nfs4_sessions" in srv and d.get("connections") == rv("nfsxd_connections"),
+      "JSON: the caches', the NFSv4 state's and the connections' figures = raw", (bad, srv))
+check(d.get("listen") == ["%s:%s" % (dict(k[1])["address"], dict(k[1])["port"])
+                          for k in raw if k[0] == "nfsxd_listen_info"] and len(d["listen"]) == 1,
+      "JSON: the listening addresses = raw", d.get("listen"))
 e = [x for x in d.get("errors", []) if x.get("procedure") == "LOOKUP" and x["status"] == "NFS3ERR_NOENT"]
 check(len(e) == 1 and e[0]["count"] == rv("nfsxd_rpc_errors_total", program="nfs", version="3",
       procedure="LOOKUP", status="NFS3ERR_NOENT"), "JSON: errors by status = raw")
@@ -284,10 +295,10 @@ forget_pid "$BENCH"
 
 # --- --server ----------------------------------------------------------------
 
-# nfsxd links RUNDIR/ADDR:PORT to its socket; made here when this nfsxd
-# does not yet, so that the tool's side is tested either way
+# nfsxd links RUNDIR/ADDR:PORT to its socket, RUNDIR $NFSX_RUN_DIR here
 LINK=$NFSX_RUN_DIR/127.0.0.1:$P
-[ -e "$LINK" ] || ln -s "$SOCK" "$LINK"
+[ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$SOCK" ]
+tap_ok $? "nfsxd linked \$NFSX_RUN_DIR/127.0.0.1:PORT to its socket" || ls -l "$NFSX_RUN_DIR" | tap_diag
 stats srv --server "127.0.0.1:$P" --json
 [ "$RC" -eq 0 ] && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["version"] else 1)' "$WORK/srv.out"
 tap_ok $? "--server 127.0.0.1:PORT: read through \$NFSX_RUN_DIR's link" || show srv
@@ -301,6 +312,11 @@ tap_ok $? "--server with no link: exit 1, the path looked at named" || show noli
 stats nolink6 --server "[::0:1]:$Q"
 [ "$RC" -eq 1 ] && grep -q -F "$NFSX_RUN_DIR/[::1]:$Q" "$WORK/nolink6.err"
 tap_ok $? "--server [::0:1]:PORT looks for [::1]:PORT" || show nolink6
+pick_port R
+ln -s "$SOCK" "$NFSX_RUN_DIR/0.0.0.0:$R"
+stats wild --server "127.0.0.1:$R" --json
+[ "$RC" -eq 0 ]
+tap_ok $? "--server 127.0.0.1:PORT finds a server bound to 0.0.0.0:PORT" || show wild
 ln -s "$WORK/gone.sock" "$NFSX_RUN_DIR/127.0.0.1:$Q"
 stats dangling --server "127.0.0.1:$Q"
 [ "$RC" -eq 1 ] && grep -q "no such socket" "$WORK/dangling.err" &&
@@ -450,6 +466,9 @@ tap_ok $? "--help: the usage, exit 0" || show help
 [ -n "${STATS_SAMPLE:-}" ] && cp "$SAMPLE" "$STATS_SAMPLE"
 alive "$PID" && stop_nfsxd "$PID" "$STOP_TMO" && [ "$STOP_STATUS" -eq 0 ]
 tap_ok $? "nfsxd still running, stops cleanly" || show_log stats
+stats gone --server "127.0.0.1:$P"
+[ "$RC" -eq 1 ] && [ ! -e "$LINK" ] && grep -q -F "no control socket link (looked for $LINK" "$WORK/gone.err"
+tap_ok $? "nfsxd stopped: its link gone, --server says where it looked" || show gone
 logs_clean
 tap_ok $? "no sanitizer report in nfsxd's log"
 tap_done

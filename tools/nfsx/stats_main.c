@@ -92,23 +92,29 @@ static int run_dir(char *buf, size_t len)
 	return -1;
 }
 
-/* ADDR:PORT or [ADDR6]:PORT to the name of nfsxd's link: the address
- * as inet_ntop writes it, so that 127.000.0.1 or ::0:1 find it too. */
-static int link_name(const char *arg, char *out, size_t len)
+/* The names nfsxd's link may have for --server @arg (ADDR:PORT or
+ * [ADDR6]:PORT), in the order they are tried: the address as inet_ntop
+ * writes it (so that ::0:1 finds [::1]), as the user wrote it (nfsxd
+ * names the link by its --bind argument), and the wildcard address of
+ * the family (a server bound to all addresses serves this one too).
+ * Return values: how many names were put in @names, 0 when @arg is not
+ * such an address. */
+static int link_names(const char *arg, char names[3][INET6_ADDRSTRLEN + 16])
 {
 	char addr[INET6_ADDRSTRLEN + 2], canon[INET6_ADDRSTRLEN];
 	unsigned char bin[16];
-	const char *colon, *a = arg;
+	const char *colon, *a = arg, *fmt;
 	size_t alen;
 	bool v6;
 	char *end;
 	unsigned long port;
+	int n = 0;
 
 	if (*a == '[') {
 		const char *rb = strchr(a, ']');
 
 		if (!rb || rb[1] != ':')
-			return -1;
+			return 0;
 		a++;
 		alen = (size_t)(rb - a);
 		colon = rb + 1;
@@ -116,31 +122,38 @@ static int link_name(const char *arg, char *out, size_t len)
 	} else {
 		colon = strrchr(a, ':');
 		if (!colon)
-			return -1;
+			return 0;
 		alen = (size_t)(colon - a);
 		v6 = false;
 	}
 	if (!alen || alen >= sizeof(addr))
-		return -1;
+		return 0;
 	memcpy(addr, a, alen);
 	addr[alen] = '\0';
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
 	if (!colon[1] || *end || errno || port < 1 || port > 65535 || colon[1] == '+' ||
 	    colon[1] == '-')
-		return -1;
+		return 0;
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, bin) != 1 ||
 	    !inet_ntop(v6 ? AF_INET6 : AF_INET, bin, canon, sizeof(canon)))
-		return -1;
-	return snprintf(out, len, v6 ? "[%s]:%lu" : "%s:%lu", canon, port) < (int)len ? 0 : -1;
+		return 0;
+	fmt = v6 ? "[%s]:%lu" : "%s:%lu";
+	snprintf(names[n++], sizeof(names[0]), fmt, canon, port);
+	if (strcmp(addr, canon))
+		snprintf(names[n++], sizeof(names[0]), fmt, addr, port);
+	if (strcmp(canon, v6 ? "::" : "0.0.0.0"))
+		snprintf(names[n++], sizeof(names[0]), fmt, v6 ? "::" : "0.0.0.0", port);
+	return n;
 }
 
 /* Set o->path (and o->why) from the options. Return values: 0, 1 (an
  * error said), 2 (usage). */
 static int resolve(struct stats_opts *o)
 {
-	char dir[256], name[INET6_ADDRSTRLEN + 16], lpath[400];
+	char dir[256], names[3][INET6_ADDRSTRLEN + 16], lpath[512], looked[1600];
 	struct stat st;
+	int i, n;
 
 	if (o->socket) {
 		snprintf(o->path, sizeof(o->path), "%s", o->socket);
@@ -155,7 +168,8 @@ static int resolve(struct stats_opts *o)
 			 o->state_dir ? "" : " (another: --state-dir, --socket or --server)");
 		return 0;
 	}
-	if (link_name(o->server, name, sizeof(name)) < 0)
+	n = link_names(o->server, names);
+	if (!n)
 		return usage_err("--server %s: not ADDR:PORT or [ADDR6]:PORT with a numeric "
 				 "address", o->server);
 	if (run_dir(dir, sizeof(dir)) < 0) {
@@ -164,17 +178,22 @@ static int resolve(struct stats_opts *o)
 			"root's); use --state-dir or --socket\n");
 		return 1;
 	}
-	snprintf(lpath, sizeof(lpath), "%s/%s", dir, name);
-	if (lstat(lpath, &st) < 0) {
-		fprintf(stderr, "nfsx stats: --server %s: no control socket link %s (%s): is "
-			"an nfsxd serving %s on this machine with this run directory? Else use "
-			"--state-dir or --socket\n", o->server, lpath, strerror(errno), name);
-		return 1;
+	looked[0] = '\0';
+	for (i = 0; i < n; i++) {
+		snprintf(lpath, sizeof(lpath), "%s/%s", dir, names[i]);
+		if (lstat(lpath, &st) == 0) {
+			snprintf(o->path, sizeof(o->path), "%s", lpath);
+			snprintf(o->why, sizeof(o->why), "the link %s is left, its target gone: "
+				 "nfsxd stopped without removing it?", lpath);
+			return 0;
+		}
+		snprintf(looked + strlen(looked), sizeof(looked) - strlen(looked), "%s%s",
+			 i ? ", " : "", lpath);
 	}
-	snprintf(o->path, sizeof(o->path), "%s", lpath);
-	snprintf(o->why, sizeof(o->why), "the link %s is left, its target gone: nfsxd "
-		 "stopped without removing it?", lpath);
-	return 0;
+	fprintf(stderr, "nfsx stats: --server %s: no control socket link (looked for %s): is "
+		"an nfsxd serving %s on this machine with this run directory? Else use "
+		"--state-dir or --socket\n", o->server, looked, names[0]);
+	return 1;
 }
 
 /* Connect to o->path and read the metrics. Return values: 0 with the

@@ -268,7 +268,8 @@ static void caches_text(FILE *f, const struct snap *s)
 		fprintf(f, "DRC: %.0f retransmissions dropped while the call ran\n",
 			c[S_DRC_INPROG]);
 	if (oc && !isnan(c[S_OC_PINNED]))
-		fprintf(f, "open cache: %.0f objects pinned; MiB: mapped\n", c[S_OC_PINNED]);
+		fprintf(f, "open cache: %.0f objects pinned by NFSv4 opens; MiB: file bytes "
+			"mapped\n", c[S_OC_PINNED]);
 }
 
 static void state_text(FILE *f, const struct snap *s)
