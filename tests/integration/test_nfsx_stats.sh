@@ -298,7 +298,8 @@ forget_pid "$BENCH"
 # nfsxd links RUNDIR/ADDR:PORT to its socket, RUNDIR $NFSX_RUN_DIR here
 LINK=$NFSX_RUN_DIR/127.0.0.1:$P
 [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$SOCK" ]
-tap_ok $? "nfsxd linked \$NFSX_RUN_DIR/127.0.0.1:PORT to its socket" || ls -l "$NFSX_RUN_DIR" | tap_diag
+tap_ok $? "nfsxd linked \$NFSX_RUN_DIR/127.0.0.1:PORT to its socket" ||
+	find "$NFSX_RUN_DIR" -printf "%p -> %l\n" | tap_diag
 stats srv --server "127.0.0.1:$P" --json
 [ "$RC" -eq 0 ] && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["version"] else 1)' "$WORK/srv.out"
 tap_ok $? "--server 127.0.0.1:PORT: read through \$NFSX_RUN_DIR's link" || show srv
