@@ -49,7 +49,8 @@ export NFSX_RUN_DIR=$WORK/run
 mkdir -p "$NFSX_RUN_DIR"
 serve stats "$P" --log-level warn --nfs-vers 3,4 --export "$EXP:rw,no_root_squash"
 SOCK=$WORK/stats.state/control.sock
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+# the socket is made once the loops run, after the NFS port accepts
+for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.1; done
 U="nfs://127.0.0.1:$P$EXP"
 
 # stats NAME ARGS...: nfsx stats ARGS, stdout to $WORK/NAME.out, stderr
