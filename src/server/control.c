@@ -285,11 +285,18 @@ static int run_dir(char *out, size_t len)
 
 void control_link(struct control *ctl, const char *addr, uint16_t port)
 {
-	char dir[4096], link[4096 + 64];
+	char dir[4096], link[4096 + 64], canon[INET6_ADDRSTRLEN];
+	unsigned char bin[sizeof(struct in6_addr)];
 	int n;
 
 	if (ctl->nlinks >= MAX_LINKS || run_dir(dir, sizeof(dir)) < 0)
 		return;
+	/* the address as inet_ntop writes it (::1, not 0::1): one name */
+	if ((inet_pton(AF_INET, addr, bin) == 1 &&
+	     inet_ntop(AF_INET, bin, canon, sizeof(canon))) ||
+	    (inet_pton(AF_INET6, addr, bin) == 1 &&
+	     inet_ntop(AF_INET6, bin, canon, sizeof(canon))))
+		addr = canon;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		log_warn("control socket: cannot make %s: %s (nfsx stats --server will not "
 			 "find this server; --socket %s will)", dir, strerror(errno), ctl->path);

@@ -37,7 +37,8 @@ struct control *control_start(const char *state_dir, int metrics_fd,
 /*
  * control_link - name the control socket by the NFS address @addr and
  * @port, for `nfsx stats --server ADDR:PORT`: a symbolic link
- * RUNDIR/ADDR:PORT ([ADDR]:PORT for IPv6) to it, where RUNDIR is
+ * RUNDIR/ADDR:PORT ([ADDR]:PORT for IPv6; ADDR as inet_ntop(3) writes
+ * it) to it, where RUNDIR is
  * $NFSX_RUN_DIR when set, else /run/nfsx for root, else
  * $XDG_RUNTIME_DIR/nfsx when set (else no link). Removed by
  * control_stop. A link that cannot be made is logged, not fatal: the

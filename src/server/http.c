@@ -40,6 +40,9 @@ int http_parse_request(const char *buf, size_t len, struct http_req *r)
 	for (i = 0; buf + i < sp1; i++)
 		if (buf[i] < 'A' || buf[i] > 'Z')
 			return -1;
+	/* origin-form only (RFC 9112 3.2.1): the path's '/' first */
+	if (sp1[1] != '/')
+		return -1;
 	for (q = sp1 + 1; q < sp2; q++)
 		if ((unsigned char)*q <= ' ' || *q == 0x7f)
 			return -1;

@@ -19,6 +19,7 @@ int main(void)
 		" GET /metrics HTTP/1.1\r\n", "get /metrics HTTP/1.1\r\n",
 		"GET /metrics HTTP/2.0\r\n", "GET /met rics HTTP/1.1\r\n",
 		"GET /metrics HTTP/1.1 x\r\n", "GET /me\ttrics HTTP/1.1\r\n",
+		"HEAD ?x=1 HTTP/1.1\r\n", "GET metrics HTTP/1.1\r\n",
 	};
 	struct http_req r;
 	char longpath[200];
