@@ -148,6 +148,7 @@ void nfs4_fini(void)
 	nfs4_copies_stop();
 	nfs4_compound_log_counts();
 	nfs4_io_log_counts();
+	nfs4_rp_log_counts();
 	nfs4_write_bulk_log_counts();
 	/* the open-object cache may be gone already (nfsxd stops NFSv3 and
 	 * the exports first): pinned nodes are closed, not to be let go of */

@@ -227,6 +227,8 @@ nfs4_op_fn nfs4_read, nfs4_write, nfs4_commit;
 /* How many READs were sent from a file's mapping, to the log at debug
  * level (nfs4_fini). */
 void nfs4_io_log_counts(void);
+/* READ_PLUS's seeks made and answered from the hole map, at the debug level. */
+void nfs4_rp_log_counts(void);
 /* The current filehandle as a regular file (ISDIR, INVAL otherwise), its
  * id into @f (may be NULL): what READ, WRITE, COMMIT and the locks take. */
 enum nfsstat4 nfs4_cur_file(const struct nfs4_compound *c, struct nfs4_file_id *f);

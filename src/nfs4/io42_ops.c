@@ -53,10 +53,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "nfs4/internal.h"
+#include "nfs4/rp_cache.h"
 #include "nfs4/rp_map.h"
+#include "util/log.h"
 
 /* ---- SEEK ---- */
 
@@ -215,6 +219,44 @@ static int rp_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
 				     out);
 }
 
+/* Map [@off, @end) of the file @f whose stat is @st into @segs, the
+ * seeks answered from its remembered map where it has one (rp_cache.h). */
+static unsigned int rp_map_cached(struct rp_file *f, const struct stat *st, uint64_t off,
+				  uint64_t end, struct nfs4_rp_seg *segs)
+{
+	struct nfs4_rp_known k;
+	struct nfs4_rp_ver v = {
+		.dev = (uint64_t)st->st_dev,
+		.ino = (uint64_t)st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.blocks = (uint64_t)st->st_blocks,
+		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+	};
+	struct timespec now;
+	bool trusted;
+	unsigned int n;
+
+	/* no change of it by nfsxd in flight, and its ctime old enough that
+	 * a change after this map would have a later one */
+	trusted = vfs_change_seq(st->st_dev, st->st_ino, &v.seq) &&
+		  clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+		  nfs4_rp_cache_settled(v.ctime_ns,
+					(int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	nfs4_rp_cache_begin(&k, &v, trusted, rp_seek, f);
+	n = nfs4_rp_map(off, end, nfs4_rp_cache_seek, &k, segs);
+	nfs4_rp_cache_end(&k);
+	return n;
+}
+
+void nfs4_rp_log_counts(void)
+{
+	uint64_t seeks, answered;
+
+	nfs4_rp_cache_counts(&seeks, &answered);
+	log_debug("NFSv4: %" PRIu64 " READ_PLUS seek(s) made, %" PRIu64
+		  " answered from the hole map", seeks, answered);
+}
+
 /* The reply's room left for this result under the session's limit
  * (SIZE_MAX: none), as compound.c counts it. */
 static size_t rp_room(const struct nfs4_compound *c)
@@ -335,7 +377,7 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 			segs[0] = (struct nfs4_rp_seg){ ra->rpa_offset, end - ra->rpa_offset, false };
 			n = 1;
 		} else {
-			n = nfs4_rp_map(ra->rpa_offset, end, rp_seek, &f, segs);
+			n = rp_map_cached(&f, &st, ra->rpa_offset, end, segs);
 		}
 		n = rp_fit(segs, n, rp_room(c));
 	}

@@ -15,12 +15,14 @@ static atomic_int lease_w;
 static _Atomic(vfs_lease_break_fn *) lease_fn;
 static _Atomic(void *) lease_arg;
 
-/* Changes in flight by file hash (vfs_change_mark), a cache line each;
- * and the name-space counter. 256 lines: 16 KiB. */
+/* Changes in flight by file hash (vfs_change_mark), a cache line each,
+ * with the count of those ended (vfs_change_seq); and the name-space
+ * counter. 256 lines: 16 KiB. */
 #define MARK_SLOTS 256u
 static struct {
 	atomic_uint n;
-	char pad[64 - sizeof(atomic_uint)];
+	atomic_uint ended;
+	char pad[64 - 2 * sizeof(atomic_uint)];
 } marks[MARK_SLOTS] __attribute__((aligned(64)));
 static struct {
 	atomic_uint n;
@@ -105,9 +107,13 @@ void vfs_change_end(struct vfs_change *ch)
 {
 	unsigned int i;
 
-	/* release: the change is made before a grant sees its mark gone */
-	for (i = 0; i < ch->n; i++)
+	/* release: the change is made before a grant sees its mark gone;
+	 * counted ended before the mark goes, so that vfs_change_seq sees
+	 * one or the other */
+	for (i = 0; i < ch->n; i++) {
+		atomic_fetch_add_explicit(&marks[ch->slot[i]].ended, 1, memory_order_seq_cst);
 		atomic_fetch_sub_explicit(&marks[ch->slot[i]].n, 1, memory_order_release);
+	}
 	if (ch->names)
 		atomic_fetch_sub_explicit(&names.n, ch->names, memory_order_release);
 	ch->n = 0;
@@ -118,6 +124,16 @@ bool vfs_change_busy(dev_t dev, ino_t ino)
 {
 	return atomic_load_explicit(&marks[slot_of(dev, ino)].n, memory_order_seq_cst) > 0 ||
 	       atomic_load_explicit(&names.n, memory_order_seq_cst) > 0;
+}
+
+bool vfs_change_seq(dev_t dev, ino_t ino, uint32_t *seq)
+{
+	unsigned int s = slot_of(dev, ino);
+
+	if (atomic_load_explicit(&marks[s].n, memory_order_seq_cst) > 0)
+		return false;
+	*seq = atomic_load_explicit(&marks[s].ended, memory_order_seq_cst);
+	return true;
 }
 
 unsigned int vfs_changes_held(void)

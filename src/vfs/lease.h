@@ -190,6 +190,21 @@ void vfs_change_end(struct vfs_change *ch);
 bool vfs_change_busy(dev_t dev, ino_t ino);
 
 /**
+ * vfs_change_seq() - for what is remembered of a file's contents while
+ * this server does not change it (READ_PLUS's hole map): a count that
+ * moves whenever a change of (@dev, @ino) marked with vfs_change_mark
+ * ends, into *@seq.
+ *
+ * Two atomic loads. A change of another file of the same hash moves it
+ * too (the remembered thing is dropped for nothing). Changes known only
+ * by a name (REMOVE, RENAME) do not count: they change no file's data.
+ *
+ * Return values: true; false (nothing in *@seq) while such a change is in
+ * flight, when nothing about the file can be remembered.
+ */
+bool vfs_change_seq(dev_t dev, ino_t ino, uint32_t *seq);
+
+/**
  * vfs_changes_held() - marks not ended, in all: 0 once every call has
  * ended (nfsxd checks it at exit; more is a path that forgot its end).
  */
