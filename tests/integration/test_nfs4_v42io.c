@@ -12,13 +12,15 @@
  * file; H answers the CB_RECALLs by hand.
  *
  * Usage: test_nfs4_v42io PORT DIR...
+ *        test_nfs4_v42io --holemap PORT DIR
  *        test_nfs4_v42io --bench PORT DIR NFSXD_PID
  * (run-nfs4-v42io.sh: each DIR exported rw,no_root_squash to 127.0.0.1,
  * the first on tmpfs, a second on a disk when the scratch directory is
  * on one. --bench: READ against READ_PLUS of 64 MiB files, all data, all
  * hole and 4 KiB stripes, 1 MiB per call (V42IO_BENCH_CALL=bytes), wall
  * and server CPU time, as TAP comments; V42IO_BENCH_ONLY=bench-data (or
- * -hole, -4d, -4h): that file only.)
+ * -hole, -4d, -4h): that file only. --holemap: a sparse file read twice
+ * only, for the wrapper to count nfsxd's seeks.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -608,6 +610,71 @@ static void test_small_session(void)
 	sess = big;
 }
 
+/* Past NFS4_RP_CACHE_SETTLE_NS (1 s) after the file's last change: a
+ * hole map made now is remembered and used. */
+static void settle(void)
+{
+	usleep(1100 * 1000);
+}
+
+/*
+ * READ_PLUS's remembered hole map (src/nfs4/rp_cache.c): a file of 1 MiB
+ * data and hole stripes read whole twice at 1 MiB a call (the second time
+ * from the map; run-nfs4-v42io.sh counts the seeks in nfsxd's log of a
+ * server that ran this alone: @count_only), then changed under it, the
+ * map made before each change remembered: by a local write filling part
+ * of a hole (and growing the file), and by a DEALLOCATE through NFS.
+ * Every read's bytes compared with pread's: never a stale hole.
+ */
+static void test_hole_map(bool count_only)
+{
+	unsigned int h1, d1, h2, d2;
+	struct stateid4 sid;
+	struct v4_fh fh;
+	int f;
+
+	f = mkfile("holemap", 8 * MIB);
+	stripes(f, 8 * MIB, MIB, true);
+	ok(open_file("holemap", OPEN4_SHARE_ACCESS_BOTH, &fh, &sid), "%s: OPEN holemap", tag);
+	settle();
+	whole("holemap", &fh, &sid, MIB, &h1, &d1);
+	whole("holemap", &fh, &sid, MIB, &h2, &d2);
+	ok(h1 == 4 && d1 == 4 && h2 == h1 && d2 == d1,
+	   "%s: the second read's segments as the first's (%u holes, %u data)", tag, h2, d2);
+	if (count_only) {
+		close(f);
+		return;
+	}
+	/* a local write into a hole, after the map was made: new data, and
+	 * a map made again */
+	fill(f, MIB + 64 * KIB, 128 * KIB);
+	whole("holemap", &fh, &sid, MIB, &h1, &d1);
+	ok(d1 == 5, "%s: a local write into a hole read at once: its data (%u data segments)",
+	   tag, d1);
+	settle();
+	fill(f, 3 * MIB + 512 * KIB, 4 * KIB);
+	settle();
+	whole("holemap", &fh, &sid, MIB, &h1, &d1);
+	whole("holemap", &fh, &sid, MIB, &h2, &d2);
+	ok(d1 == 6 && d2 == 6, "%s: a local write into a hole a second before: its data (%u, %u)",
+	   tag, d1, d2);
+	/* the file grown locally, its new end a hole */
+	settle();
+	if (ftruncate(f, 9 * MIB) < 0)
+		printf("# ftruncate: %s\n", strerror(errno));
+	settle();
+	whole("holemap", &fh, &sid, MIB, &h1, &d1);
+	/* a hole punched through NFS */
+	ok(falloc_op(&fh, &sid, 4 * MIB + 256 * KIB, 256 * KIB, true) == NFS4_OK,
+	   "%s: DEALLOCATE in data: OK", tag);
+	whole("holemap", &fh, &sid, MIB, &h1, &d1);
+	settle();
+	whole("holemap", &fh, &sid, MIB, &h2, &d2);
+	ok(h2 == h1 && h2 >= 6, "%s: the punched hole read as one (%u, %u holes)", tag, h1, h2);
+	close(f);
+	unlink(path_of("holemap"));
+}
+
 static void test_advise_notsupp(void)
 {
 	struct stateid4 sid;
@@ -1008,10 +1075,12 @@ static int bench(const char *pid)
 int main(int argc, char **argv)
 {
 	bool bench_mode = argc == 5 && strcmp(argv[1], "--bench") == 0;
-	int i, first = bench_mode ? 3 : 2;
+	bool holemap_mode = argc == 4 && strcmp(argv[1], "--holemap") == 0;
+	int i, first = bench_mode || holemap_mode ? 3 : 2;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s PORT DIR... | --bench PORT DIR NFSXD_PID\n", argv[0]);
+		fprintf(stderr, "usage: %s PORT DIR... | --holemap PORT DIR | --bench PORT DIR NFSXD_PID\n",
+			argv[0]);
 		return 2;
 	}
 	port = (uint16_t)atoi(argv[first - 1]);
@@ -1025,6 +1094,13 @@ int main(int argc, char **argv)
 			return 1;
 		return bench(argv[4]);
 	}
+	if (holemap_mode) {
+		if (!setup(argv[3], "tmpfs"))
+			return 1;
+		test_hole_map(true);
+		close(fd);
+		return tap_done();
+	}
 	for (i = first; i < argc; i++) {
 		if (!setup(argv[i], i == first ? "tmpfs" : "disk")) {
 			printf("Bail out! no session or handle of %s\n", argv[i]);
@@ -1033,6 +1109,7 @@ int main(int argc, char **argv)
 		test_seek();
 		test_falloc();
 		test_read_plus();
+		test_hole_map(false);
 		test_advise_notsupp();
 		test_small_session();
 		test_deleg();
