@@ -31,9 +31,13 @@
  *   will be. rpr_eof is true exactly when the last segment reaches the
  *   end of the file as the COMPOUND's PUTFH found it (READ's eof does the
  *   same), or as a getattr finds it after the COMPOUND changed a file,
- *   or where a short read ends the data. The map is not remembered
- *   between calls: the seeks are bounded per call instead, and a cache
- *   would have to follow every change of the file by any protocol.
+ *   or where a short read ends the data. What the seeks found is
+ *   remembered per file while the file does not change (rp_cache.h: 64
+ *   extents for each of 256 files, valid for the file's size, st_blocks,
+ *   ctime and nfsxd's count of its changes, vfs_change_seq, all checked
+ *   against the stat this READ_PLUS has anyway: no system call more), so
+ *   a sequential reader does not ask again what the seeks of an earlier
+ *   call answered. The map made is the same as without it.
  * - READ_PLUS may run on an event loop as READ does (compound.c's inline
  *   plan, memory-backed exports only, 128 KiB in all): there its seeks
  *   and getattr do not wait, and a small READ_PLUS is not sent to a

@@ -92,14 +92,20 @@ void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, b
 	pthread_mutex_unlock(&locks[s]);
 }
 
-/* Gap between [@off, @end) and extent @x (0 when they meet). */
-static uint64_t gap(const struct nfs4_rp_ext *x, uint64_t off, uint64_t end)
+/* The first extent of @k ending after @off (k->n when none). */
+static unsigned int first_after(const struct nfs4_rp_known *k, uint64_t off)
 {
-	if (x->end <= off)
-		return off - x->end;
-	if (x->off >= end)
-		return x->off - end;
-	return 0;
+	unsigned int lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (k->ext[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The file changed under the seeks: stop using the map for this call. */
@@ -112,40 +118,32 @@ static void contradiction(struct nfs4_rp_known *k)
 /* Learn that [@off, @end) is all @hole and the other kind starts at @end. */
 static void learn(struct nfs4_rp_known *k, uint64_t off, uint64_t end, bool hole)
 {
-	unsigned int i, j, far;
+	unsigned int i = first_after(k, off), j;
 
-	for (i = 0; i < k->n; i++) {
-		const struct nfs4_rp_ext *x = &k->ext[i];
-
-		if (x->off < end && off < x->end) {
-			if (x->hole != hole || x->end != end)
-				return contradiction(k);
-		} else if (x->hole == hole && (x->end == off || x->off == end)) {
+	/* the extent before ends at or before @off: of this kind, touching,
+	 * it says the kind changes at @off */
+	if (i > 0 && k->ext[i - 1].hole == hole && k->ext[i - 1].end == off)
+		return contradiction(k);
+	/* the ones it overlaps: of its kind and its end, else a contradiction */
+	for (j = i; j < k->n && k->ext[j].off < end; j++)
+		if (k->ext[j].hole != hole || k->ext[j].end != end)
 			return contradiction(k);
-		}
+	if (j < k->n && k->ext[j].hole == hole && k->ext[j].off == end)
+		return contradiction(k);
+	if (j > i) {
+		/* known already, perhaps from further on: it grows */
+		if (k->ext[i].off <= off)
+			return;
+		k->ext[i].off = off;
+		k->learnt = true;
+		return;
 	}
-	/* the ones it overlaps (of its kind and end) join it */
-	for (i = j = 0; i < k->n; i++) {
-		if (k->ext[i].off < end && off < k->ext[i].end) {
-			if (k->ext[i].off < off)
-				off = k->ext[i].off;
-			continue;
-		}
-		k->ext[j++] = k->ext[i];
-	}
-	if (j != k->n)
-		k->learnt = true;    /* an extent grew */
-	k->n = j;
-	if (k->n == NFS4_RP_CACHE_EXTENTS) {
-		/* full: the farthest from what is learnt goes */
-		for (i = 1, far = 0; i < k->n; i++)
-			if (gap(&k->ext[i], off, end) > gap(&k->ext[far], off, end))
-				far = i;
-		memmove(&k->ext[far], &k->ext[far + 1], (k->n - far - 1) * sizeof(k->ext[0]));
-		k->n--;
-	}
-	for (i = 0; i < k->n && k->ext[i].off < off; i++)
-		;
+	/* Full: nothing more. The extents kept are the first found, which a
+	 * client reading the file again from its start asks first; following
+	 * a reader instead would cost a move of the extents per seek and pay
+	 * back only for one that comes back to what it read last. */
+	if (k->n == NFS4_RP_CACHE_EXTENTS)
+		return;
 	memmove(&k->ext[i + 1], &k->ext[i], (k->n - i) * sizeof(k->ext[0]));
 	k->ext[i] = (struct nfs4_rp_ext){ off, end, hole };
 	k->n++;
@@ -164,8 +162,7 @@ int nfs4_rp_cache_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
 			k->answered++;
 			return -ENXIO;
 		}
-		for (i = 0; i < k->n && k->ext[i].end <= off; i++)
-			;
+		i = first_after(k, off);
 		if (i < k->n && k->ext[i].off <= off) {
 			const struct nfs4_rp_ext *e = &k->ext[i];
 

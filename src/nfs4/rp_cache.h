@@ -16,7 +16,9 @@
  *   NFS4_RP_CACHE_FILES files of NFS4_RP_CACHE_EXTENTS extents each
  *   (24 bytes an extent: about 400 KiB in all, allocated once). A file
  *   past the bound takes the least recently used entry of its set; a
- *   file past its extents loses the ones farthest from what it learns.
+ *   file with more extents keeps the first found and learns no more (its
+ *   other seeks made as without the cache: each costs the cache a binary
+ *   search of its extents).
  * - Valid only for the file as it was: an entry records the file's size,
  *   st_blocks, ctime and this server's change count of the file
  *   (vfs_change_seq: every change nfsxd makes, by any protocol, ends

@@ -19,7 +19,8 @@
  * on one. --bench: READ against READ_PLUS of 64 MiB files, all data, all
  * hole and 4 KiB stripes, 1 MiB per call (V42IO_BENCH_CALL=bytes), wall
  * and server CPU time, as TAP comments; V42IO_BENCH_ONLY=bench-data (or
- * -hole, -4d, -4h): that file only. --holemap: a sparse file read twice
+ * -hole, -4d, -4h): that file only; V42IO_BENCH_STRIPE=bytes: the
+ * stripes of -4d and -4h. --holemap: a sparse file read twice
  * only, for the wrapper to count nfsxd's seeks.)
  */
 #include <dirent.h>
@@ -1011,7 +1012,9 @@ static int bench(const char *pid)
 {
 	static const char *const names[] = { "bench-data", "bench-hole", "bench-4d", "bench-4h" };
 	const char *only = getenv("V42IO_BENCH_ONLY"), *call = getenv("V42IO_BENCH_CALL");
+	const char *stripe = getenv("V42IO_BENCH_STRIPE");
 	uint32_t per = call ? (uint32_t)strtoul(call, NULL, 0) : MIB;
+	uint64_t sw = stripe ? strtoull(stripe, NULL, 0) : 0;
 	unsigned int i, k, run;
 	int f;
 
@@ -1029,8 +1032,10 @@ static int bench(const char *pid)
 		if (i == 0)
 			fill(f, 0, 64 * MIB);
 		else if (i > 1)
-			stripes(f, 64 * MIB, 4 * KIB, i == 2);
+			stripes(f, 64 * MIB, sw ? sw : 4 * KIB, i == 2);
 		close(f);
+		/* READ_PLUS's hole map trusted from the first run */
+		settle();
 		if (!open_file(names[i], OPEN4_SHARE_ACCESS_READ, &fh, &sid))
 			return 1;
 		for (k = 0; k < 2; k++) {

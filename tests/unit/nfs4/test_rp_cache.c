@@ -177,7 +177,7 @@ int main(void)
 	ans = cmap(&f, &v, true, MIB, 2 * MIB, &real, &same);
 	ok(ans >= 1 && same, "the next call's first seek answered (%u)", ans);
 
-	/* the extents' bound: the farthest from what is learnt go */
+	/* the extents' bound: the first found kept, no more learnt */
 	nfs4_rp_cache_clear();
 	stripes(&f, 4 * MIB, 16384, true);   /* 256 extents */
 	v = ver_of(&f, 3);
@@ -188,14 +188,25 @@ int main(void)
 	   k.n);
 	for (i = 1, same = true; i < k.n; i++)
 		same = same && k.ext[i].off == k.ext[i - 1].end && k.ext[i].hole != k.ext[i - 1].hole;
-	ok(same && k.ext[k.n - 1].end == f.size,
-	   "the last learnt kept, contiguous and alternating, the first gone (from %llu)",
-	   (unsigned long long)k.ext[0].off);
+	ok(same && k.ext[0].off == 0 && k.ext[k.n - 1].end == NFS4_RP_CACHE_EXTENTS * 16384,
+	   "the first found kept, contiguous and alternating (to %llu)",
+	   (unsigned long long)k.ext[k.n - 1].end);
 	nfs4_rp_cache_end(&k);
-	cmap(&f, &v, true, f.size - 64 * 1024, f.size, &real, &same);
-	ok(real == 0 && same, "the end of the file answered from what is kept");
 	cmap(&f, &v, true, 0, 64 * 1024, &real, &same);
-	ok(real > 0 && same, "the start sought again");
+	ok(real == 0 && same, "the start answered from what is kept");
+	ans = cmap(&f, &v, true, f.size - 64 * 1024, f.size, &real, &same);
+	ok(real > 0 && ans == 0 && same, "the end sought again (%u seeks)", real);
+
+	/* a known extent grows when a seek from before it ends at its end */
+	nfs4_rp_cache_clear();
+	stripes(&f, 8 * MIB, MIB, true);
+	v = ver_of(&f, 5);
+	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	r = nfs4_rp_cache_seek(&k, 3 * MIB / 2, true, &x);   /* hole [1.5, 2) MiB */
+	r = nfs4_rp_cache_seek(&k, MIB, true, &x);           /* hole [1, 2) MiB */
+	ok(r == 0 && x == 2 * MIB && k.n == 1 && k.ext[0].off == MIB && k.ext[0].end == 2 * MIB &&
+	   k.ext[0].hole, "a hole found from further back: the known one grows");
+	nfs4_rp_cache_end(&k);
 
 	/* a file that changes under the seeks: not kept */
 	nfs4_rp_cache_clear();
