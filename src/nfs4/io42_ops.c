@@ -246,7 +246,7 @@ static unsigned int rp_map_cached(struct rp_file *f, const struct stat *st, uint
 		  clock_gettime(CLOCK_REALTIME, &now) == 0 &&
 		  nfs4_rp_cache_settled(v.ctime_ns,
 					(int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-	nfs4_rp_cache_begin(&k, &v, trusted, rp_seek, f);
+	nfs4_rp_cache_begin(&k, &v, trusted, off, rp_seek, f);
 	n = nfs4_rp_map(off, end, nfs4_rp_cache_seek, &k, segs);
 	nfs4_rp_cache_end(&k);
 	return n;

@@ -64,7 +64,7 @@ static bool same_ver(const struct nfs4_rp_ver *a, const struct nfs4_rp_ver *b)
 }
 
 void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, bool trusted,
-			 nfs4_rp_seek_fn *seek, void *ctx)
+			 uint64_t off, nfs4_rp_seek_fn *seek, void *ctx)
 {
 	unsigned int s = set_of(v->dev, v->ino), w;
 
@@ -83,9 +83,13 @@ void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, b
 		struct entry *e = &table[s][w];
 
 		if (e->valid && same_ver(&e->ver, v)) {
+			e->stamp = ++stamps[s];
+			if (e->n == NFS4_RP_CACHE_EXTENTS && e->ext[e->n - 1].end <= off) {
+				k->use = false;
+				break;
+			}
 			k->n = e->n;
 			memcpy(k->ext, e->ext, e->n * sizeof(e->ext[0]));
-			e->stamp = ++stamps[s];
 			break;
 		}
 	}
@@ -118,7 +122,17 @@ static void contradiction(struct nfs4_rp_known *k)
 /* Learn that [@off, @end) is all @hole and the other kind starts at @end. */
 static void learn(struct nfs4_rp_known *k, uint64_t off, uint64_t end, bool hole)
 {
-	unsigned int i = first_after(k, off), j;
+	unsigned int i, j;
+
+	/* Full: nothing more. The extents kept are the first found, which a
+	 * client reading the file again from its start asks first; following
+	 * a reader instead would cost a move of the extents per seek and pay
+	 * back only for one that comes back to what it read last. (No check
+	 * for contradictions either: a map kept is used only while the file
+	 * is as its stat was, which a change during the seeks is not.) */
+	if (k->n == NFS4_RP_CACHE_EXTENTS)
+		return;
+	i = first_after(k, off);
 
 	/* the extent before ends at or before @off: of this kind, touching,
 	 * it says the kind changes at @off */
@@ -138,12 +152,6 @@ static void learn(struct nfs4_rp_known *k, uint64_t off, uint64_t end, bool hole
 		k->learnt = true;
 		return;
 	}
-	/* Full: nothing more. The extents kept are the first found, which a
-	 * client reading the file again from its start asks first; following
-	 * a reader instead would cost a move of the extents per seek and pay
-	 * back only for one that comes back to what it read last. */
-	if (k->n == NFS4_RP_CACHE_EXTENTS)
-		return;
 	memmove(&k->ext[i + 1], &k->ext[i], (k->n - i) * sizeof(k->ext[0]));
 	k->ext[i] = (struct nfs4_rp_ext){ off, end, hole };
 	k->n++;
@@ -162,7 +170,9 @@ int nfs4_rp_cache_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
 			k->answered++;
 			return -ENXIO;
 		}
-		i = first_after(k, off);
+		/* past the last known (a sequential reader's next seeks): no
+		 * search */
+		i = k->n && off < k->ext[k->n - 1].end ? first_after(k, off) : k->n;
 		if (i < k->n && k->ext[i].off <= off) {
 			const struct nfs4_rp_ext *e = &k->ext[i];
 

@@ -87,13 +87,16 @@ struct nfs4_rp_known {
 };
 
 /*
- * nfs4_rp_cache_begin - set @k up for the file @v, whose seeks @seek
- * makes: its remembered map copied in when @trusted (no change by nfsxd
- * in flight, ctime NFS4_RP_CACHE_SETTLE_NS old) and recorded for exactly
- * @v; else none, and when !@trusted nothing is answered or learnt.
+ * nfs4_rp_cache_begin - set @k up for a map from @off of the file @v,
+ * whose seeks @seek makes: its remembered map copied in when @trusted (no
+ * change by nfsxd in flight, ctime NFS4_RP_CACHE_SETTLE_NS old) and
+ * recorded for exactly @v; else none, and when !@trusted nothing is
+ * answered or learnt. Nor when the map is full and ends before @off: it
+ * can neither answer nor learn (a sequential reader past the extents a
+ * file of fine stripes keeps: its seeks cost what they did without it).
  */
 void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, bool trusted,
-			 nfs4_rp_seek_fn *seek, void *ctx);
+			 uint64_t off, nfs4_rp_seek_fn *seek, void *ctx);
 
 /*
  * nfs4_rp_cache_seek - an nfs4_rp_seek_fn over a struct nfs4_rp_known

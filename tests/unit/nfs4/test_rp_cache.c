@@ -77,7 +77,7 @@ static unsigned int cmap(struct fake *f, const struct nfs4_rp_ver *v, bool trust
 
 	m = nfs4_rp_map(off, end, fake_seek, f, b);
 	f->seeks = 0;
-	nfs4_rp_cache_begin(&k, v, trusted, fake_seek, f);
+	nfs4_rp_cache_begin(&k, v, trusted, off, fake_seek, f);
 	n = nfs4_rp_map(off, end, nfs4_rp_cache_seek, &k, a);
 	nfs4_rp_cache_end(&k);
 	*real = f->seeks;
@@ -123,7 +123,7 @@ int main(void)
 	ok(real == 0 && same, "second pass: %u real seek(s), the same map", real);
 
 	/* answers as lseek gives them, from the known extents */
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	f.seeks = 0;
 	ok(k.n == 8, "the file's 8 extents known (%u)", k.n);
 	r = nfs4_rp_cache_seek(&k, MIB + 5, true, &x);
@@ -183,7 +183,7 @@ int main(void)
 	v = ver_of(&f, 3);
 	for (x = 0; x < f.size; x += 64 * 1024)
 		cmap(&f, &v, true, x, x + 64 * 1024, &real, &same);
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	ok(k.n == NFS4_RP_CACHE_EXTENTS, "at most %u extents kept (%u)", NFS4_RP_CACHE_EXTENTS,
 	   k.n);
 	for (i = 1, same = true; i < k.n; i++)
@@ -196,12 +196,16 @@ int main(void)
 	ok(real == 0 && same, "the start answered from what is kept");
 	ans = cmap(&f, &v, true, f.size - 64 * 1024, f.size, &real, &same);
 	ok(real > 0 && ans == 0 && same, "the end sought again (%u seeks)", real);
+	nfs4_rp_cache_begin(&k, &v, true, f.size - 64 * 1024, fake_seek, &f);
+	ok(!k.use, "a map from past the full map's end: the cache not used");
+	k.use = false;
+	nfs4_rp_cache_end(&k);
 
 	/* a known extent grows when a seek from before it ends at its end */
 	nfs4_rp_cache_clear();
 	stripes(&f, 8 * MIB, MIB, true);
 	v = ver_of(&f, 5);
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	r = nfs4_rp_cache_seek(&k, 3 * MIB / 2, true, &x);   /* hole [1.5, 2) MiB */
 	r = nfs4_rp_cache_seek(&k, MIB, true, &x);           /* hole [1, 2) MiB */
 	ok(r == 0 && x == 2 * MIB && k.n == 1 && k.ext[0].off == MIB && k.ext[0].end == 2 * MIB &&
@@ -212,7 +216,7 @@ int main(void)
 	nfs4_rp_cache_clear();
 	stripes(&f, 8 * MIB, MIB, true);
 	v = ver_of(&f, 4);
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	r = nfs4_rp_cache_seek(&k, 0, false, &x);    /* data [0, 1 MiB) */
 	f.ext[0][1] = 2 * MIB;                        /* the hole filled */
 	r = nfs4_rp_cache_seek(&k, 512 * 1024, false, &x);
@@ -221,7 +225,7 @@ int main(void)
 	r = nfs4_rp_cache_seek(&k, MIB, false, &x);
 	ok(!k.use && r == 0 && x == 2 * MIB, "a contradiction: the real seeks answer (%d)", r);
 	nfs4_rp_cache_end(&k);
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	ok(k.n == 0, "and nothing kept");
 	nfs4_rp_cache_end(&k);
 
@@ -237,7 +241,7 @@ int main(void)
 	ok(real == 0, "the last file's map kept");
 	for (i = 0, ans = 0; i < 4 * NFS4_RP_CACHE_FILES; i++) {
 		v = ver_of(&f, 100 + i);
-		nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+		nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 		ans += k.n > 0;
 		k.use = false;
 		nfs4_rp_cache_end(&k);
@@ -245,7 +249,7 @@ int main(void)
 	ok(ans <= NFS4_RP_CACHE_FILES && ans > NFS4_RP_CACHE_FILES / 2,
 	   "at most %u files kept (%u of %u)", NFS4_RP_CACHE_FILES, ans, 4 * NFS4_RP_CACHE_FILES);
 	v = ver_of(&f, 100);
-	nfs4_rp_cache_begin(&k, &v, true, fake_seek, &f);
+	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);
 	ok(k.n == 0, "the first file's gone");
 	nfs4_rp_cache_end(&k);
 	return tap_done();
