@@ -129,5 +129,25 @@ int main(void)
 		vfs_change_end(&a);
 		ok(!vfs_change_busy(1, 2) && vfs_changes_held() == 0, "ended: none");
 	}
+
+	/* the count of changes ended, for what is remembered of a file */
+	{
+		struct vfs_change a = { 0 };
+		uint32_t s0 = 0, s1 = 0, s2 = 0;
+		bool r0, r1, r2;
+
+		r0 = vfs_change_seq(7, 43, &s0);
+		r1 = vfs_change_seq(7, 43, &s1);
+		ok(r0 && r1 && s0 == s1, "no change: the count stays");
+		vfs_change_mark(&a, 7, 43);
+		ok(!vfs_change_seq(7, 43, &s1), "a change in flight: no count");
+		vfs_change_end(&a);
+		r1 = vfs_change_seq(7, 43, &s1);
+		ok(r1 && s1 != s0, "the change ended: the count moved");
+		vfs_change_mark_names(&a);
+		vfs_change_end(&a);
+		r2 = vfs_change_seq(7, 43, &s2);
+		ok(r2 && s2 == s1, "a change by name: no file's count moves");
+	}
 	return tap_done();
 }
