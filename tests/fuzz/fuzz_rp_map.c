@@ -11,11 +11,14 @@
  * cover [offset, end) exactly, in order, with alternating, non-empty
  * segments inside it (none wrapping around 2^64), at
  * most NFS4_RP_SEGS_MAX of them after at most NFS4_RP_SEEKS_MAX seeks.
+ * The same map is then made twice through the remembered map of the file
+ * (src/nfs4/rp_cache.c: learnt, then answered from): the same promises,
+ * and, when every answer came from the extents, the same segments.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "nfs4/rp_cache.h"
 #include "nfs4/rp_map.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -76,22 +79,12 @@ static int fake_seek(void *ctx, uint64_t off, bool want_data, uint64_t *out)
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The promises of nfs4_rp_map's segments for [@off, @end). */
+static void check(uint64_t off, uint64_t end, const struct nfs4_rp_seg *segs, unsigned int n)
 {
-	struct nfs4_rp_seg segs[NFS4_RP_SEGS_MAX];
-	struct fake f = { 0 };
-	uint64_t off, end, at;
-	unsigned int n, i;
+	uint64_t at;
+	unsigned int i;
 
-	if (size < 12 + NFS4_RP_SEEKS_MAX)
-		return 0;
-	off = (uint64_t)get32(data) * 16;
-	end = off + (get32(data + 4) & 0x1fffff);
-	f.size = get32(data + 8);
-	f.how = data + 12;
-	f.ext = data + 12 + NFS4_RP_SEEKS_MAX;
-	f.next = size - 12 - NFS4_RP_SEEKS_MAX;
-	n = nfs4_rp_map(off, end, fake_seek, &f, segs);
 	if (n > NFS4_RP_SEGS_MAX || (off < end) != (n > 0))
 		abort();
 	for (at = off, i = 0; i < n; i++) {
@@ -104,5 +97,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (at != end)
 		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct nfs4_rp_seg segs[NFS4_RP_SEGS_MAX], again[NFS4_RP_SEGS_MAX];
+	struct nfs4_rp_ver v = { .dev = 1, .ino = 1, .blocks = 1 };
+	struct fake f = { 0 };
+	struct nfs4_rp_known k;
+	uint64_t off, end;
+	unsigned int n, n2, pass, i;
+	bool plain = true;
+
+	if (size < 12 + NFS4_RP_SEEKS_MAX)
+		return 0;
+	off = (uint64_t)get32(data) * 16;
+	end = off + (get32(data + 4) & 0x1fffff);
+	f.size = get32(data + 8);
+	f.how = data + 12;
+	f.ext = data + 12 + NFS4_RP_SEEKS_MAX;
+	f.next = size - 12 - NFS4_RP_SEEKS_MAX;
+	n = nfs4_rp_map(off, end, fake_seek, &f, segs);
+	check(off, end, segs, n);
+	/* The same through the remembered map (rp_cache.c), twice: learnt,
+	 * then answered from. Whatever the seeks said, the map keeps its
+	 * promises; when they told the truth of one layout (no error, no
+	 * answer behind the offset or past the end), it is the same map. */
+	for (pass = 0; pass < NFS4_RP_SEEKS_MAX && f.how; pass++)
+		if (f.how[pass] >= 1 && f.how[pass] <= 4)
+			plain = false;
+	v.size = f.size;
+	for (pass = 0; pass < 2; pass++) {
+		f.seeks = 0;
+		nfs4_rp_cache_begin(&k, &v, true, off, fake_seek, &f);
+		n2 = nfs4_rp_map(off, end, nfs4_rp_cache_seek, &k, again);
+		nfs4_rp_cache_end(&k);
+		check(off, end, again, n2);
+		if (plain && n2 != n)
+			abort();
+		for (i = 0; plain && i < n; i++)
+			if (again[i].off != segs[i].off || again[i].len != segs[i].len ||
+			    again[i].hole != segs[i].hole)
+				abort();
+	}
+	nfs4_rp_cache_clear();
 	return 0;
 }
