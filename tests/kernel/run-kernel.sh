@@ -39,6 +39,9 @@ fi
 
 export_dir=$WORK/export
 mkdir -p "$export_dir"
+# the guest's CLONE step expects clones to succeed on this export only
+# where the wrapper says its file system shares blocks (with-xfs.sh)
+[ "${NFSX_EXPORT_CLONES:-0}" = 1 ] && touch "$export_dir/.kc-clone"
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 # The guest reaches 127.0.0.1 through qemu's user network from an
 # unprivileged port, as root: hence insecure and no_root_squash.

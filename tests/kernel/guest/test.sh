@@ -345,6 +345,31 @@ s_v42sp() {
 	rm -f "$D/sp" || die rm
 }
 
+# NFSv4.2 only: FICLONE and FICLONERANGE (kc-clone), each a CLONE to the
+# server. Where the export's file system shares blocks (the host marks
+# the export with .kc-clone: kernel-nfs42-xfs) the clones must succeed,
+# read back right from the server and be copied on write; elsewhere the
+# server must answer NOTSUPP (EOPNOTSUPP here), never a clone that did not
+# happen. Either way the CLONE is counted in mountstats: it reached the
+# server.
+s_v42clone() {
+	[ -x /bin/kc-clone ] || die "no /bin/kc-clone in the image"
+	c0=$(opcount $M CLONE)
+	/bin/kc-clone "$D"
+	rc=$?
+	c1=$(opcount $M CLONE)
+	echo "  CLONE calls: ${c0:-?} -> ${c1:-?}"
+	[ -n "$c1" ] && [ "$c1" -gt "${c0:-0}" ] || die "no CLONE reached the server"
+	if [ -e "$M/.kc-clone" ]; then
+		[ $rc = 0 ] || die "kc-clone exit $rc on an export that clones"
+		[ "$c1" -ge $((${c0:-0} + 2)) ] || die "one CLONE for FICLONE and FICLONERANGE"
+	else
+		[ $rc = 3 ] || die "kc-clone exit $rc on an export that cannot clone (want 3: EOPNOTSUPP)"
+		echo "  (info: the export shares no blocks: CLONE answered NOTSUPP)"
+	fi
+	rm -f "$D/cl-src" "$D/cl-dst" || die rm
+}
+
 s_remount() {
 	umount "$M" || die umount
 	grep -q " $M nfs" /proc/mounts && die "still mounted"
@@ -382,7 +407,7 @@ STEPS="mount mountopts mkdir small_files big_write big_read ls_l stat df append 
 direct_io rename hardlink symlink chmod truncate sparse readdir_many locks deleg remount rm rmdir
 umount"
 # 4.2's own operations, before the remount
-[ "$KC_VERS" = 4.2 ] && STEPS=$(echo $STEPS | sed 's/ remount / v42xc v42sp remount /')
+[ "$KC_VERS" = 4.2 ] && STEPS=$(echo $STEPS | sed 's/ remount / v42xc v42sp v42clone remount /')
 
 if [ "$1" = "--step" ]; then
 	"s_$2"
