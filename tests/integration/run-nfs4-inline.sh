@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Meson wrapper for the nfs4-inline test: nfsxd (--log-level debug)
 # exports a directory on tmpfs (/dev/shm) and, when $WORK is not on
-# tmpfs, one on a disk, each with a file "f" of 256 KiB, read-only, and
+# tmpfs, one on a disk, each with a file "f" of 256 KiB (and on tmpfs two
+# sparse files of 4 MiB, "h" all hole and "s" with 8 KiB of data), read-only, and
 # another on tmpfs with a file "w" (0666) read-write; runs
 # test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
 # run on event loops and on workers it logs at exit are the counts the
@@ -30,6 +31,9 @@ chmod 755 "$WORK" "$MEM" "$MEMW"
 # byte i is i * 7 % 251
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(i * 7 % 251 for i in range(262144)))' \
 	>"$MEM/f" || exit 1
+# h: 4 MiB of hole; s: f's first 8 KiB, then a hole to 4 MiB
+truncate -s 4M "$MEM/h" || exit 1
+head -c 8192 "$MEM/f" >"$MEM/s" && truncate -s 4M "$MEM/s" || exit 1
 EXPORTS=(--export "$MEM:ro,insecure" --export "$MEMW:rw,no_root_squash,insecure")
 DISK=-
 case $(stat -f -c %T "$WORK") in

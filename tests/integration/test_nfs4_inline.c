@@ -19,6 +19,9 @@
  * nfs4_map_range), on the loop or on a worker; a second
  * one in the same COMPOUND, a shorter one and one of a file on a disk
  * are read into the reply: the bytes are the file's either way.
+ * A READ_PLUS counts only the file's allocated bytes against the loop's
+ * limit: 1 MiB of a file all hole, or of 8 KiB of data and a hole, runs
+ * on the loop, as the handle RESTOREFH makes current says.
  * The test prints how many COMPOUNDs it expects on the loop and on
  * workers and how many READs from a mapping; the wrapper compares them
  * with the counts nfsxd logs when it stops.
@@ -199,8 +202,8 @@ static void test_writes(struct v4_session *s, const struct v4_fh *w_dir, const c
 }
 
 /* OPEN "f" in @dir for reading: its handle and stateid. */
-static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *owner,
-		   struct v4_fh *fh, struct stateid4 *sid)
+static bool open_name(struct v4_session *s, const struct v4_fh *dir, const char *owner,
+		      const char *name, struct v4_fh *fh, struct stateid4 *sid)
 {
 	struct nfs_argop4 ops[4];
 	struct v4_res r;
@@ -210,7 +213,7 @@ static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *ow
 	v4op_seq_next(&ops[0], s, 0, false);
 	v4op_putfh(&ops[1], dir);
 	v4op_open(&ops[2], 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_NONE, s->clientid,
-		  owner, "f");
+		  owner, name);
 	v4op_simple(&ops[3], OP_GETFH);
 	good = v4_call41(fd, ops, 4, &r) && r.status == NFS4_OK && r.nops == 4 &&
 	       v4_fh_of_res(&r, 3, fh);
@@ -220,6 +223,66 @@ static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *ow
 		v4_diag(&r);
 	v4_res_free(&r);
 	return good;
+}
+
+static bool open_f(struct v4_session *s, const struct v4_fh *dir, const char *owner,
+		   struct v4_fh *fh, struct stateid4 *sid)
+{
+	return open_name(s, dir, owner, "f", fh, sid);
+}
+
+/*
+ * SEQUENCE, PUTFH @first, SAVEFH, PUTFH @second, RESTOREFH (@restore:
+ * else no SAVEFH and RESTOREFH, and only @second is put), READ_PLUS of
+ * 1 MiB at 0 with @sid (minor version 2); the current file is then @first
+ * or @second. The reply must be @ndata bytes of data at 0 (the pattern of
+ * "f": byte i is i * 7 % 251), then, unless @eof (the file ends there),
+ * one hole to 1 MiB; eof as @eof.
+ */
+static void read_plus_sparse(struct v4_session *s, const struct v4_fh *first,
+			     const struct v4_fh *second, bool restore, const struct stateid4 *sid,
+			     uint32_t ndata, bool eof, const char *what)
+{
+	const struct read_plus_res4 *k;
+	const struct read_plus_content *v;
+	struct nfs_argop4 ops[6];
+	struct v4_res r;
+	uint32_t n = 0, j = 0;
+	bool hole = !eof && ndata < (1u << 20), good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[n++], s, 0, false);
+	if (restore) {
+		v4op_putfh(&ops[n++], first);
+		v4op_simple(&ops[n++], OP_SAVEFH);
+	}
+	v4op_putfh(&ops[n++], second);
+	if (restore)
+		v4op_simple(&ops[n++], OP_RESTOREFH);
+	memset(&ops[n], 0, sizeof(ops[n]));
+	ops[n].argop = OP_READ_PLUS;
+	ops[n].u.opread_plus.rpa_stateid = *sid;
+	ops[n].u.opread_plus.rpa_offset = 0;
+	ops[n].u.opread_plus.rpa_count = 1u << 20;
+	n++;
+	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, n, &r) && r.status == NFS4_OK && r.nops == n;
+	k = good ? &r.ops[n - 1].u.opread_plus.u.rp_resok4 : NULL;
+	v = good ? k->rpr_contents.val : NULL;
+	good = good && k->rpr_eof == eof &&
+	       k->rpr_contents.len == (uint32_t)(ndata > 0) + (uint32_t)hole;
+	if (good && ndata > 0) {
+		good = v[j].rpc_content == NFS4_CONTENT_DATA && v[j].u.rpc_data.d_offset == 0 &&
+		       data_ok(&v[j].u.rpc_data.d_data, 0, ndata);
+		j++;
+	}
+	if (good && hole)
+		good = v[j].rpc_content == NFS4_CONTENT_HOLE && v[j].u.rpc_hole.di_offset == ndata &&
+		       v[j].u.rpc_hole.di_length == (1u << 20) - ndata;
+	ok(good, "%s: OK, %u bytes of data%s, eof %s", what, ndata,
+	   hole ? " then a hole to 1 MiB" : "", eof ? "true" : "false");
+	if (!good)
+		v4_diag(&r);
+	v4_res_free(&r);
 }
 
 /* COMPOUND (minor version 1) @ops on B's connection. Calls nfsxd sends
@@ -346,7 +409,8 @@ int main(int argc, char **argv)
 {
 	struct v4_session s = { 0 };
 	struct v4_fh mem_dir = { 0 }, mem_f = { 0 }, disk_dir = { 0 }, disk_f = { 0 }, w_dir = { 0 };
-	struct stateid4 mem_sid = { 0 }, disk_sid = { 0 };
+	struct stateid4 mem_sid = { 0 }, disk_sid = { 0 }, mem_hsid = { 0 }, mem_ssid = { 0 };
+	struct v4_fh mem_h = { 0 }, mem_s = { 0 };
 	struct nfs_argop4 ops[6];
 	struct v4_attrs at;
 	struct v4_res r;
@@ -411,6 +475,28 @@ int main(int argc, char **argv)
 	on_loop += 2;
 	read_plus_ok(&s, &mem_f, &mem_sid, 0, 128u * 1024 + 4096,
 		     "SEQUENCE, PUTFH, READ_PLUS 132 KiB (4.2, a worker's)");
+	on_worker++;
+	mapped++;
+	/* A READ_PLUS counts only what the file has allocated against the
+	 * loop's budget: 1 MiB of a file all hole ("h", 4 MiB) or of one
+	 * with 8 KiB of data ("s", 4 MiB) runs on the loop; of the dense f
+	 * (256 KiB allocated) on a worker, by whichever handle is current
+	 * after RESTOREFH. */
+	ok(open_name(&s, &mem_dir, "owner-mem", "h", &mem_h, &mem_hsid) &&
+	   open_name(&s, &mem_dir, "owner-mem", "s", &mem_s, &mem_ssid),
+	   "SEQUENCE, PUTFH, OPEN, GETFH of h and s on tmpfs (workers'): OK");
+	on_worker += 2;
+	read_plus_sparse(&s, NULL, &mem_h, false, &mem_hsid, 0, false,
+			 "SEQUENCE, PUTFH h, READ_PLUS 1 MiB of a hole (4.2, on the loop)");
+	read_plus_sparse(&s, NULL, &mem_s, false, &mem_ssid, 8192, false,
+			 "SEQUENCE, PUTFH s, READ_PLUS 1 MiB of 8 KiB and a hole (4.2, on the loop)");
+	read_plus_sparse(&s, &mem_h, &mem_f, true, &mem_hsid, 0, false,
+			 "SEQUENCE, PUTFH h, SAVEFH, PUTFH f, RESTOREFH, READ_PLUS 1 MiB of h "
+			 "(4.2, on the loop)");
+	on_loop += 3;
+	read_plus_sparse(&s, &mem_f, &mem_h, true, &mem_sid, FILE_LEN, true,
+			 "SEQUENCE, PUTFH f, SAVEFH, PUTFH h, RESTOREFH, READ_PLUS 1 MiB of f "
+			 "(4.2, a worker's)");
 	on_worker++;
 	mapped++;
 
