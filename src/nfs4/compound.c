@@ -505,7 +505,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 {
 	struct nfs4_fh pre[NFS4_INLINE_OPS];
-	struct nfs4_compound c = { .req = req };
+	struct nfs4_compound c;
 	struct nfs4_args_head h;
 	struct nfs4_res_head rh = { .status = NFS4_OK };
 	size_t head_len, arena_at;
@@ -515,6 +515,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	uint64_t t_op;
 	uint32_t i;
 
+	nfs4_compound_init(&c, req);
 	if (!nfs4_dec_compound_args_head(&req->args, &h))
 		return RPC_GARBAGE_ARGS;
 	/* what inline_plan() would refuse anyway, before any work */

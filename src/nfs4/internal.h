@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "export/export.h"
 #include "nfs4/clients.h"
@@ -44,7 +46,6 @@ struct nfs4_compound {
 	uint32_t minorversion;
 	struct nfs4_fh cur, saved;
 	struct nfsx_fh fhbuf;            /* GETFH's handle, until encoded */
-	char linkbuf[4096];              /* READLINK's target, until encoded */
 	/* The operation encoded its result itself (GETATTR's attributes
 	 * go straight into the reply). */
 	bool encoded;
@@ -62,9 +63,6 @@ struct nfs4_compound {
 	 * operation that names none (SETATTR, REMOVE) is known as that
 	 * client's and does not recall its own delegation. */
 	clientid4 named;
-	/* A seqid-bearing operation's owner (minor version 0), let go
-	 * with its encoded result once that is encoded (state.h). */
-	struct nfs4_seq seq;
 	/* On an event loop (compound.c): the filehandles of the PUTFHs,
 	 * resolved before anything ran, by operation index (NULL on a
 	 * worker); set by SEQUENCE when it would have to wait. */
@@ -80,7 +78,34 @@ struct nfs4_compound {
 	 * a stat taken by an earlier PUTFH may be stale (READ_PLUS then
 	 * takes its own). */
 	bool changed_data;
+	/* Last, so that a COMPOUND zeroes all but their buffers
+	 * (nfs4_compound_init): */
+	/* A seqid-bearing operation's owner (minor version 0), let go
+	 * with its encoded result once that is encoded (state.h). */
+	struct nfs4_seq seq;
+	char linkbuf[4096];              /* READLINK's target, until encoded */
 };
+
+/*
+ * @c for a COMPOUND of @req: zeroed but for the buffers at its end
+ * (seq's reply and handle, READLINK's target), which are read only as
+ * far as lengths set with them say. 5.4 KiB of the 6.2 KiB are left out:
+ * zeroing them was most of a 4 KiB READ COMPOUND's own instructions.
+ */
+static inline void nfs4_compound_init(struct nfs4_compound *c, struct rpc_req *req)
+{
+	_Static_assert(offsetof(struct nfs4_compound, linkbuf) ==
+		       offsetof(struct nfs4_compound, seq) + sizeof(struct nfs4_seq) &&
+		       sizeof(struct nfs4_compound) ==
+		       offsetof(struct nfs4_compound, linkbuf) + sizeof(c->linkbuf),
+		       "seq and linkbuf end struct nfs4_compound");
+	_Static_assert(offsetof(struct nfs4_seq, fh) > offsetof(struct nfs4_seq, reply) &&
+		       offsetof(struct nfs4_seq, fh_len) < offsetof(struct nfs4_seq, reply) &&
+		       offsetof(struct nfs4_seq, reply_len) < offsetof(struct nfs4_seq, reply),
+		       "struct nfs4_seq's buffers come last");
+	memset(c, 0, offsetof(struct nfs4_compound, seq) + offsetof(struct nfs4_seq, reply));
+	c->req = req;
+}
 
 /* How many COMPOUNDs ran on event loops and on workers, to the log at
  * debug level (nfs4_fini). */

@@ -75,11 +75,13 @@ struct nfs4_seq {
 	uint32_t seqid;
 	bool replay;
 	uint32_t reply_len;
-	uint8_t reply[NFS4_REPLAY_MAX];
 	/* The current filehandle the operation left (OPEN's file): kept
 	 * with the result, given back with a replay (the next operation
-	 * of the COMPOUND works on it). */
+	 * of the COMPOUND works on it); @fh_len bytes of @fh. */
 	uint32_t fh_len;
+	/* The buffers last: read only as far as the lengths above say, so
+	 * a holder need not zero them (compound.c zeroes the rest). */
+	uint8_t reply[NFS4_REPLAY_MAX];
 	uint8_t fh[NFS4_FHSIZE];
 };
 
