@@ -5,15 +5,18 @@
  * that a client cannot forge a handle for a file it was never given.
  *
  * Layout (all in one opaque, version first so it can change):
- *   0     version (1)
+ *   0     version (2)
  *   1     kernel handle type (name_to_handle_at)
  *   2     kernel handle length, at most FH_KERNEL_MAX
  *   3     flags, 0
  *   4..7  export id, big-endian
  *   8..   the kernel handle
- *   last 16 bytes: keyed BLAKE2b of everything before it, under the
- *   server's secret (libsodium crypto_generichash), kept in the state
- *   directory so handles survive restarts.
+ *   last 16 bytes: SipHash-2-4 with a 128-bit tag (libsodium
+ *   crypto_shorthash_siphashx24) of everything before it, keyed with the
+ *   first 16 bytes of the server's 32-byte secret, kept in the state
+ *   directory so handles survive restarts. Version 1 had a keyed
+ *   BLAKE2b tag: 300 ns a handle here against SipHash's 27, with every
+ *   NFS call checking one; its handles are now refused as stale.
  */
 #ifndef NFSX_VFS_FH_H
 #define NFSX_VFS_FH_H
@@ -27,7 +30,7 @@
 #define FH_HDR_LEN 8u
 #define FH_KERNEL_MAX (FH_MAX - FH_HDR_LEN - FH_MAC_LEN)
 #define FH_KEY_LEN 32u
-#define FH_VERSION 1u
+#define FH_VERSION 2u
 
 struct nfsx_fh {
 	uint32_t len;
