@@ -404,20 +404,23 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
  * Return values: true, or false with nothing held.
  */
 /*
- * The most data bytes a READ_PLUS of @count bytes of file @f can send: no
- * more than the file has allocated, as its holes go as hole segments
- * (the stat is PUTFH's, so as fresh as the map the operation will make).
- * A mostly hole file then runs on the loop at any count: its reply is a
- * few segment heads, where a worker's wake-up and hand-back cost more than
+ * The data bytes a READ_PLUS of @count bytes of file @f is expected to
+ * send: no more than the file has allocated, as its holes go as hole
+ * segments (the stat is PUTFH's, the one the operation uses). A mostly
+ * hole file then runs on the loop at any count: its reply is a few
+ * segment heads, where a worker's wake-up and hand-back cost more than
  * the call (1 MiB of hole on tmpfs at queue depth 1: 115 µs a call, 4.7
- * context switches in nfsxd, before this).
+ * context switches in nfsxd, before this). An expectation only (the file
+ * may gain data, the map may give up on fine stripes and send holes as
+ * data): nfs4_read_plus holds a call on the loop to the budget left
+ * (c->loop_rp_left).
  */
 static uint64_t rp_data_bound(const struct nfs4_fh *f, uint32_t count)
 {
 	uint64_t alloc;
 
 	if (!f || f->kind != NFS4_FH_OBJ || !f->o.have_st || !S_ISREG(f->o.st.st_mode) ||
-	    f->o.st.st_blocks < 0)
+	    f->o.st.st_blocks < 0 || !f->o.vexp->blocks_counted)
 		return count;
 	alloc = (uint64_t)f->o.st.st_blocks * 512u;
 	return alloc < count ? alloc : count;
@@ -430,7 +433,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 	size_t arena_at = req->arena.used;
 	bool ok = h->minorversion >= 1 && h->nops >= 1 && h->nops <= NFS4_INLINE_OPS;
 	const struct nfs4_fh *cur = NULL, *saved = NULL;
-	uint64_t io = 0;
+	uint64_t io = 0, io_rw = 0;
 	uint32_t i;
 
 	for (i = 0; ok && i < h->nops; i++) {
@@ -469,6 +472,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			 * which writes the restart record; a READ recalls a
 			 * write delegation, as GETATTR */
 			io += a.u.opread.count;
+			io_rw += a.u.opread.count;
 			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
 			break;
@@ -477,6 +481,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			 * copy does not wait; a WRITE recalls any delegation
 			 * of its file (a worker's), so none may exist */
 			io += a.u.opwrite.data.len;
+			io_rw += a.u.opwrite.data.len;
 			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opwrite.stateid) &&
 			     !nfs4_stateid_bypass(&a.u.opwrite.stateid) && !vfs_leases_held();
@@ -496,8 +501,11 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 		}
 	}
 	req->arena.used = arena_at;
-	if (ok && i == h->nops)
+	if (ok && i == h->nops) {
+		/* what the READ_PLUSes may send between them */
+		c->loop_rp_left = (uint32_t)(NFS4_INLINE_IO_MAX - io_rw);
 		return true;
+	}
 	pre_clear(c);
 	return false;
 }

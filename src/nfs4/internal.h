@@ -68,6 +68,9 @@ struct nfs4_compound {
 	 * worker); set by SEQUENCE when it would have to wait. */
 	struct nfs4_fh *pre;
 	bool would_block;
+	/* On an event loop: the data bytes READ_PLUSes may still send
+	 * (inline_plan's budget less READs and WRITEs; nfs4_read_plus). */
+	uint32_t loop_rp_left;
 	/* The running operation's changes in flight (vfs/lease.h), marked
 	 * before it asks for recalls, ended when it returns. */
 	struct vfs_change changes;

@@ -303,6 +303,37 @@ static unsigned int rp_fit(struct nfs4_rp_seg *segs, unsigned int n, size_t room
 	return n;
 }
 
+/*
+ * On an event loop: the segments cut so that their data stays within
+ * @left bytes, less what they take (*left), the last data segment cut
+ * short, what follows it dropped: a short reply, eof false, from which
+ * the client asks for the rest (RFC 7862 15.10.3). inline_plan let the
+ * call run here expecting the file's allocation to bound its data; a
+ * file that gained data since, or stripes too fine for the map's seeks
+ * (sent as data), would otherwise copy up to a whole reply on the loop.
+ * At least 4 KiB of data is kept, so that a reader always moves on.
+ * Return values: the segments kept.
+ */
+static unsigned int rp_trim(struct nfs4_rp_seg *segs, unsigned int n, uint32_t *left)
+{
+	uint64_t room = *left > 4096 ? *left : 4096, start = room;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (segs[i].hole)
+			continue;
+		if (segs[i].len >= room) {
+			segs[i].len = room;
+			room = 0;
+			i++;
+			break;
+		}
+		room -= segs[i].len;
+	}
+	*left = start - room >= *left ? 0 : *left - (uint32_t)(start - room);
+	return i;
+}
+
 /* A result of one data segment @seg sent from the file's mapping, as a
  * large READ's (nfs4_map_range). Return values: true when encoded
  * (c->encoded set); false with nothing encoded. */
@@ -384,6 +415,8 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 			n = rp_map_cached(&f, &st, ra->rpa_offset, end, segs);
 		}
 		n = rp_fit(segs, n, rp_room(c));
+		if (rq->on_loop)
+			n = rp_trim(segs, n, &c->loop_rp_left);
 	}
 	for (i = 0; i < n; i++)
 		if (!segs[i].hole)

@@ -120,6 +120,7 @@ int vfs_export_open(struct vfs_export *e, uint32_t id, const char *path)
 	}
 	if (fstatfs(e->root_fd, &sf) == 0) {
 		e->mem_backed = sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+		e->blocks_counted = sf.f_type != RAMFS_MAGIC;
 		e->local_fs = local_fs(sf.f_type);
 		e->fs_type = sf.f_type;
 	}

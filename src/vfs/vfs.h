@@ -47,6 +47,9 @@ struct vfs_export {
 	/* tmpfs/ramfs: I/O never waits for a device, so it may run on an
 	 * event loop like any other work of bounded cost. */
 	bool mem_backed;
+	/* st_blocks counts what a file has allocated (ramfs leaves it 0):
+	 * a READ_PLUS's data may be bounded by it (nfs4/compound.c). */
+	bool blocks_counted;
 	/* Changed only through this kernel (ext4, XFS, btrfs, f2fs, tmpfs):
 	 * directory listings may be cached (dir.h). */
 	bool local_fs;

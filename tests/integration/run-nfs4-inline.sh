@@ -3,7 +3,8 @@
 # Meson wrapper for the nfs4-inline test: nfsxd (--log-level debug)
 # exports a directory on tmpfs (/dev/shm) and, when $WORK is not on
 # tmpfs, one on a disk, each with a file "f" of 256 KiB (and on tmpfs two
-# sparse files of 4 MiB, "h" all hole and "s" with 8 KiB of data), read-only, and
+# sparse files of 4 MiB, "h" all hole and "s" with 8 KiB of data, and "t" of
+# 1 MiB, 64 KiB of it in 4 KiB stripes), read-only, and
 # another on tmpfs with a file "w" (0666) read-write; runs
 # test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
 # run on event loops and on workers it logs at exit are the counts the
@@ -34,6 +35,16 @@ python3 -c 'import sys; sys.stdout.buffer.write(bytes(i * 7 % 251 for i in range
 # h: 4 MiB of hole; s: f's first 8 KiB, then a hole to 4 MiB
 truncate -s 4M "$MEM/h" || exit 1
 head -c 8192 "$MEM/f" >"$MEM/s" && truncate -s 4M "$MEM/s" || exit 1
+# t: f's bytes in the first 4 KiB of every 8 KiB below 128 KiB, holes
+# elsewhere to 1 MiB (finer than the map's seeks go)
+python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+for k in range(16):
+    off = k * 8192
+    os.pwrite(fd, bytes((off + i) * 7 % 251 for i in range(4096)), off)
+os.ftruncate(fd, 1 << 20)
+os.close(fd)' "$MEM/t" || exit 1
 EXPORTS=(--export "$MEM:ro,insecure" --export "$MEMW:rw,no_root_squash,insecure")
 DISK=-
 case $(stat -f -c %T "$WORK") in

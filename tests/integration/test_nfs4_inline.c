@@ -33,6 +33,7 @@
  * rw,no_root_squash, holds "w", mode 0666.)
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,67 @@ static void read_plus_sparse(struct v4_session *s, const struct v4_fh *first,
 	v4_res_free(&r);
 }
 
+/* Byte @x of "t": f's pattern in the first 4 KiB of every 8 KiB below
+ * 128 KiB, zeros (holes) elsewhere. */
+static uint8_t t_byte(uint64_t x)
+{
+	return x < 131072 && x % 8192 < 4096 ? (uint8_t)(x * 7 % 251) : 0;
+}
+
+/*
+ * READ_PLUS of 1 MiB of "t" (64 KiB allocated, in 16 stripes, then a hole
+ * to 1 MiB), which the loop takes on its allocation; its map runs out of
+ * seeks after the stripes and would send the rest as data (about 900 KiB
+ * of zeros copied on the loop): the reply must stop within the loop's
+ * budget (128 KiB of data, 4 KiB more at most), eof false, its segments
+ * one after the other from 0, every byte the file's.
+ */
+static void read_plus_budget(struct v4_session *s, const struct v4_fh *fh,
+			     const struct stateid4 *sid)
+{
+	const struct read_plus_res4 *k;
+	struct nfs_argop4 ops[3];
+	uint64_t at = 0, data = 0;
+	struct v4_res r;
+	uint32_t j;
+	bool good;
+
+	v4_res_init(&r);
+	v4op_seq_next(&ops[0], s, 0, false);
+	v4op_putfh(&ops[1], fh);
+	memset(&ops[2], 0, sizeof(ops[2]));
+	ops[2].argop = OP_READ_PLUS;
+	ops[2].u.opread_plus.rpa_stateid = *sid;
+	ops[2].u.opread_plus.rpa_count = 1u << 20;
+	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3;
+	k = good ? &r.ops[2].u.opread_plus.u.rp_resok4 : NULL;
+	good = good && !k->rpr_eof && k->rpr_contents.len > 0;
+	for (j = 0; good && j < k->rpr_contents.len; j++) {
+		const struct read_plus_content *v = &k->rpr_contents.val[j];
+		uint64_t i;
+
+		if (v->rpc_content == NFS4_CONTENT_HOLE) {
+			good = v->u.rpc_hole.di_offset == at;
+			for (i = 0; good && i < v->u.rpc_hole.di_length; i += 512)
+				good = t_byte(at + i) == 0;
+			at += v->u.rpc_hole.di_length;
+			continue;
+		}
+		good = v->rpc_content == NFS4_CONTENT_DATA && v->u.rpc_data.d_offset == at;
+		for (i = 0; good && i < v->u.rpc_data.d_data.len; i++)
+			good = v->u.rpc_data.d_data.data[i] == t_byte(at + i);
+		at += v->u.rpc_data.d_data.len;
+		data += v->u.rpc_data.d_data.len;
+	}
+	good = good && at < (1u << 20) && data >= 65536 && data <= 131072 + 4096;
+	ok(good, "SEQUENCE, PUTFH t, READ_PLUS 1 MiB of fine stripes (4.2, on the loop): "
+	   "%" PRIu64 " bytes of data of %" PRIu64 " answered (the loop's 128 KiB), the file's "
+	   "bytes, eof false", data, at);
+	if (!good)
+		v4_diag(&r);
+	v4_res_free(&r);
+}
+
 /* COMPOUND (minor version 1) @ops on B's connection. Calls nfsxd sends
  * there before the reply (its back channel) are read and dropped: none
  * is expected, as nothing here conflicts with B's delegation. Return
@@ -410,7 +472,8 @@ int main(int argc, char **argv)
 	struct v4_session s = { 0 };
 	struct v4_fh mem_dir = { 0 }, mem_f = { 0 }, disk_dir = { 0 }, disk_f = { 0 }, w_dir = { 0 };
 	struct stateid4 mem_sid = { 0 }, disk_sid = { 0 }, mem_hsid = { 0 }, mem_ssid = { 0 };
-	struct v4_fh mem_h = { 0 }, mem_s = { 0 };
+	struct v4_fh mem_h = { 0 }, mem_s = { 0 }, mem_t = { 0 };
+	struct stateid4 mem_tsid = { 0 };
 	struct nfs_argop4 ops[6];
 	struct v4_attrs at;
 	struct v4_res r;
@@ -499,6 +562,11 @@ int main(int argc, char **argv)
 			 "(4.2, a worker's)");
 	on_worker++;
 	mapped++;
+	ok(open_name(&s, &mem_dir, "owner-mem", "t", &mem_t, &mem_tsid),
+	   "SEQUENCE, PUTFH, OPEN, GETFH of t on tmpfs (a worker's): OK");
+	on_worker++;
+	read_plus_budget(&s, &mem_t, &mem_tsid);
+	on_loop++;
 
 	v4_res_init(&r);
 	nw = v4_bits(w, FATTR4_SIZE, -1);
