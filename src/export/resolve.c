@@ -20,7 +20,7 @@ static int resolve(struct rpc_req *req, const uint8_t *fh, uint32_t len,
 	memset(o, 0, sizeof(*o));
 	o->obj = VFS_OBJ_NONE;
 	if (!fh_decode(export_fh_key, fh, len, &p))
-		return -EBADHANDLE;
+		return fh_old_version(fh, len) ? -ESTALE : -EBADHANDLE;
 	/* Held from here while o->node is, until export_release(). */
 	x = export_snap_get();
 	o->snap = x;
@@ -282,13 +282,13 @@ int export_pseudo_resolve(const struct export_snap *x, const uint8_t *fh, uint32
 	struct fh_parts p;
 	uint64_t id;
 
-	/* Another type than a pseudo directory's: the handle's MAC (a keyed
-	 * BLAKE2b, the dearest step of resolving it) is export_resolve()'s
-	 * to check, once. */
+	/* Another type than a pseudo directory's: the handle's tag (the
+	 * dearest step of resolving it) is export_resolve()'s to check,
+	 * once. */
 	if (len >= FH_HDR_LEN && fh[1] != FH_PSEUDO_TYPE)
 		return 0;
 	if (!fh_decode(export_fh_key, fh, len, &p))
-		return -EBADHANDLE;
+		return fh_old_version(fh, len) ? -ESTALE : -EBADHANDLE;
 	if (!export_pseudo_parts(&p, &id))
 		return 0;
 	*node = export_pseudo_by_id(&x->pseudo, id);

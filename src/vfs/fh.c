@@ -292,6 +292,13 @@ int fh_encode(const uint8_t key[FH_KEY_LEN], const struct fh_parts *p,
 	return 0;
 }
 
+bool fh_old_version(const uint8_t *data, uint32_t len)
+{
+	/* version 1: the same 8-byte head and 16-byte tag */
+	return len >= FH_HDR_LEN + FH_MAC_LEN && len <= FH_MAX && data[0] >= 1 &&
+	       data[0] < FH_VERSION;
+}
+
 bool fh_decode(const uint8_t key[FH_KEY_LEN], const uint8_t *data,
 	       uint32_t len, struct fh_parts *p)
 {

@@ -63,9 +63,18 @@ int fh_encode(const uint8_t key[FH_KEY_LEN], const struct fh_parts *p,
 	      struct nfsx_fh *fh);
 
 /*
+ * fh_old_version - a handle an earlier nfsxd made, in a layout of an
+ * earlier version: refused as stale rather than bad, so that a client
+ * mounted across an upgrade looks its paths up again (ESTALE) instead
+ * of failing with an error it does not handle. Nothing of it is trusted.
+ */
+bool fh_old_version(const uint8_t *data, uint32_t len);
+
+/*
  * fh_decode - check and split a handle a client sent.
  * Return values: true when it is well formed and its MAC verifies;
- * false for anything else (the caller answers NFS3ERR_BADHANDLE).
+ * false for anything else (the caller answers NFS3ERR_BADHANDLE, or
+ * NFS3ERR_STALE for fh_old_version's).
  */
 bool fh_decode(const uint8_t key[FH_KEY_LEN], const uint8_t *data,
 	       uint32_t len, struct fh_parts *p);

@@ -204,6 +204,17 @@ static void test_fh(const uint8_t key[FH_KEY_LEN])
 	ok(refused == fh.len * 8, "every one of %u single-bit changes is refused (%u)",
 	   fh.len * 8, refused);
 	ok(!fh_decode(key, fh.data, fh.len - 1, &q), "truncated handle refused");
+	ok(!fh_old_version(fh.data, fh.len), "a handle of this version is not an old one");
+	bad = fh;
+	bad.data[0] = 1;
+	ok(!fh_decode(key, bad.data, bad.len, &q) && fh_old_version(bad.data, bad.len),
+	   "a version 1 handle is refused, as an old one (stale)");
+	bad.data[0] = FH_VERSION + 1;
+	ok(!fh_decode(key, bad.data, bad.len, &q) && !fh_old_version(bad.data, bad.len),
+	   "a handle of a later version is refused, as bad");
+	bad.data[0] = 1;
+	ok(!fh_old_version(bad.data, FH_HDR_LEN + FH_MAC_LEN - 1),
+	   "a version 1 handle too short for one is bad, not old");
 	bad = fh;
 	bad.data[fh.len] = 0;
 	ok(!fh_decode(key, bad.data, fh.len + 1, &q), "extended handle refused");
