@@ -18,7 +18,9 @@ skip_all() {
 [ -e /dev/loop-control ] || skip_all "no /dev/loop-control: no loop device to mount an image"
 MKFS_XFS=$(command -v mkfs.xfs || echo /usr/sbin/mkfs.xfs)
 [ -x "$MKFS_XFS" ] || skip_all "no mkfs.xfs (Debian xfsprogs: scripts/deps.sh test)"
-if [ -z "${NFSX_XFS_NS:-}" ] && unshare -m --propagation private -- true 2>/dev/null; then
+if [ -z "${NFSX_XFS_NS:-}" ]; then
+	unshare -m --propagation private -- true 2>/dev/null ||
+		skip_all "no private mount namespace (unshare -m): the mount could outlive the run"
 	NFSX_XFS_NS=1 exec unshare -m --propagation private -- bash "$0" "$wrapper" "$@"
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/nfsx-xfs.XXXXXX") || exit 1

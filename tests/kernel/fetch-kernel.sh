@@ -42,21 +42,27 @@ apt-get "${apt_opts[@]}" -q update >"$DIR/apt/update.log" 2>&1 ||
 	die "apt-get update of $SUITE failed (see $DIR/apt/update.log)"
 # the metapackage names the image package of the newest version
 pkg=$(apt-cache "${apt_opts[@]}" show linux-image-amd64 2>/dev/null |
-	sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p' | head -1)
+	sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p;T;q')
 [ -n "$pkg" ] || die "no linux-image-amd64 in $SUITE"
 kver=${pkg#linux-image-}
 if [ ! -r "$DIR/$kver/boot/vmlinuz-$kver" ] || [ ! -s "$DIR/$kver/lib/modules/$kver/modules.dep" ]; then
 	echo "fetch-kernel.sh: fetching $pkg from $SUITE"
-	rm -rf "$DIR/$kver.tmp"
+	rm -rf "$DIR/$kver.tmp" "$DIR/apt/archives/${pkg}_"*.deb
 	mkdir -p "$DIR/$kver.tmp"
+	trap 'rm -rf "$DIR/$kver.tmp"' EXIT
 	(cd "$DIR/apt/archives" && apt-get "${apt_opts[@]}" -q download "$pkg") >"$DIR/apt/download.log" 2>&1 ||
 		die "apt-get download $pkg failed (see $DIR/apt/download.log)"
-	deb=$(ls "$DIR/apt/archives/${pkg}_"*.deb | head -1)
+	shopt -s nullglob
+	debs=("$DIR/apt/archives/${pkg}_"*.deb)
+	shopt -u nullglob
+	[ ${#debs[@]} -eq 1 ] || die "apt-get download $pkg left ${#debs[@]} packages in $DIR/apt/archives"
+	deb=${debs[0]}
 	dpkg-deb -x "$deb" "$DIR/$kver.tmp" || die "dpkg-deb -x $deb failed"
 	depmod -b "$DIR/$kver.tmp" "$kver" || die "depmod failed"
 	[ -r "$DIR/$kver.tmp/boot/vmlinuz-$kver" ] || die "$pkg holds no boot/vmlinuz-$kver"
 	rm -rf "$DIR/$kver"
 	mv "$DIR/$kver.tmp" "$DIR/$kver"
+	trap - EXIT
 	rm -f "$deb"
 fi
 ln -sfn "$kver" "$DIR/root"

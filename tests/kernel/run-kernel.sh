@@ -22,7 +22,8 @@ if [ "${1:-}" = --backports ]; then
 		echo "1..0 # SKIP no backports kernel in $kdir (tests/kernel/fetch-kernel.sh, run by scripts/deps.sh test as root, puts it there)"
 		exit 0
 	fi
-	root_opt=(-r "$kdir/root")
+	# its client reads with READ_PLUS: the guest fails if it does not
+	root_opt=(-r "$kdir/root" --want-read-plus)
 fi
 need_nfsxd "${1:-}"
 vers=${2:-3}
@@ -39,9 +40,18 @@ fi
 
 export_dir=$WORK/export
 mkdir -p "$export_dir"
-# the guest's CLONE step expects clones to succeed on this export only
-# where the wrapper says its file system shares blocks (with-xfs.sh)
-[ "${NFSX_EXPORT_CLONES:-0}" = 1 ] && touch "$export_dir/.kc-clone"
+# The guest's CLONE step expects clones to succeed exactly where the
+# export's file system shares blocks: asked of the file system itself (a
+# scratch directory on XFS or btrfs clones too), and required where the
+# wrapper made one that does (with-xfs.sh).
+head -c 4096 /dev/zero >"$export_dir/.kc-probe" &&
+	cp --reflink=always "$export_dir/.kc-probe" "$export_dir/.kc-probe2" 2>/dev/null &&
+	touch "$export_dir/.kc-clone"
+rm -f "$export_dir/.kc-probe" "$export_dir/.kc-probe2"
+if [ "${NFSX_EXPORT_CLONES:-0}" = 1 ] && [ ! -e "$export_dir/.kc-clone" ]; then
+	echo "Bail out! the export was to share blocks but cp --reflink=always fails there"
+	exit 1
+fi
 pick_port P || { echo "Bail out! no free port"; exit 1; }
 # The guest reaches 127.0.0.1 through qemu's user network from an
 # unprivileged port, as root: hence insecure and no_root_squash.

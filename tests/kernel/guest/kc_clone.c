@@ -6,9 +6,11 @@
  * into DIR/cl-dst, then FICLONERANGE of [128 KiB, 192 KiB) of the source
  * over [512 KiB, 576 KiB) of the copy, each compared by reading both
  * files back; then a write to the source's first 4 KiB, after which the
- * copy must still hold the old bytes (the blocks were shared, copy on
- * write). The reads are O_DIRECT, so that the bytes come from the server,
- * not from the client's cache of what it was told it cloned.
+ * copy must still hold the old bytes (no aliasing: what a clone must
+ * keep, though a copy of the bytes keeps it too; that the blocks are
+ * shared is nfs4-clone-xfs's to check, with FIEMAP on the server). The
+ * reads are O_DIRECT, so that the bytes come from the server, not from
+ * the client's cache of what it was told it cloned.
  * Exit status: 0 when every step did what it should; 3 when the first
  * FICLONE failed with EOPNOTSUPP (the server answered CLONE NOTSUPP: its
  * file system shares no blocks), which test.sh expects on such exports;

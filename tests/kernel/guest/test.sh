@@ -313,7 +313,10 @@ s_v42xc() {
 # each having gone to the server: SEEK counted once for every lseek (the
 # client answers by itself once the server said NOTSUPP), ALLOCATE and
 # DEALLOCATE counted. Where the guest's kernel reads with READ_PLUS
-# (CONFIG_NFS_V4_2_READ_PLUS), the file read back whole went out so.
+# (CONFIG_NFS_V4_2_READ_PLUS; required with KC_WANT_READ_PLUS=1), the
+# file read back whole went out so, and not one READ: a READ_PLUS the
+# server refused would be counted too, and the client would read on with
+# READ.
 s_v42sp() {
 	[ -x /bin/kc-sp ] || die "no /bin/kc-sp in the image"
 	/bin/kc-sp write "$D/sp" || die "kc-sp write exit $?"
@@ -323,7 +326,9 @@ s_v42sp() {
 	done
 	nseek=$(/bin/kc-sp seek "$D/sp") || die "kc-sp seek exit $?"
 	dropcaches
+	r0=$(opcount $M READ)
 	/bin/kc-sp read "$D/sp" || die "kc-sp read exit $?"
+	r1=$(opcount $M READ)
 	for op in SEEK ALLOCATE DEALLOCATE READ_PLUS; do
 		eval "c0=\$c0_$op"
 		c1=$(opcount $M $op)
@@ -339,6 +344,11 @@ s_v42sp() {
 		c1=$(opcount $M READ_PLUS)
 		[ -n "$c1" ] && [ "$c1" -gt "${c0_READ_PLUS:-0}" ] ||
 			die "the kernel reads with READ_PLUS, but none reached the server"
+		echo "  READ calls during the read: ${r0:-?} -> ${r1:-?}"
+		[ "${r1:-0}" = "${r0:-0}" ] ||
+			die "READs during the read: the client fell back from READ_PLUS"
+	elif [ "${KC_WANT_READ_PLUS:-0}" = 1 ]; then
+		die "KC_WANT_READ_PLUS=1 but no CONFIG_NFS_V4_2_READ_PLUS=y in $cfg"
 	else
 		echo "  (info: no CONFIG_NFS_V4_2_READ_PLUS=y in $cfg: the client reads with READ)"
 	fi
