@@ -436,12 +436,15 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 	uint64_t io = 0, io_rw = 0;
 	uint32_t i;
 
+	/* The arena keeps what each operation's arguments took: the
+	 * COMPOUND runs them as decoded here (c->planned). */
 	for (i = 0; ok && i < h->nops; i++) {
 		struct nfs_argop4 a;
 
-		req->arena.used = arena_at;
 		if (nfs4_dec_argop(&d, h->minorversion, &a) != NFS4_OP_DECODED)
 			break;
+		c->planned[i].a = a;
+		c->planned[i].end = d.p;
 		switch (a.argop) {
 		case OP_SEQUENCE:
 			ok = i == 0;
@@ -500,12 +503,12 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			break;
 		}
 	}
-	req->arena.used = arena_at;
 	if (ok && i == h->nops) {
 		/* what the READ_PLUSes may send between them */
 		c->loop_rp_left = (uint32_t)(NFS4_INLINE_IO_MAX - io_rw);
 		return true;
 	}
+	req->arena.used = arena_at;
 	pre_clear(c);
 	return false;
 }
@@ -513,6 +516,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 {
 	struct nfs4_fh pre[NFS4_INLINE_OPS];
+	struct nfs4_planned planned[NFS4_INLINE_OPS];
 	struct nfs4_compound c;
 	struct nfs4_args_head h;
 	struct nfs4_res_head rh = { .status = NFS4_OK };
@@ -554,6 +558,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	if (req->on_loop) {
 		memset(pre, 0, h.nops * sizeof(pre[0]));
 		c.pre = pre;
+		c.planned = planned;
 		if (!inline_plan(&c, &h)) {
 			export_snap_put(c.snap);
 			return RPC_WOULD_BLOCK;
@@ -573,7 +578,15 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 
 		memset(&r, 0, sizeof(r));
 		req->arena.used = arena_at;
-		k = nfs4_dec_argop(&req->args, c.minorversion, &a);
+		if (c.planned) {
+			/* decoded once, by inline_plan (whose arena stays
+			 * below arena_at) */
+			a = c.planned[i].a;
+			req->args.p = c.planned[i].end;
+			k = NFS4_OP_DECODED;
+		} else {
+			k = nfs4_dec_argop(&req->args, c.minorversion, &a);
+		}
 		if (k == NFS4_OP_ILLEGAL) {
 			r.resop = OP_ILLEGAL;
 			rh.status = r.u.opillegal.status = NFS4ERR_OP_ILLEGAL;

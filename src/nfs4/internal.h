@@ -40,6 +40,13 @@ struct nfs4_fh {
 	struct stateid4 sid;
 };
 
+/* An operation inline_plan decoded, and where its arguments ended: the
+ * COMPOUND then runs it without decoding it again (compound.c). */
+struct nfs4_planned {
+	struct nfs_argop4 a;
+	const uint8_t *end;
+};
+
 struct nfs4_compound {
 	struct rpc_req *req;
 	const struct export_snap *snap;  /* held for the whole COMPOUND */
@@ -67,6 +74,8 @@ struct nfs4_compound {
 	 * resolved before anything ran, by operation index (NULL on a
 	 * worker); set by SEQUENCE when it would have to wait. */
 	struct nfs4_fh *pre;
+	/* On an event loop: the operations as inline_plan decoded them. */
+	struct nfs4_planned *planned;
 	bool would_block;
 	/* On an event loop: the data bytes READ_PLUSes may still send
 	 * (inline_plan's budget less READs and WRITEs; nfs4_read_plus). */
