@@ -850,6 +850,15 @@ void v4op_read(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off, u
 	a->u.opread.count = count;
 }
 
+void v4op_read_plus(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
+		    uint32_t count)
+{
+	v4op_simple(a, OP_READ_PLUS);
+	stateid_or_anon(&a->u.opread_plus.rpa_stateid, sid);
+	a->u.opread_plus.rpa_offset = off;
+	a->u.opread_plus.rpa_count = count;
+}
+
 void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
 		enum stable_how4 stable, const void *data, uint32_t len)
 {

@@ -285,6 +285,9 @@ void v4op_close(struct nfs_argop4 *a, uint32_t seqid, const struct stateid4 *sid
 /* READ and WRITE with @sid (NULL: the anonymous stateid, all zeros);
  * WRITE's @data (not copied) must outlive @a. */
 void v4op_read(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off, uint32_t count);
+/* NFSv4.2's READ_PLUS, likewise */
+void v4op_read_plus(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
+		    uint32_t count);
 void v4op_write(struct nfs_argop4 *a, const struct stateid4 *sid, uint64_t off,
 		enum stable_how4 stable, const void *data, uint32_t len);
 void v4op_commit(struct nfs_argop4 *a, uint64_t off, uint32_t count);

@@ -102,11 +102,7 @@ static bool read_plus_ok(struct v4_session *s, const struct v4_fh *fh, const str
 	v4_res_init(&r);
 	v4op_seq_next(&ops[0], s, 0, false);
 	v4op_putfh(&ops[1], fh);
-	memset(&ops[2], 0, sizeof(ops[2]));
-	ops[2].argop = OP_READ_PLUS;
-	ops[2].u.opread_plus.rpa_stateid = *sid;
-	ops[2].u.opread_plus.rpa_offset = off;
-	ops[2].u.opread_plus.rpa_count = count;
+	v4op_read_plus(&ops[2], sid, off, count);
 	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3;
 	k = good ? &r.ops[2].u.opread_plus.u.rp_resok4 : NULL;
 	good = good && k->rpr_contents.len == 1 &&
@@ -260,12 +256,7 @@ static void read_plus_sparse(struct v4_session *s, const struct v4_fh *first,
 	v4op_putfh(&ops[n++], second);
 	if (restore)
 		v4op_simple(&ops[n++], OP_RESTOREFH);
-	memset(&ops[n], 0, sizeof(ops[n]));
-	ops[n].argop = OP_READ_PLUS;
-	ops[n].u.opread_plus.rpa_stateid = *sid;
-	ops[n].u.opread_plus.rpa_offset = 0;
-	ops[n].u.opread_plus.rpa_count = 1u << 20;
-	n++;
+	v4op_read_plus(&ops[n++], sid, 0, 1u << 20);
 	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, n, &r) && r.status == NFS4_OK && r.nops == n;
 	k = good ? &r.ops[n - 1].u.opread_plus.u.rp_resok4 : NULL;
 	v = good ? k->rpr_contents.val : NULL;
@@ -314,10 +305,7 @@ static void read_plus_budget(struct v4_session *s, const struct v4_fh *fh,
 	v4_res_init(&r);
 	v4op_seq_next(&ops[0], s, 0, false);
 	v4op_putfh(&ops[1], fh);
-	memset(&ops[2], 0, sizeof(ops[2]));
-	ops[2].argop = OP_READ_PLUS;
-	ops[2].u.opread_plus.rpa_stateid = *sid;
-	ops[2].u.opread_plus.rpa_count = 1u << 20;
+	v4op_read_plus(&ops[2], sid, 0, 1u << 20);
 	good = v4_compound(fd, 0, 0, "t", 1, 2, ops, 3, &r) && r.status == NFS4_OK && r.nops == 3;
 	k = good ? &r.ops[2].u.opread_plus.u.rp_resok4 : NULL;
 	good = good && !k->rpr_eof && k->rpr_contents.len > 0;
