@@ -408,9 +408,8 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
  * send: no more than the file has allocated, as its holes go as hole
  * segments (the stat is PUTFH's, the one the operation uses). A mostly
  * hole file then runs on the loop at any count: its reply is a few
- * segment heads, where a worker's wake-up and hand-back cost more than
- * the call (1 MiB of hole on tmpfs at queue depth 1: 115 µs a call, 4.7
- * context switches in nfsxd, before this). An expectation only (the file
+ * segment heads, where a worker's wake-up and hand-back would cost more
+ * than the call itself. An expectation only (the file
  * may gain data, the map may give up on fine stripes and send holes as
  * data): nfs4_read_plus holds a call on the loop to the budget left
  * (c->loop_rp_left).

@@ -101,8 +101,8 @@ struct nfs4_compound {
 /*
  * @c for a COMPOUND of @req: zeroed but for the buffers at its end
  * (seq's reply and handle, READLINK's target), which are read only as
- * far as lengths set with them say. 5.4 KiB of the 6.2 KiB are left out:
- * zeroing them was most of a 4 KiB READ COMPOUND's own instructions.
+ * far as lengths set with them say: 5.4 KiB of the 6.2 KiB, which every
+ * COMPOUND would otherwise write before its first operation.
  */
 static inline void nfs4_compound_init(struct nfs4_compound *c, struct rpc_req *req)
 {

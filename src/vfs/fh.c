@@ -313,8 +313,8 @@ bool fh_decode(const uint8_t key[FH_KEY_LEN], const uint8_t *data,
 	if (FH_HDR_LEN + klen + FH_MAC_LEN != len)
 		return false;
 	mac(key, data, FH_HDR_LEN + klen, want);
-	/* constant time, as sodium_memcmp, without its 150 instructions
-	 * (opaque by design) for a length known here */
+	/* constant time, as sodium_memcmp, but specialised for the
+	 * tag's fixed length (sodium_memcmp is opaque by design) */
 	_Static_assert(FH_MAC_LEN == crypto_verify_16_BYTES, "a 16-byte tag");
 	if (crypto_verify_16(want, data + FH_HDR_LEN + klen) != 0)
 		return false;

@@ -14,9 +14,9 @@
  *   last 16 bytes: SipHash-2-4 with a 128-bit tag (libsodium
  *   crypto_shorthash_siphashx24) of everything before it, keyed with the
  *   first 16 bytes of the server's 32-byte secret, kept in the state
- *   directory so handles survive restarts. Version 1 had a keyed
- *   BLAKE2b tag: 300 ns a handle here against SipHash's 27, with every
- *   NFS call checking one; its handles are now refused as stale.
+ *   directory so handles survive restarts. SipHash because every NFS
+ *   call checks a tag; handles of an earlier layout (version 1) are
+ *   refused as stale (fh_old_version).
  */
 #ifndef NFSX_VFS_FH_H
 #define NFSX_VFS_FH_H
