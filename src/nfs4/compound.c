@@ -647,7 +647,9 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			nfs4_state_seq_end(nfs4_states, &c.seq, rh.status, req->enc.start + at,
 					   (uint32_t)(xdr_enc_len(&req->enc) - at));
 		if (stats_on) {
-			uint64_t now = stats_now_ns();
+			/* this thread's interval (and, on a loop, the
+			 * COMPOUND's end, which this thread sends) */
+			uint64_t now = stats_lap_ns();
 
 			nfs4_stats_op((int32_t)r.resop, rh.status, now - t_op,
 				      (size_t)(req->args.p - arg_at), xdr_enc_len(&req->enc) - at);

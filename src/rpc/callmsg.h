@@ -94,7 +94,7 @@ enum rpc_call_status rpc_decode_reply(const uint8_t *rec, size_t len, uint32_t *
 struct rpc_pcall {
 	struct rpc_pcall *next;
 	uint32_t xid;
-	uint64_t deadline_ns;      /* CLOCK_MONOTONIC */
+	uint64_t deadline_ns;      /* util/clock.h's clock_now_ns() */
 	size_t max_reply;          /* bytes of the whole reply record */
 	rpc_call_done_fn *done;
 	void *arg;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rpc/record.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define EVENTS_MAX 32
@@ -55,12 +56,10 @@ struct rpc_callout {
 	unsigned int nactive, max;
 };
 
+/* the rpc layer's clock: pending calls' deadlines are compared with it */
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_now_ns();
 }
 
 static void job_free(struct job *j)

@@ -32,14 +32,6 @@
 #define TAG_WAKE 63u            /* epoll data below 64: not a pointer */
 #define IDLE_SCAN_MS 1000       /* idle connections looked for this often */
 
-uint64_t rpc__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 struct rpc_req *rpc__req_get(struct rpc_loop *loop)
 {
 	struct rpc_req *r = loop->free_reqs;

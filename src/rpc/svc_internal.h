@@ -12,6 +12,7 @@
 #include "rpc/callmsg.h"
 #include "rpc/req.h"
 #include "rpc/svc.h"
+#include "util/clock.h"
 
 #define RPC_RBUF_SIZE (64u << 10)
 /* Smallest pool buffer: a 1 MiB READ reply with its headers. */
@@ -194,7 +195,11 @@ void rpc__req_put(struct rpc_loop *loop, struct rpc_req *req);
 void rpc__mark_ready(struct rpc_conn *c);
 void rpc__mark_dirty(struct rpc_conn *c);
 void rpc__mark_starved(struct rpc_conn *c);
-uint64_t rpc__now_ns(void);
+/* The clock of every time the rpc layer keeps (util/clock.h). */
+static inline uint64_t rpc__now_ns(void)
+{
+	return clock_now_ns();
+}
 int rpc__loop_init(struct rpc_loop *loop, struct rpc_server *srv);
 int rpc__loop_start(struct rpc_loop *loop);
 void rpc__loop_fini(struct rpc_loop *loop);

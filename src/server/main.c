@@ -42,6 +42,7 @@
 #include "server/control.h"
 #include "server/options.h"
 #include "server/programs.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/stats.h"
 #include "vfs/dir.h"
@@ -394,6 +395,8 @@ int main(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	nfsx_log_threshold = o.log_level;
 	stats_set_enabled(o.stats);
+	/* before any thread reads the clock */
+	(void)clock_init();
 	if (absolute_exports_file(&o, exports_path, sizeof(exports_path)) < 0)
 		return 1;
 	if (ensure_state_dir(o.state_dir) < 0)

@@ -197,11 +197,3 @@ uint64_t stats_status_count(uint32_t row, unsigned int slot)
 	return atomic_load_explicit(&status_counts[(size_t)row * STATS_NSTATUS + slot],
 				    memory_order_relaxed);
 }
-
-uint64_t stats_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
