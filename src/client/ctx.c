@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,12 +292,12 @@ unsigned nfsx_pending(const struct nfsx_ctx *ctx)
 	return ctx->pending;
 }
 
+/* An eventfd's or a timerfd's count: one read takes all of it. */
 static void drain(int fd)
 {
 	uint64_t v;
 
-	while (read(fd, &v, sizeof(v)) > 0)
-		;
+	(void)!read(fd, &v, sizeof(v));
 }
 
 /* Wake the application's poll: calls were queued outside nfsx_service. */
@@ -319,17 +318,20 @@ void nc_queued(struct nfsx_ctx *ctx)
 		kick(ctx);
 }
 
-int nfsx_service(struct nfsx_ctx *ctx)
+/* nfsx_service, after waiting up to @timeout_ms for the first event:
+ * one epoll_wait either way. */
+static int service(struct nfsx_ctx *ctx, int timeout_ms)
 {
 	struct epoll_event ev[64];
-	int n, i;
+	int n, i, err;
 
 	if (ctx->dying)
 		return -ESHUTDOWN;
 	if (ctx->in_service || ctx->in_cb)
 		return -EDEADLK;
 	ctx->in_service = true;
-	n = epoll_wait(ctx->epfd, ev, 64, 0);
+	n = epoll_wait(ctx->epfd, ev, 64, timeout_ms);
+	err = n < 0 && errno != EINTR ? -errno : 0;
 	for (i = 0; i < n; i++) {
 		struct nc_src *s = ev[i].data.ptr;
 
@@ -361,22 +363,17 @@ int nfsx_service(struct nfsx_ctx *ctx)
 	if (ctx->dirty)
 		kick(ctx);
 	nc_timer_arm(ctx);
-	if (n < 0 && errno != EINTR)
-		return -errno;
-	return 0;
+	return err;
+}
+
+int nfsx_service(struct nfsx_ctx *ctx)
+{
+	return service(ctx, 0);
 }
 
 int nfsx_run_once(struct nfsx_ctx *ctx, int timeout_ms)
 {
-	struct pollfd p = { .fd = ctx->epfd, .events = POLLIN };
-
-	if (ctx->dying)
-		return -ESHUTDOWN;
-	if (ctx->in_service || ctx->in_cb)
-		return -EDEADLK;
-	if (poll(&p, 1, timeout_ms) < 0 && errno != EINTR)
-		return -errno;
-	return nfsx_service(ctx);
+	return service(ctx, timeout_ms);
 }
 
 const struct nfsx_op_stats *nfsx_stats_get(const struct nfsx_ctx *c, const struct nfsx_proc *p)

@@ -30,6 +30,8 @@ struct bench_dir {
 struct bench_file;
 struct bench_slot;
 
+struct pump;
+
 struct bench_job {
 	unsigned id;
 	const struct bench_opts *o;
@@ -47,6 +49,7 @@ struct bench_job {
 	unsigned nslots, inflight;
 	unsigned *free_slots, nfree;    /* stack of free slot indices */
 	int mode;                       /* what the slots are doing (bench_job.c) */
+	struct pump *pump;              /* the pump running (completions refill) */
 	uint8_t *shared_buf;        /* write data without verify (read-only) */
 	uint64_t file_size;         /* per file, a multiple of bs */
 	uint64_t rng;
