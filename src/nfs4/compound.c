@@ -364,7 +364,7 @@ static void pre_clear(struct nfs4_compound *c)
 		nfs4_fh_clear(&c->pre[i]);
 }
 
-bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f)
+bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f, bool mem_only)
 {
 	struct export_obj o;
 	uint32_t node;
@@ -380,7 +380,7 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
 		f->node = node;
 		return true;
 	}
-	if (export_resolve(c->req, fh->data, fh->len, true, &o) < 0)
+	if (export_resolve(c->req, fh->data, fh->len, mem_only, &o) < 0)
 		return false;
 	f->kind = NFS4_FH_OBJ;
 	f->o = o;
@@ -398,9 +398,13 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
  * ordinary stateids, a WRITE only while no delegation
  * exists, and each PUTFH's handle resolves from memory
  * (pre_putfh, into c->pre): every object it can reach is then in the
- * open-object cache on a memory-backed export, where these operations
- * do not wait. SEQUENCE itself may still find it would wait, before it
- * changes anything (nfs4_sessions_sequence_nowait).
+ * open-object cache. On a memory-backed export these operations do not
+ * wait; on a disk only a READ_PLUS of a range its file's remembered map
+ * says is all hole runs here (nfs4_read_plus_no_io: a hole-only reply,
+ * no seek or read), as the worker's hand-off was most of such a call
+ * (bench/read-plus, all-hole 1 GiB on ext4 at 1 MiB a call). SEQUENCE
+ * itself may still find it would wait, before it changes anything
+ * (nfs4_sessions_sequence_nowait).
  * Return values: true, or false with nothing held.
  */
 /*
@@ -423,6 +427,13 @@ static uint64_t rp_data_bound(const struct nfs4_fh *f, uint32_t count)
 		return count;
 	alloc = (uint64_t)f->o.st.st_blocks * 512u;
 	return alloc < count ? alloc : count;
+}
+
+/* Is @f an object of an export on a disk (where a cache miss or a read
+ * may wait)? */
+static bool on_disk(const struct nfs4_fh *f)
+{
+	return f && f->kind == NFS4_FH_OBJ && !f->o.vexp->mem_backed;
 }
 
 static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
@@ -449,7 +460,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			ok = i == 0;
 			break;
 		case OP_PUTFH:
-			ok = i > 0 && nfs4_pre_putfh(c, &a.u.opputfh.object, &c->pre[i]);
+			ok = i > 0 && nfs4_pre_putfh(c, &a.u.opputfh.object, &c->pre[i], false);
 			cur = &c->pre[i];
 			break;
 		case OP_SAVEFH:
@@ -467,7 +478,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			/* another client's GETATTR of size or change recalls a
 			 * write delegation: the recall may revoke a courtesy
 			 * client's state, which writes the restart record */
-			ok = i > 0 && !nfs4_wdelegs_held();
+			ok = i > 0 && !nfs4_wdelegs_held() && !on_disk(cur);
 			break;
 		case OP_READ:
 			/* the special stateid waits for the end of grace,
@@ -475,7 +486,7 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			 * write delegation, as GETATTR */
 			io += a.u.opread.count;
 			io_rw += a.u.opread.count;
-			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX && !on_disk(cur) &&
 			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
 			break;
 		case OP_WRITE:
@@ -484,16 +495,21 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			 * of its file (a worker's), so none may exist */
 			io += a.u.opwrite.data.len;
 			io_rw += a.u.opwrite.data.len;
-			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX && !on_disk(cur) &&
 			     !nfs4_stateid_anonymous(&a.u.opwrite.stateid) &&
 			     !nfs4_stateid_bypass(&a.u.opwrite.stateid) && !vfs_leases_held();
 			break;
 		case OP_READ_PLUS:
 			/* as READ, but only its data counts (rp_data_bound);
 			 * a sparse file's seeks and the getattr for its eof do
-			 * not wait on a memory-backed export */
-			io += rp_data_bound(cur, a.u.opread_plus.rpa_count);
-			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			 * not wait on a memory-backed export; on a disk, a
+			 * range all hole in the file's map only */
+			if (on_disk(cur))
+				ok = nfs4_read_plus_no_io(&cur->o, a.u.opread_plus.rpa_offset,
+							  a.u.opread_plus.rpa_count);
+			else
+				io += rp_data_bound(cur, a.u.opread_plus.rpa_count);
+			ok = ok && i > 0 && io <= NFS4_INLINE_IO_MAX &&
 			     !nfs4_stateid_anonymous(&a.u.opread_plus.rpa_stateid) &&
 			     !nfs4_wdelegs_held();
 			break;

@@ -131,10 +131,10 @@ bool nfs4_put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 to
  * slot; @ok false: there is none. */
 void nfs4_seq_done(struct nfs4_compound *c, size_t head_at, bool ok);
 /* PUTFH's handle @fh, resolved into @f as it would be, from memory only:
- * a pseudo directory, or a cached object of a memory-backed export.
- * Return values: false when that is not so (or the handle is bad: a
- * worker answers the error). */
-bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f);
+ * a pseudo directory, or a cached object (of a memory-backed export when
+ * @mem_only). Return values: false when that is not so (or the handle is
+ * bad: a worker answers the error). */
+bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f, bool mem_only);
 
 /* The highest minor version served (compound.c). */
 #define NFS4_MINOR_MAX 2u
@@ -315,6 +315,11 @@ extern verifier4 nfs4_write_verf;
 
 /* io42_ops.c: NFSv4.2's I/O (RFC 7862) */
 nfs4_op_fn nfs4_seek, nfs4_allocate, nfs4_deallocate, nfs4_read_plus, nfs4_io_advise;
+/* May a READ_PLUS of @count bytes at @off of @o run where nothing may
+ * wait, its file on a disk? When its remembered map (rp_cache.h) says the
+ * range is all hole: no seek or read is needed, and the descriptor it
+ * reads through is open already. */
+bool nfs4_read_plus_no_io(const struct export_obj *o, uint64_t off, uint32_t count);
 
 /* The change attribute of directory @o, as change_info4 reports it (ns_ops.c). */
 uint64_t nfs4_change_of(const struct export_obj *o);

@@ -213,39 +213,65 @@ enum nfsstat4 nfs4_io_advise(struct nfs4_compound *c, const struct nfs_argop4 *a
 struct rp_file {
 	struct export_obj *o;
 	struct vfs_obj *io;
+	bool no_io;              /* on a loop, a file on a disk: no real seek */
+	bool wanted_io;          /* ... and one was needed */
 };
 
 static int rp_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
 {
 	struct rp_file *f = ctx;
 
+	if (f->no_io) {
+		f->wanted_io = true;
+		return -EWOULDBLOCK;
+	}
 	return f->o->vexp->ops->seek(f->o->vexp, f->io, off, data ? VFS_SEEK_DATA : VFS_SEEK_HOLE,
 				     out);
 }
 
 /* Map [@off, @end) of the file @f whose stat is @st into @segs, the
  * seeks answered from its remembered map where it has one (rp_cache.h). */
-static unsigned int rp_map_cached(struct rp_file *f, const struct stat *st, uint64_t off,
-				  uint64_t end, struct nfs4_rp_seg *segs)
+/* The file whose stat is @st as a map is valid for, into @v. Return
+ * values: may a remembered map be used for it? (see rp_cache.h) */
+static bool rp_ver(const struct stat *st, struct nfs4_rp_ver *v)
 {
-	struct nfs4_rp_known k;
-	struct nfs4_rp_ver v = {
+	struct timespec now;
+
+	*v = (struct nfs4_rp_ver){
 		.dev = (uint64_t)st->st_dev,
 		.ino = (uint64_t)st->st_ino,
 		.size = (uint64_t)st->st_size,
 		.blocks = (uint64_t)st->st_blocks,
 		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
 	};
-	struct timespec now;
-	bool trusted;
-	unsigned int n;
-
 	/* no change of it by nfsxd in flight, and its ctime old enough that
 	 * a change after this map would have a later one */
-	trusted = vfs_change_seq(st->st_dev, st->st_ino, &v.seq) &&
-		  clock_gettime(CLOCK_REALTIME, &now) == 0 &&
-		  nfs4_rp_cache_settled(v.ctime_ns,
-					(int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	return vfs_change_seq(st->st_dev, st->st_ino, &v->seq) &&
+	       clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	       nfs4_rp_cache_settled(v->ctime_ns, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+}
+
+bool nfs4_read_plus_no_io(const struct export_obj *o, uint64_t off, uint32_t count)
+{
+	struct nfs4_rp_ver v;
+	uint64_t end;
+
+	if (!o->have_st || !S_ISREG(o->st.st_mode) || o->st.st_size < 0 ||
+	    vfs_node_io_fd(o->node, O_RDONLY) < 0 || !rp_ver(&o->st, &v))
+		return false;
+	count = count < NFS4_IO_MAX ? count : NFS4_IO_MAX;
+	end = off > UINT64_MAX - count ? UINT64_MAX : off + count;
+	return nfs4_rp_cache_hole(&v, off, end);
+}
+
+static unsigned int rp_map_cached(struct rp_file *f, const struct stat *st, uint64_t off,
+				  uint64_t end, struct nfs4_rp_seg *segs)
+{
+	struct nfs4_rp_known k;
+	struct nfs4_rp_ver v;
+	bool trusted = rp_ver(st, &v);
+	unsigned int n;
+
 	nfs4_rp_cache_begin(&k, &v, trusted, off, rp_seek, f);
 	n = nfs4_rp_map(off, end, nfs4_rp_cache_seek, &k, segs);
 	nfs4_rp_cache_end(&k);
@@ -334,6 +360,15 @@ static unsigned int rp_trim(struct nfs4_rp_seg *segs, unsigned int n, uint32_t *
 	return i;
 }
 
+/* A READ_PLUS on a loop that finds it would wait (the file changed since
+ * the COMPOUND was planned): SEQUENCE holds the slot, so the call is
+ * answered DELAY (nfs4_compound) and the client sends it again. */
+static enum nfsstat4 rp_would_block(struct nfs4_compound *c)
+{
+	c->would_block = true;
+	return NFS4ERR_DELAY;
+}
+
 /* A result of one data segment @seg sent from the file's mapping, as a
  * large READ's (nfs4_map_range). Return values: true when encoded
  * (c->encoded set); false with nothing encoded. */
@@ -372,7 +407,7 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 	struct export_obj *o = &c->cur.o;
 	struct rpc_req *rq = c->req;
 	struct nfs4_rp_seg segs[NFS4_RP_SEGS_MAX];
-	struct rp_file f = { o, NULL };
+	struct rp_file f = { .o = o };
 	unsigned int n = 0, i, done = 0;
 	uint64_t size, end, reached;
 	uint32_t count, data = 0;
@@ -389,6 +424,12 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 		s = nfs4_check_read(c, nfs4_sid(c, &ra->rpa_stateid));
 	if (s == NFS4_OK && ra->rpa_offset > (uint64_t)INT64_MAX)
 		s = NFS4ERR_INVAL;
+	/* a file on a disk, on a loop (its map said all hole when the
+	 * COMPOUND was planned: nfs4_read_plus_no_io): no open, seek or
+	 * read may wait here; one that would makes the call DELAY */
+	f.no_io = s == NFS4_OK && rq->on_loop && !o->vexp->mem_backed;
+	if (s == NFS4_OK && f.no_io && vfs_node_io_fd(o->node, O_RDONLY) < 0)
+		return r->u.opread_plus.rp_status = rp_would_block(c);
 	if (s == NFS4_OK && (e = export_open_io(o, O_RDONLY, &io)) < 0)
 		s = nfs4_errno(e);
 	/* the size, for an exact eof, and the allocation, for the map: as
@@ -421,6 +462,8 @@ enum nfsstat4 nfs4_read_plus(struct nfs4_compound *c, const struct nfs_argop4 *a
 	for (i = 0; i < n; i++)
 		if (!segs[i].hole)
 			data += (uint32_t)segs[i].len;
+	if (f.no_io && (f.wanted_io || data))
+		return r->u.opread_plus.rp_status = rp_would_block(c);
 	/* one data segment of a memory-backed file: from its mapping */
 	if (n == 1 && !segs[0].hole && rp_mapped(c, &io, &segs[0]))
 		return r->u.opread_plus.rp_status = NFS4_OK;

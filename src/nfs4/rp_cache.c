@@ -96,6 +96,33 @@ void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, b
 	pthread_mutex_unlock(&locks[s]);
 }
 
+bool nfs4_rp_cache_hole(const struct nfs4_rp_ver *v, uint64_t off, uint64_t end)
+{
+	unsigned int s = set_of(v->dev, v->ino), w, i;
+	bool hole = false;
+
+	if (off >= v->size)
+		return true;
+	if (end > v->size)
+		end = v->size;
+	pthread_once(&once, init);
+	pthread_mutex_lock(&locks[s]);
+	for (w = 0; w < NFS4_RP_CACHE_WAYS; w++) {
+		const struct entry *e = &table[s][w];
+
+		if (!e->valid || !same_ver(&e->ver, v))
+			continue;
+		/* the extent holding @off: each ends where the other kind
+		 * starts, so one hole reaching @end is all of the range */
+		for (i = 0; i < e->n && e->ext[i].end <= off; i++)
+			;
+		hole = i < e->n && e->ext[i].off <= off && e->ext[i].hole && e->ext[i].end >= end;
+		break;
+	}
+	pthread_mutex_unlock(&locks[s]);
+	return hole;
+}
+
 /* The first extent of @k ending after @off (k->n when none). */
 static unsigned int first_after(const struct nfs4_rp_known *k, uint64_t off)
 {

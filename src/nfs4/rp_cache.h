@@ -105,6 +105,15 @@ void nfs4_rp_cache_begin(struct nfs4_rp_known *k, const struct nfs4_rp_ver *v, b
  */
 int nfs4_rp_cache_seek(void *ctx, uint64_t off, bool data, uint64_t *out);
 
+/*
+ * nfs4_rp_cache_hole - does the map remembered for exactly @v say that
+ * [@off, @end) is all hole (or past the end of the file)? A question
+ * only, for a READ_PLUS that may then run where no seek or read may
+ * wait: the map is not copied, nothing is learnt. The caller knows @v
+ * trusted (as for nfs4_rp_cache_begin).
+ */
+bool nfs4_rp_cache_hole(const struct nfs4_rp_ver *v, uint64_t off, uint64_t end);
+
 /* nfs4_rp_cache_end - keep what @k learnt for its file (nothing when it
  * learnt nothing or was not used). */
 void nfs4_rp_cache_end(struct nfs4_rp_known *k);

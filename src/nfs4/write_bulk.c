@@ -174,7 +174,7 @@ bool nfs4_write_bulk_begin(struct rpc_req *req, size_t rest, struct rpc_bulk *b)
 	w->c.snap = export_snap_get();
 	if (!w->c.snap)
 		goto no_release;
-	if (!nfs4_pre_putfh(&w->c, &a1.u.opputfh.object, &w->c.cur) ||
+	if (!nfs4_pre_putfh(&w->c, &a1.u.opputfh.object, &w->c.cur, true) ||
 	    w->c.cur.kind != NFS4_FH_OBJ || !w->c.cur.o.vexp->mem_backed ||
 	    nfs4_sec_check(&w->c, &w->c.cur) != NFS4_OK)
 		goto no_release;

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Meson wrapper for the nfs4-inline test: nfsxd (--log-level debug)
 # exports a directory on tmpfs (/dev/shm) and, when $WORK is not on
-# tmpfs, one on a disk, each with a file "f" of 256 KiB (and on tmpfs two
-# sparse files of 4 MiB, "h" all hole and "s" with 8 KiB of data, and "t" of
-# 1 MiB, 64 KiB of it in 4 KiB stripes), read-only, and
+# tmpfs, one on a disk, each with a file "f" of 256 KiB and two sparse
+# files of 4 MiB, "h" all hole and "s" with 8 KiB of data (and on tmpfs
+# "t" of 1 MiB, 64 KiB of it in 4 KiB stripes), read-only, and
 # another on tmpfs with a file "w" (0666) read-write; runs
 # test_nfs4_inline, stops nfsxd and checks that the counts of COMPOUNDs
 # run on event loops and on workers it logs at exit are the counts the
@@ -51,8 +51,12 @@ case $(stat -f -c %T "$WORK") in
 tmpfs | ramfs) ;;
 *)
 	DISK=$WORK/disk
-	mkdir -p "$DISK" && cp "$MEM/f" "$DISK/f" || exit 1
+	mkdir -p "$DISK" && cp "$MEM/f" "$DISK/f" && cp --sparse=always "$MEM/h" "$MEM/s" "$DISK/" ||
+		exit 1
 	EXPORTS+=(--export "$DISK:ro,insecure")
+	# a READ_PLUS trusts a file's remembered hole map only once its
+	# ctime is a second old (rp_cache.h)
+	sleep 1.1
 	;;
 esac
 

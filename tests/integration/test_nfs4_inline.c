@@ -21,7 +21,11 @@
  * are read into the reply: the bytes are the file's either way.
  * A READ_PLUS counts only the file's allocated bytes against the loop's
  * limit: 1 MiB of a file all hole, or of 8 KiB of data and a hole, runs
- * on the loop, as the handle RESTOREFH makes current says.
+ * on the loop, as the handle RESTOREFH makes current says. On a disk, a
+ * READ_PLUS runs on the loop only where the file's remembered hole map
+ * says its range is all hole: the first of a file all hole goes to a
+ * worker (which maps it), the second runs on the loop; a file with data
+ * stays a worker's.
  * The test prints how many COMPOUNDs it expects on the loop and on
  * workers and how many READs from a mapping; the wrapper compares them
  * with the counts nfsxd logs when it stops.
@@ -594,10 +598,36 @@ int main(int argc, char **argv)
 		"SEQUENCE, PUTFH, READ with the anonymous stateid (a worker's)");
 	on_worker += 2;
 	if (disk) {
+		struct v4_fh disk_h = { 0 }, disk_s = { 0 };
+		struct stateid4 disk_hsid = { 0 }, disk_ssid = { 0 };
+
 		ok(open_f(&s, &disk_dir, "owner-disk", &disk_f, &disk_sid),
 		   "SEQUENCE, PUTFH, OPEN, GETFH on a disk: OK");
 		read_ok(&s, &disk_f, &disk_sid, 4096, 4096,
 			"SEQUENCE, PUTFH, READ of a file on a disk (a worker's)");
+		on_worker += 2;
+		ok(open_name(&s, &disk_dir, "owner-disk", "h", &disk_h, &disk_hsid) &&
+		   open_name(&s, &disk_dir, "owner-disk", "s", &disk_s, &disk_ssid),
+		   "SEQUENCE, PUTFH, OPEN, GETFH of h and s on a disk (workers'): OK");
+		on_worker += 2;
+		read_plus_sparse(&s, NULL, &disk_h, false, &disk_hsid, 0, false,
+				 "SEQUENCE, PUTFH h, READ_PLUS 1 MiB of a hole on a disk, its map "
+				 "not known (4.2, a worker's)");
+		on_worker++;
+		read_plus_sparse(&s, NULL, &disk_h, false, &disk_hsid, 0, false,
+				 "SEQUENCE, PUTFH h, READ_PLUS 1 MiB of a hole on a disk again, its "
+				 "map known (4.2, on the loop)");
+		on_loop++;
+		read_plus_sparse(&s, &disk_f, &disk_h, true, &disk_sid, FILE_LEN, true,
+				 "SEQUENCE, PUTFH f, SAVEFH, PUTFH h, RESTOREFH, READ_PLUS 1 MiB of "
+				 "f on a disk (4.2, a worker's)");
+		on_worker++;
+		read_plus_sparse(&s, NULL, &disk_s, false, &disk_ssid, 8192, false,
+				 "SEQUENCE, PUTFH s, READ_PLUS 1 MiB of 8 KiB and a hole on a disk "
+				 "(4.2, a worker's)");
+		read_plus_sparse(&s, NULL, &disk_s, false, &disk_ssid, 8192, false,
+				 "SEQUENCE, PUTFH s, READ_PLUS the same again: data to read (4.2, "
+				 "a worker's)");
 		on_worker += 2;
 	} else {
 		ok(1, "SEQUENCE, PUTFH, READ of a file on a disk (a worker's) # SKIP the "
