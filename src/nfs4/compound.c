@@ -443,24 +443,51 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 	size_t arena_at = req->arena.used;
 	bool ok = h->minorversion >= 1 && h->nops >= 1 && h->nops <= NFS4_INLINE_OPS;
 	const struct nfs4_fh *cur = NULL, *saved = NULL;
+	bool disk = true, holes = false;
 	uint64_t io = 0, io_rw = 0;
 	uint32_t i;
 
-	/* The arena keeps what each operation's arguments took: the
-	 * COMPOUND runs them as decoded here (c->planned). */
+	/* The operations first, each decoded once (the arena keeps what
+	 * their arguments took: the COMPOUND runs them as decoded here,
+	 * c->planned), and whether a file on a disk may be resolved at
+	 * all: only for a COMPOUND that reads nothing but READ_PLUS's
+	 * holes, so that any other one meant for a worker goes there
+	 * before a system call is spent on it here. */
 	for (i = 0; ok && i < h->nops; i++) {
-		struct nfs_argop4 a;
-
-		if (nfs4_dec_argop(&d, h->minorversion, &a) != NFS4_OP_DECODED)
+		if (nfs4_dec_argop(&d, h->minorversion, &c->planned[i].a) != NFS4_OP_DECODED)
 			break;
-		c->planned[i].a = a;
 		c->planned[i].end = d.p;
-		switch (a.argop) {
+		switch (c->planned[i].a.argop) {
+		case OP_SEQUENCE:
+		case OP_PUTFH:
+		case OP_SAVEFH:
+		case OP_RESTOREFH:
+		case OP_GETFH:
+			break;
+		case OP_READ_PLUS:
+			holes = true;
+			break;
+		case OP_GETATTR:
+		case OP_READ:
+		case OP_WRITE:
+			disk = false;
+			break;
+		default:
+			ok = false;
+			break;
+		}
+	}
+	ok = ok && i == h->nops;
+	disk = disk && holes;
+	for (i = 0; ok && i < h->nops; i++) {
+		const struct nfs_argop4 *a = &c->planned[i].a;
+
+		switch (a->argop) {
 		case OP_SEQUENCE:
 			ok = i == 0;
 			break;
 		case OP_PUTFH:
-			ok = i > 0 && nfs4_pre_putfh(c, &a.u.opputfh.object, &c->pre[i], false);
+			ok = i > 0 && nfs4_pre_putfh(c, &a->u.opputfh.object, &c->pre[i], !disk);
 			cur = &c->pre[i];
 			break;
 		case OP_SAVEFH:
@@ -478,26 +505,26 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			/* another client's GETATTR of size or change recalls a
 			 * write delegation: the recall may revoke a courtesy
 			 * client's state, which writes the restart record */
-			ok = i > 0 && !nfs4_wdelegs_held() && !on_disk(cur);
+			ok = i > 0 && !nfs4_wdelegs_held();
 			break;
 		case OP_READ:
 			/* the special stateid waits for the end of grace,
 			 * which writes the restart record; a READ recalls a
 			 * write delegation, as GETATTR */
-			io += a.u.opread.count;
-			io_rw += a.u.opread.count;
-			ok = i > 0 && io <= NFS4_INLINE_IO_MAX && !on_disk(cur) &&
-			     !nfs4_stateid_anonymous(&a.u.opread.stateid) && !nfs4_wdelegs_held();
+			io += a->u.opread.count;
+			io_rw += a->u.opread.count;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a->u.opread.stateid) && !nfs4_wdelegs_held();
 			break;
 		case OP_WRITE:
 			/* as NFSv3's WRITE on a memory-backed export: the
 			 * copy does not wait; a WRITE recalls any delegation
 			 * of its file (a worker's), so none may exist */
-			io += a.u.opwrite.data.len;
-			io_rw += a.u.opwrite.data.len;
-			ok = i > 0 && io <= NFS4_INLINE_IO_MAX && !on_disk(cur) &&
-			     !nfs4_stateid_anonymous(&a.u.opwrite.stateid) &&
-			     !nfs4_stateid_bypass(&a.u.opwrite.stateid) && !vfs_leases_held();
+			io += a->u.opwrite.data.len;
+			io_rw += a->u.opwrite.data.len;
+			ok = i > 0 && io <= NFS4_INLINE_IO_MAX &&
+			     !nfs4_stateid_anonymous(&a->u.opwrite.stateid) &&
+			     !nfs4_stateid_bypass(&a->u.opwrite.stateid) && !vfs_leases_held();
 			break;
 		case OP_READ_PLUS:
 			/* as READ, but only its data counts (rp_data_bound);
@@ -505,12 +532,12 @@ static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 			 * not wait on a memory-backed export; on a disk, a
 			 * range all hole in the file's map only */
 			if (on_disk(cur))
-				ok = nfs4_read_plus_no_io(&cur->o, a.u.opread_plus.rpa_offset,
-							  a.u.opread_plus.rpa_count);
+				ok = nfs4_read_plus_no_io(&cur->o, a->u.opread_plus.rpa_offset,
+							  a->u.opread_plus.rpa_count);
 			else
-				io += rp_data_bound(cur, a.u.opread_plus.rpa_count);
+				io += rp_data_bound(cur, a->u.opread_plus.rpa_count);
 			ok = ok && i > 0 && io <= NFS4_INLINE_IO_MAX &&
-			     !nfs4_stateid_anonymous(&a.u.opread_plus.rpa_stateid) &&
+			     !nfs4_stateid_anonymous(&a->u.opread_plus.rpa_stateid) &&
 			     !nfs4_wdelegs_held();
 			break;
 		default:
