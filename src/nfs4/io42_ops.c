@@ -229,8 +229,6 @@ static int rp_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
 				     out);
 }
 
-/* Map [@off, @end) of the file @f whose stat is @st into @segs, the
- * seeks answered from its remembered map where it has one (rp_cache.h). */
 /* The file whose stat is @st as a map is valid for, into @v. Return
  * values: may a remembered map be used for it? (see rp_cache.h) */
 static bool rp_ver(const struct stat *st, struct nfs4_rp_ver *v)
@@ -264,6 +262,8 @@ bool nfs4_read_plus_no_io(const struct export_obj *o, uint64_t off, uint32_t cou
 	return nfs4_rp_cache_hole(&v, off, end);
 }
 
+/* Map [@off, @end) of the file @f whose stat is @st into @segs, the
+ * seeks answered from its remembered map where it has one (rp_cache.h). */
 static unsigned int rp_map_cached(struct rp_file *f, const struct stat *st, uint64_t off,
 				  uint64_t end, struct nfs4_rp_seg *segs)
 {

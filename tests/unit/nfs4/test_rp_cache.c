@@ -13,51 +13,14 @@
 #include "nfs4/rp_cache.h"
 #include "nfs4/rp_map.h"
 #include "../../tap.h"
+#include "fake_sparse.h"
 
 #define MIB (1ull << 20)
 
-struct fake {
-	uint64_t size;
-	unsigned int n;
-	uint64_t ext[1024][2];   /* data [start, end), ascending */
-	unsigned int seeks;
-};
-
-static int fake_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
-{
-	struct fake *f = ctx;
-	unsigned int i;
-
-	f->seeks++;
-	if (off >= f->size)
-		return -ENXIO;
-	for (i = 0; i < f->n; i++) {
-		if (off < f->ext[i][1]) {
-			if (data) {
-				*out = off > f->ext[i][0] ? off : f->ext[i][0];
-				return 0;
-			}
-			*out = off >= f->ext[i][0] ? f->ext[i][1] : off;
-			return 0;
-		}
-	}
-	if (data)
-		return -ENXIO;
-	*out = off;
-	return 0;
-}
-
+/* the data extents every @stripe bytes, data first when @data_first */
 static void stripes(struct fake *f, uint64_t size, uint64_t stripe, bool data_first)
 {
-	uint64_t at;
-
-	memset(f, 0, sizeof(*f));
-	f->size = size;
-	for (at = data_first ? 0 : stripe; at < size && f->n < 1024; at += 2 * stripe) {
-		f->ext[f->n][0] = at;
-		f->ext[f->n][1] = at + stripe < size ? at + stripe : size;
-		f->n++;
-	}
+	fake_stripes(f, size, stripe, data_first, 1024u);
 }
 
 static struct nfs4_rp_ver ver_of(const struct fake *f, uint64_t ino)
@@ -121,6 +84,20 @@ int main(void)
 	   first);
 	real = whole(&f, &v, &same);
 	ok(real == 0 && same, "second pass: %u real seek(s), the same map", real);
+
+	/* asked whether a range is all hole, as the event loop's plan asks
+	 * (data at 0, 2, 4 and 6 MiB, a MiB each) */
+	ok(nfs4_rp_cache_hole(&v, MIB, 2 * MIB) && nfs4_rp_cache_hole(&v, MIB + 5, 2 * MIB - 1),
+	   "a range inside a known hole: all hole");
+	ok(!nfs4_rp_cache_hole(&v, MIB, 2 * MIB + 1) && !nfs4_rp_cache_hole(&v, 0, 10) &&
+	   !nfs4_rp_cache_hole(&v, MIB - 1, 2 * MIB), "a range with data in it: not");
+	ok(nfs4_rp_cache_hole(&v, 7 * MIB, 9 * MIB) && nfs4_rp_cache_hole(&v, 8 * MIB, 9 * MIB),
+	   "the last hole to past the end, and past the end: all hole");
+	w = v;
+	w.ctime_ns++;
+	ok(!nfs4_rp_cache_hole(&w, MIB, 2 * MIB), "another ctime: not known");
+	w = ver_of(&f, 2);
+	ok(!nfs4_rp_cache_hole(&w, MIB, 2 * MIB), "a file never mapped: not known");
 
 	/* answers as lseek gives them, from the known extents */
 	nfs4_rp_cache_begin(&k, &v, true, 0, fake_seek, &f);

@@ -12,53 +12,12 @@
 
 #include "nfs4/rp_map.h"
 #include "../../tap.h"
-
-struct fake {
-	uint64_t size;
-	unsigned int n;
-	uint64_t ext[512][2];    /* data [start, end), ascending */
-	unsigned int seeks;
-	int fail_at;             /* the seek that fails with EIO (0: none) */
-};
-
-static int fake_seek(void *ctx, uint64_t off, bool data, uint64_t *out)
-{
-	struct fake *f = ctx;
-	unsigned int i;
-
-	f->seeks++;
-	if (f->fail_at && (int)f->seeks == f->fail_at)
-		return -EIO;
-	if (off >= f->size)
-		return -ENXIO;
-	for (i = 0; i < f->n; i++) {
-		if (off < f->ext[i][1]) {
-			if (data) {
-				*out = off > f->ext[i][0] ? off : f->ext[i][0];
-				return 0;
-			}
-			*out = off >= f->ext[i][0] ? f->ext[i][1] : off;
-			return 0;
-		}
-	}
-	if (data)
-		return -ENXIO;
-	*out = off;
-	return 0;
-}
+#include "fake_sparse.h"
 
 /* the data extents every @stripe bytes, data first when @data_first */
 static void stripes(struct fake *f, uint64_t size, uint64_t stripe, bool data_first)
 {
-	uint64_t at;
-
-	memset(f, 0, sizeof(*f));
-	f->size = size;
-	for (at = data_first ? 0 : stripe; at < size && f->n < 512; at += 2 * stripe) {
-		f->ext[f->n][0] = at;
-		f->ext[f->n][1] = at + stripe < size ? at + stripe : size;
-		f->n++;
-	}
+	fake_stripes(f, size, stripe, data_first, 512u);
 }
 
 /* the map of [@off, @end): well formed. Return values: its count. */
