@@ -26,17 +26,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "kc_util.h"
+
 #define LEN (1048576 + 1000)
 #define BUF (LEN + 4096 * 2)
 
 static unsigned char a[LEN];
 static unsigned char *b;
-
-static int fail(const char *what, long got)
-{
-	fprintf(stderr, "kc-clone: %s (got %ld, errno %d %s)\n", what, got, errno, strerror(errno));
-	return 1;
-}
 
 /* @path's bytes are @want's @len, read with O_DIRECT */
 static int same(const char *path, const unsigned char *want, size_t len)
@@ -60,46 +56,47 @@ int main(int argc, char **argv)
 	struct file_clone_range r;
 	int fs, fd, i;
 
+	kc_name = "kc-clone";
 	if (argc != 2)
-		return fail("usage: kc-clone DIR", 0);
+		return kc_fail("usage: kc-clone DIR", 0);
 	if (posix_memalign((void **)&b, 4096, BUF) != 0)
-		return fail("posix_memalign", 0);
+		return kc_fail("posix_memalign", 0);
 	snprintf(src, sizeof(src), "%s/cl-src", argv[1]);
 	snprintf(dst, sizeof(dst), "%s/cl-dst", argv[1]);
 	for (i = 0; i < LEN; i++)
 		a[i] = (unsigned char)(i * 7 + i / 4096);
 	fs = open(src, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fs < 0 || write(fs, a, LEN) != LEN || fsync(fs) < 0)
-		return fail("write cl-src", fs);
+		return kc_fail("write cl-src", fs);
 	fd = open(dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		return fail("create cl-dst", fd);
+		return kc_fail("create cl-dst", fd);
 	if (ioctl(fd, FICLONE, fs) < 0) {
 		if (errno == EOPNOTSUPP) {
 			fprintf(stderr, "kc-clone: FICLONE: EOPNOTSUPP\n");
 			return 3;
 		}
-		return fail("FICLONE of the whole file", -1);
+		return kc_fail("FICLONE of the whole file", -1);
 	}
 	if (!same(dst, a, LEN))
-		return fail("cl-dst differs from cl-src after FICLONE", 0);
+		return kc_fail("cl-dst differs from cl-src after FICLONE", 0);
 	/* the copy: its [512 KiB, 576 KiB) becomes the source's [128, 192) */
 	memcpy(old, a, LEN);
 	r = (struct file_clone_range){ .src_fd = fs, .src_offset = 131072,
 				       .src_length = 65536, .dest_offset = 524288 };
 	if (ioctl(fd, FICLONERANGE, &r) < 0)
-		return fail("FICLONERANGE of 64 KiB", -1);
+		return kc_fail("FICLONERANGE of 64 KiB", -1);
 	memcpy(old + 524288, a + 131072, 65536);
 	if (!same(dst, old, LEN))
-		return fail("cl-dst differs after FICLONERANGE", 0);
+		return kc_fail("cl-dst differs after FICLONERANGE", 0);
 	/* copy on write: the source changes, the copy does not */
 	memset(a, 0x5a, 4096);
 	if (pwrite(fs, a, 4096, 0) != 4096 || fsync(fs) < 0)
-		return fail("write to cl-src after the clone", -1);
+		return kc_fail("write to cl-src after the clone", -1);
 	if (!same(src, a, LEN))
-		return fail("cl-src does not hold the write", 0);
+		return kc_fail("cl-src does not hold the write", 0);
 	if (!same(dst, old, LEN))
-		return fail("cl-dst changed with its source: blocks not copied on write", 0);
+		return kc_fail("cl-dst changed with its source: blocks not copied on write", 0);
 	close(fd);
 	close(fs);
 	return 0;

@@ -38,18 +38,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kc_util.h"
+
 #define K 1024L
 #define M (1024L * 1024L)
 #define SIZE (2 * M)
 
 static unsigned char want[SIZE], got[SIZE];
 static int nseek;
-
-static int fail(const char *what, long v)
-{
-	fprintf(stderr, "kc-sp: %s (got %ld, errno %d %s)\n", what, v, errno, strerror(errno));
-	return 1;
-}
 
 static unsigned char pat(long i)
 {
@@ -106,13 +102,13 @@ static int do_write(const char *f)
 
 	layout(0);
 	if (fd < 0)
-		return fail("create", fd);
+		return kc_fail("create", fd);
 	if (pwrite(fd, want, 64 * K, 0) != 64 * K ||
 	    pwrite(fd, want + M, 64 * K, M) != 64 * K)
-		return fail("write the data", -1);
+		return kc_fail("write the data", -1);
 	if (ftruncate(fd, SIZE) < 0 || fsync(fd) < 0)
-		return fail("ftruncate to 2 MiB, fsync", -1);
-	return close(fd) < 0 ? fail("close", -1) : 0;
+		return kc_fail("ftruncate to 2 MiB, fsync", -1);
+	return close(fd) < 0 ? kc_fail("close", -1) : 0;
 }
 
 static int do_seek(const char *f)
@@ -121,7 +117,7 @@ static int do_seek(const char *f)
 	struct stat a, b;
 
 	if (fd < 0)
-		return fail("open", fd);
+		return kc_fail("open", fd);
 	/* the layout "write" made */
 	bad |= seek_is(fd, SEEK_DATA, 0, 0);
 	bad |= seek_is(fd, SEEK_DATA, 32 * K, 32 * K);
@@ -133,40 +129,40 @@ static int do_seek(const char *f)
 	bad |= seek_is(fd, SEEK_HOLE, SIZE - 1, SIZE - 1);
 	bad |= seek_is(fd, SEEK_HOLE, SIZE, -1);
 	if (bad)
-		return fail("SEEK_DATA/SEEK_HOLE disagree with the layout written", 0);
+		return kc_fail("SEEK_DATA/SEEK_HOLE disagree with the layout written", 0);
 
 	/* allocate a range of the first hole */
 	if (fstat(fd, &a) < 0)
-		return fail("fstat", -1);
+		return kc_fail("fstat", -1);
 	if (fallocate(fd, 0, 256 * K, 256 * K) < 0)
-		return fail("fallocate(0) of [256K, 512K)", -1);
+		return kc_fail("fallocate(0) of [256K, 512K)", -1);
 	if (fstat(fd, &b) < 0)
-		return fail("fstat", -1);
+		return kc_fail("fstat", -1);
 	fprintf(stderr, "kc-sp: st_blocks %ld -> %ld after fallocate(0) of 256 KiB\n",
 		(long)a.st_blocks, (long)b.st_blocks);
 	if (b.st_blocks - a.st_blocks < 256 * K / 512)
-		return fail("st_blocks grew by less than the range allocated",
+		return kc_fail("st_blocks grew by less than the range allocated",
 			    (long)(b.st_blocks - a.st_blocks));
 	if (b.st_size != SIZE)
-		return fail("fallocate(0) inside the file changed its size", (long)b.st_size);
+		return kc_fail("fallocate(0) inside the file changed its size", (long)b.st_size);
 
 	/* punch the middle of the second data range */
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, M + 16 * K, 32 * K) < 0)
-		return fail("fallocate(PUNCH_HOLE|KEEP_SIZE) of [1M+16K, 1M+48K)", -1);
+		return kc_fail("fallocate(PUNCH_HOLE|KEEP_SIZE) of [1M+16K, 1M+48K)", -1);
 	bad |= seek_is(fd, SEEK_HOLE, M, M + 16 * K);
 	bad |= seek_is(fd, SEEK_DATA, M + 16 * K, M + 48 * K);
 	bad |= seek_is(fd, SEEK_HOLE, M + 48 * K, M + 64 * K);
 	if (bad)
-		return fail("SEEK_DATA/SEEK_HOLE do not find the punched hole", 0);
+		return kc_fail("SEEK_DATA/SEEK_HOLE do not find the punched hole", 0);
 	if (fstat(fd, &b) < 0 || b.st_size != SIZE)
-		return fail("the punch with KEEP_SIZE changed the size", (long)b.st_size);
+		return kc_fail("the punch with KEEP_SIZE changed the size", (long)b.st_size);
 
 	if (!zeros(fd, 256 * K, 256 * K))
-		return fail("the allocated range does not read as zeros", 0);
+		return kc_fail("the allocated range does not read as zeros", 0);
 	if (!zeros(fd, M + 16 * K, 32 * K))
-		return fail("the punched range does not read as zeros", 0);
+		return kc_fail("the punched range does not read as zeros", 0);
 	if (close(fd) < 0)
-		return fail("close", -1);
+		return kc_fail("close", -1);
 	printf("%d\n", nseek);
 	return 0;
 }
@@ -178,34 +174,35 @@ static int do_read(const char *f)
 
 	layout(1);
 	if (fd < 0)
-		return fail("open", fd);
+		return kc_fail("open", fd);
 	/* short reads are legal: read until eof */
 	while ((r = read(fd, got + n, (size_t)(SIZE - n))) > 0)
 		n += r;
 	if (r < 0)
-		return fail("read", r);
+		return kc_fail("read", r);
 	if (n != SIZE)
-		return fail("read back a length other than 2 MiB", n);
+		return kc_fail("read back a length other than 2 MiB", n);
 	for (i = 0; i < SIZE; i++)
 		if (got[i] != want[i]) {
 			fprintf(stderr, "kc-sp: byte %ld is %u, want %u\n", i, got[i], want[i]);
-			return fail("the file read back differs from its layout", i);
+			return kc_fail("the file read back differs from its layout", i);
 		}
 	/* the read filled no hole on the server */
 	if (seek_is(fd, SEEK_HOLE, 0, 64 * K) || seek_is(fd, SEEK_HOLE, 128 * K, 128 * K) ||
 	    seek_is(fd, SEEK_HOLE, M, M + 16 * K) || seek_is(fd, SEEK_DATA, M + 16 * K, M + 48 * K))
-		return fail("holes gone after the file was read", 0);
+		return kc_fail("holes gone after the file was read", 0);
 	close(fd);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	kc_name = "kc-sp";
 	if (argc == 3 && !strcmp(argv[1], "write"))
 		return do_write(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "seek"))
 		return do_seek(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "read"))
 		return do_read(argv[2]);
-	return fail("usage: kc-sp write|seek|read FILE", 0);
+	return kc_fail("usage: kc-sp write|seek|read FILE", 0);
 }
