@@ -166,7 +166,7 @@ int nfsx4_read_plus_fill(const struct READ_PLUS4res *res, uint64_t offset, uint3
 			/* where the last one ended, and within the range */
 			if (d->d_offset != pos || d->d_data.len > end - pos)
 				return -EPROTO;
-			if (d->d_data.len)
+			if (d->d_data.len && b)
 				memcpy(b + (pos - offset), d->d_data.data, d->d_data.len);
 			pos += d->d_data.len;
 		} else if (rc->rpc_content == NFS4_CONTENT_HOLE) {
@@ -182,7 +182,7 @@ int nfsx4_read_plus_fill(const struct READ_PLUS4res *res, uint64_t offset, uint3
 				return -EPROTO;
 			if (hend > end)
 				hend = end;
-			if (hend > pos)
+			if (hend > pos && b)
 				memset(b + (pos - offset), 0, hend - pos);
 			out->hole_bytes += (uint32_t)(hend - pos);
 			pos = hend;

@@ -813,8 +813,10 @@ struct nfsx4_read_plus_out {
  * starts before @offset or runs past the range is cut to it). The
  * segments must follow one another from @offset without a gap or an
  * overlap, data within the range; else -EPROTO and @buf's contents are
- * undefined. Call it from the callback (the data are views into the
- * reply).
+ * undefined. @buf NULL: the same checks and counts, nothing written (a
+ * caller that reads the data segments where they are, in the reply, as
+ * READ's data are read). Call it from the callback (the data are views
+ * into the reply).
  * Return values: 0, the result's nfsstat4 when not NFS4_OK, or -EPROTO.
  */
 int nfsx4_read_plus_fill(const struct READ_PLUS4res *res, uint64_t offset, uint32_t count,

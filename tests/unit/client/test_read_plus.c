@@ -73,6 +73,20 @@ int main(void)
 	   "data, hole, data: the bytes, 8092 hole bytes as zeros, nothing past (r %d, count %u, "
 	   "holes %u)", r, o.count, o.hole_bytes);
 
+	/* the same without a buffer: checked and counted, nothing written */
+	{
+		struct nfsx4_read_plus_out o2;
+
+		memset(buf, 0x5a, 8293);
+		r = nfsx4_read_plus_fill(&res, 1000, 8292, NULL, &o2);
+		ok(r == 0 && o2.count == 8292 && o2.hole_bytes == 8092 && o2.segments == 3 &&
+		   o2.eof && buf[0] == 0x5a && buf[8292] == 0x5a,
+		   "the same with no buffer: the same counts, nothing written (r %d)", r);
+		res.u.rp_resok4.rpr_contents.val[1].u.rpc_hole.di_offset = 1101;
+		r = nfsx4_read_plus_fill(&res, 1000, 8292, NULL, &o2);
+		ok(r == -EPROTO, "with no buffer, a gap still -EPROTO (r %d)", r);
+	}
+
 	/* a hole as the server found it: from before the range to past it */
 	start(false);
 	hole(0, 1u << 20);
