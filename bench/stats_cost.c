@@ -24,17 +24,16 @@ static volatile uint64_t sink;
 /* The received time, as the loop reads it when the call's bytes came. */
 static uint64_t t_rx;
 
-/* An NFSv3 READ: started, done (rpc/program.c), and its record when
- * sent (rpc/loop.c rpc__stats_done, the send time from the loop's own
- * read made with or without statistics). */
-static void v3_call(int row)
+/* The call's record when its reply is sent (rpc/loop.c rpc__stats_done;
+ * the send time from the loop's own clock read, made with or without
+ * statistics). */
+static void sent(int row, uint64_t in, uint64_t out, uint64_t t_start, uint64_t t_done)
 {
 	struct stats_rec r;
-	uint64_t t_start = stats_now_ns(), t_done = stats_now_ns();
 
 	stats_rec_init(&r);
-	r.bytes_in = 132;
-	r.bytes_out = 4232;
+	r.bytes_in = in;
+	r.bytes_out = out;
 	r.ns[STATS_QUEUE] = t_start > t_rx ? t_start - t_rx : 0;
 	r.ns[STATS_EXEC] = t_done - t_start;
 	r.ns[STATS_SEND] = 2500;
@@ -42,12 +41,19 @@ static void v3_call(int row)
 	sink += t_done;
 }
 
+/* An NFSv3 READ: started, done (rpc/program.c), sent. */
+static void v3_call(int row)
+{
+	uint64_t t_start = stats_now_ns(), t_done = stats_now_ns();
+
+	sent(row, 132, 4232, t_start, t_done);
+}
+
 /* An NFSv4.1 COMPOUND of three operations (nfs4/compound.c): one
  * clock read each, its record, then the COMPOUND's own. */
 static void v41_call(int row, const int ops[3])
 {
 	static const uint64_t in[3] = { 36, 36, 20 }, out[3] = { 44, 8, 4112 };
-	struct stats_rec r;
 	uint64_t t_start = stats_now_ns(), t = t_start;
 	int i;
 
@@ -57,14 +63,7 @@ static void v41_call(int row, const int ops[3])
 		stats_record_exec(ops[i], 0, now - t, in[i], out[i]);
 		t = now;
 	}
-	stats_rec_init(&r);
-	r.bytes_in = 220;
-	r.bytes_out = 4260;
-	r.ns[STATS_QUEUE] = t_start > t_rx ? t_start - t_rx : 0;
-	r.ns[STATS_EXEC] = t - t_start;
-	r.ns[STATS_SEND] = 2500;
-	stats_record(row, &r);
-	sink += t;
+	sent(row, 220, 4260, t_start, t);
 }
 
 static double secs(void)
