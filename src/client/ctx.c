@@ -330,7 +330,9 @@ static int service(struct nfsx_ctx *ctx, int timeout_ms)
 	if (ctx->in_service || ctx->in_cb)
 		return -EDEADLK;
 	ctx->in_service = true;
-	n = epoll_wait(ctx->epfd, ev, 64, timeout_ms);
+	/* calls queued outside a turn leave now, whether or not the
+	 * eventfd's wake-up was written */
+	n = epoll_wait(ctx->epfd, ev, 64, ctx->dirty ? 0 : timeout_ms);
 	err = n < 0 && errno != EINTR ? -errno : 0;
 	for (i = 0; i < n; i++) {
 		struct nc_src *s = ev[i].data.ptr;

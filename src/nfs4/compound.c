@@ -388,26 +388,6 @@ bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *
 }
 
 /*
- * May the COMPOUND whose head is @h run here, on an event loop? Its
- * operations are decoded once without running any (SEQUENCE takes a
- * slot, and nothing after it may find it has to wait): it may when it
- * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
- * GETFH, SAVEFH, RESTOREFH, GETATTR, READs (and READ_PLUSes, counted by
- * the data they can send: rp_data_bound) and WRITEs of NFS4_INLINE_IO_MAX
- * bytes in all (the loop's other connections wait meanwhile) with
- * ordinary stateids, a WRITE only while no delegation
- * exists, and each PUTFH's handle resolves from memory
- * (pre_putfh, into c->pre): every object it can reach is then in the
- * open-object cache. On a memory-backed export these operations do not
- * wait; on a disk only a READ_PLUS of a range its file's remembered map
- * says is all hole runs here (nfs4_read_plus_no_io: a hole-only reply,
- * no seek or read), as the worker's hand-off was most of such a call
- * (bench/read-plus, all-hole 1 GiB on ext4 at 1 MiB a call). SEQUENCE
- * itself may still find it would wait, before it changes anything
- * (nfs4_sessions_sequence_nowait).
- * Return values: true, or false with nothing held.
- */
-/*
  * The data bytes a READ_PLUS of @count bytes of file @f is expected to
  * send: no more than the file has allocated, as its holes go as hole
  * segments (the stat is PUTFH's, the one the operation uses). A mostly
@@ -436,6 +416,26 @@ static bool on_disk(const struct nfs4_fh *f)
 	return f && f->kind == NFS4_FH_OBJ && !f->o.vexp->mem_backed;
 }
 
+/*
+ * May the COMPOUND whose head is @h run here, on an event loop? Its
+ * operations are decoded once without running any (SEQUENCE takes a
+ * slot, and nothing after it may find it has to wait): it may when it
+ * is of minor version 1 or 2, starts with SEQUENCE and holds only PUTFH,
+ * GETFH, SAVEFH, RESTOREFH, GETATTR, READs (and READ_PLUSes, counted by
+ * the data they can send: rp_data_bound) and WRITEs of NFS4_INLINE_IO_MAX
+ * bytes in all (the loop's other connections wait meanwhile) with
+ * ordinary stateids, a WRITE only while no delegation
+ * exists, and each PUTFH's handle resolves from memory
+ * (pre_putfh, into c->pre): every object it can reach is then in the
+ * open-object cache. On a memory-backed export these operations do not
+ * wait; on a disk only a READ_PLUS of a range its file's remembered map
+ * says is all hole runs here (nfs4_read_plus_no_io: a hole-only reply,
+ * no seek or read), as the worker's hand-off would be most of such a
+ * call. SEQUENCE
+ * itself may still find it would wait, before it changes anything
+ * (nfs4_sessions_sequence_nowait).
+ * Return values: true, or false with nothing held.
+ */
 static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
 {
 	struct rpc_req *req = c->req;
@@ -613,7 +613,8 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		uint32_t num = xdr_dec_left(&req->args) >= 4 ? xdr__get32(req->args.p) : OP_ILLEGAL;
 		size_t at = xdr_enc_len(&req->enc);
 		const uint8_t *arg_at = req->args.p;
-		struct nfs_argop4 a;
+		struct nfs_argop4 dec;
+		const struct nfs_argop4 *a = &dec;
 		struct nfs_resop4 r;
 		enum nfs4_op_dec k;
 		bool put_ok;
@@ -623,11 +624,11 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		if (c.planned) {
 			/* decoded once, by inline_plan (whose arena stays
 			 * below arena_at) */
-			a = c.planned[i].a;
+			a = &c.planned[i].a;
 			req->args.p = c.planned[i].end;
 			k = NFS4_OP_DECODED;
 		} else {
-			k = nfs4_dec_argop(&req->args, c.minorversion, &a);
+			k = nfs4_dec_argop(&req->args, c.minorversion, &dec);
 		}
 		if (k == NFS4_OP_ILLEGAL) {
 			r.resop = OP_ILLEGAL;
@@ -638,14 +639,14 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			r.resop = (enum nfs_opnum4)num;
 			rh.status = r.u.opillegal.status = NFS4ERR_BADXDR;
 		} else if (c.minorversion >= 1 &&
-			   (rh.status = v41_position(a.argop, i, h.nops)) != NFS4_OK) {
-			r.resop = a.argop;
+			   (rh.status = v41_position(a->argop, i, h.nops)) != NFS4_OK) {
+			r.resop = a->argop;
 			r.u.opillegal.status = rh.status;
 		} else {
-			r.resop = a.argop;
+			r.resop = a->argop;
 			c.encoded = false;
 			c.op_index = i;
-			rh.status = run_op(&c, &a, &r);
+			rh.status = run_op(&c, a, &r);
 			/* its changes are made: a grant may look again */
 			vfs_change_end(&c.changes);
 			/* only SEQUENCE, the first, finds it would wait,
@@ -663,7 +664,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			}
 			/* the flavour's check after a filehandle is set (sec.c) */
 			if (rh.status == NFS4_OK)
-				rh.status = r.u.opillegal.status = nfs4_sec_after(&c, a.argop);
+				rh.status = r.u.opillegal.status = nfs4_sec_after(&c, a->argop);
 		}
 		rh.nops++;
 		if (c.slot.s && c.slot.replay == NFS4_SEQ_CACHED) {
@@ -719,8 +720,8 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 			 * reply not kept; the next operation tells it */
 			memset(&r, 0, sizeof(r));
 			req->arena.used = arena_at;
-			k = nfs4_dec_argop(&req->args, c.minorversion, &a);
-			r.resop = k == NFS4_OP_DECODED ? a.argop : OP_ILLEGAL;
+			k = nfs4_dec_argop(&req->args, c.minorversion, &dec);
+			r.resop = k == NFS4_OP_DECODED ? dec.argop : OP_ILLEGAL;
 			rh.status = r.u.opillegal.status = NFS4ERR_RETRY_UNCACHED_REP;
 			rh.nops++;
 			if (!nfs4_put_result(req, &r, toobig))

@@ -285,9 +285,8 @@ static void on_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	}
 	account(j, s, now);
 	/* The next call from here: queued inside nfsx_run_once, it leaves
-	 * with the turn's others in one send, and no wake-up of the context's
-	 * descriptor is needed (nfsx.h). At queue depth 1 over loopback that
-	 * is 3 system calls a call instead of 7. */
+	 * with the turn's others in one send, and the context's descriptor
+	 * needs no wake-up for it (nfsx.h). */
 	if (j->pump)
 		pump_fill(j, j->pump, now);
 }
