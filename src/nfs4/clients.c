@@ -15,6 +15,7 @@
 
 #include "nfs4/clients.h"
 #include "nfs4/clients_internal.h"
+#include "util/lock.h"
 
 /* Expired records freed per call at most, so no call pays for many. */
 #define SWEEP_MAX 8u
@@ -51,7 +52,7 @@ struct nfs4_clients *nfs4_clients_new(uint32_t boot, uint32_t max)
 		n <<= 1;
 	t->by_name = calloc(n, sizeof(*t->by_name));
 	t->by_cid = calloc(n, sizeof(*t->by_cid));
-	if (!t->by_name || !t->by_cid || pthread_mutex_init(&t->lock, NULL) != 0) {
+	if (!t->by_name || !t->by_cid || lock_init_short(&t->lock) != 0) {
 		free(t->by_name);
 		free(t->by_cid);
 		free(t);
@@ -167,6 +168,7 @@ void cl_drop(struct nfs4_clients *t, struct client *c)
 	*p = c->cid_next;
 	lru_unlink(t, c);
 	t->count--;
+	atomic_fetch_add_explicit(&t->drops, 1, memory_order_release);
 	if (c->confirmed && t->record)
 		t->record(c->id, c->id_len, false);
 	free(c);
@@ -452,6 +454,11 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 	return st;
 }
 
+uint64_t nfs4_clients_drops(struct nfs4_clients *t)
+{
+	return atomic_load_explicit(&t->drops, memory_order_acquire);
+}
+
 int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool renew,
 			       uint64_t now)
 {
@@ -460,7 +467,7 @@ int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool r
 
 	/* A worker may hold the lock across the record's write (cl_drop):
 	 * never wait for it on a loop. */
-	if (pthread_mutex_trylock(&t->lock) != 0)
+	if (!lock_try_short(&t->lock))
 		return -1;
 	/* a record to be dropped (which writes the restart record) is a
 	 * worker's */

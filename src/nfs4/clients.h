@@ -148,6 +148,11 @@ enum nfsstat4 nfs4_clients_renew(struct nfs4_clients *t, clientid4 clientid, uin
 int nfs4_clients_renew_nowait(struct nfs4_clients *t, clientid4 clientid, bool renew,
 			       uint64_t now);
 
+/* nfs4_clients_drops - how many records have gone from the table so far:
+ * while it is unchanged, a client found live is still there (a caller's
+ * cache of that answer, read without the lock). */
+uint64_t nfs4_clients_drops(struct nfs4_clients *t);
+
 /* Return values: true when @clientid has a confirmed record whose lease
  * has not run out at @now (nothing renewed). */
 bool nfs4_clients_live(struct nfs4_clients *t, clientid4 clientid, uint64_t now);

@@ -8,6 +8,7 @@
 #define NFSX_NFS4_CLIENTS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,6 +47,8 @@ struct nfs4_clients {
 	void (*record)(const uint8_t *id, uint32_t len, bool add);
 	uint32_t mask;              /* buckets - 1 */
 	uint32_t cb_gen;            /* last callback generation given */
+	/* records dropped so far (nfs4_clients_drops), written under lock */
+	atomic_uint_fast64_t drops;
 	struct client *oldest, *newest;
 	struct client **by_name;
 	struct client **by_cid;

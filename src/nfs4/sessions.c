@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nfs4/sessions.h"
+#include "util/lock.h"
 
 /* Dead sessions freed at most by one CREATE_SESSION on a full table. */
 #define SWEEP_MAX 16u
@@ -32,6 +33,10 @@ struct nfs4_session {
 	uint32_t refs;              /* the table's while linked, and each busy slot's */
 	bool linked;
 	uint64_t used;
+	/* the last renewal of the client's lease by a SEQUENCE on it, and
+	 * nfs4_clients_drops() then: a renewal in the same second of a
+	 * client no record has gone from since would change nothing */
+	uint64_t renewed, drops;
 	uint32_t flags;
 	uint32_t cb_program;
 	uint32_t cb_minor;                  /* its CREATE_SESSION's minor version */
@@ -81,7 +86,7 @@ struct nfs4_sessions *nfs4_sessions_new(struct nfs4_clients *clients, uint32_t m
 {
 	struct nfs4_sessions *t = calloc(1, sizeof(*t));
 
-	if (!t || sodium_init() < 0 || pthread_mutex_init(&t->lock, NULL) != 0) {
+	if (!t || sodium_init() < 0 || lock_init_short(&t->lock) != 0) {
 		free(t);
 		return NULL;
 	}
@@ -372,6 +377,7 @@ enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_
 		s->back_seq = ++t->back_seq;
 	}
 	s->used = now;
+	s->renewed = UINT64_MAX; /* the first SEQUENCE renews */
 	ok->csr_sessionid = s->id;
 	ok->csr_sequence = a->csa_sequence;
 	ok->csr_flags = s->flags;
@@ -406,6 +412,7 @@ static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4arg
 	struct nfs4_session *s;
 	struct slot *sl;
 	enum nfsstat4 st = NFS4_OK;
+	uint64_t drops;
 
 	memset(q, 0, sizeof(*q));
 	if (!busy) {
@@ -417,7 +424,7 @@ static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4arg
 		 * Whether the client lives is asked once: with the renewal
 		 * when every check passes, else at out: before an error is
 		 * answered here (a gone client's is a worker's to answer). */
-		if (pthread_mutex_trylock(&t->lock) != 0) {
+		if (!lock_try_short(&t->lock)) {
 			*busy = true;
 			return NFS4ERR_DELAY;
 		}
@@ -464,16 +471,22 @@ static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4arg
 		st = NFS4ERR_REP_TOO_BIG_TO_CACHE;
 		goto out;
 	}
-	/* the client's lease, which the session's life is */
-	if (busy && nfs4_clients_renew_nowait(t->clients, s->clientid, true, now) < 0) {
-		*busy = true;
-		st = NFS4ERR_DELAY;
-		goto out;
-	}
-	if (!busy && nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
-		unlink_session(t, s);
-		st = NFS4ERR_BADSESSION;
-		goto out;
+	/* the client's lease, which the session's life is: renewed (and
+	 * the client's life asked) once a second, the lease's unit */
+	drops = nfs4_clients_drops(t->clients);
+	if (s->renewed != now || s->drops != drops) {
+		if (busy && nfs4_clients_renew_nowait(t->clients, s->clientid, true, now) < 0) {
+			*busy = true;
+			st = NFS4ERR_DELAY;
+			goto out;
+		}
+		if (!busy && nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
+			unlink_session(t, s);
+			st = NFS4ERR_BADSESSION;
+			goto out;
+		}
+		s->renewed = now;
+		s->drops = drops;
 	}
 	if (q->replay == NFS4_SEQ_NEW) {
 		sl->seqid = a->sa_sequenceid;
@@ -488,9 +501,12 @@ static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4arg
 	else if (q->replay == NFS4_SEQ_UNCACHED)
 		t->uncached++;
 	s->refs++;
-	s->used = now;
-	lru_unlink(t, s);
-	lru_append(t, s);
+	if (s->used != now) {
+		/* the order of last use, in seconds as the sweep reads it */
+		s->used = now;
+		lru_unlink(t, s);
+		lru_append(t, s);
+	}
 	q->s = s;
 	q->sid = s->id;
 	q->slot = a->sa_slotid;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nfs4/state_internal.h"
+#include "util/lock.h"
 
 uint32_t state_hash(uint64_t x)
 {
@@ -52,7 +53,7 @@ struct nfs4_state *nfs4_state_new(uint32_t tag)
 
 	if (!t)
 		return NULL;
-	if (pthread_mutex_init(&t->lock, NULL) != 0) {
+	if (lock_init_short(&t->lock) != 0) {
 		free(t);
 		return NULL;
 	}
