@@ -108,7 +108,6 @@
 
 struct nc4_slot {
 	uint32_t seq;                /* last sequence id the server accepted */
-	bool busy;
 };
 
 struct nc4_req;
@@ -128,6 +127,9 @@ struct nc4_session {
 	uint32_t maxops;             /* operations per COMPOUND granted */
 	uint32_t maxreq, maxresp;    /* bytes granted */
 	struct nc4_slot *slots;
+	/* one bit a slot, set while a COMPOUND holds it: a free slot and
+	 * the highest busy one are found a word at a time */
+	uint64_t *busy;
 	struct nc_list waitq;        /* nc4_req waiting for a slot */
 	struct nc_list delayq;       /* nc4_req waiting to be resent after DELAY */
 	struct nc_list freeq;        /* nc4_req to reuse: none allocated per call */

@@ -107,8 +107,10 @@ int nc4_session_install(struct nc4_session *s)
 	if (s->nslots > NC_SLOTS_MAX)
 		s->nslots = NC_SLOTS_MAX;
 	free(s->slots);
+	free(s->busy);
 	s->slots = calloc(s->nslots, sizeof(*s->slots));
-	if (!s->slots)
+	s->busy = calloc((s->nslots + 63) / 64, sizeof(*s->busy));
+	if (!s->slots || !s->busy)
 		return -ENOMEM;
 	s->target = s->nslots;
 	s->renewed = nc_now();
@@ -323,6 +325,7 @@ void nc4_session_close(struct nfsx_ctx *ctx)
 	nc4_state_free(s);
 	free(s->cb);
 	free(s->slots);
+	free(s->busy);
 	free(s);
 	ctx->v4 = NULL;
 }

@@ -57,25 +57,38 @@ void nc4_fail_waiting(struct nfsx_ctx *ctx, struct nc_list *list, int err)
 
 int nc4_free_slot(const struct nc4_session *s)
 {
-	uint32_t i;
+	uint32_t n = s->target < s->nslots ? s->target : s->nslots;
+	uint32_t w;
 
-	for (i = 0; i < s->target && i < s->nslots; i++)
-		if (!s->slots[i].busy)
-			return (int)i;
+	for (w = 0; w * 64 < n; w++) {
+		if (~s->busy[w]) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(~s->busy[w]);
+
+			return i < n ? (int)i : -1;
+		}
+	}
 	return -1;
 }
 
 static uint32_t highest_busy(const struct nc4_session *s)
 {
-	uint32_t i, h = 0;
+	uint32_t w;
 
-	for (i = 0; i < s->nslots; i++)
-		if (s->slots[i].busy)
-			h = i;
-	return h;
+	for (w = (s->nslots + 63) / 64; w-- > 0;)
+		if (s->busy[w])
+			return w * 64 + 63 - (uint32_t)__builtin_clzll(s->busy[w]);
+	return 0;
 }
 
+static void set_busy(struct nc4_session *s, uint32_t slot, bool busy)
+{
+	uint64_t bit = 1ull << (slot % 64);
 
+	if (busy)
+		s->busy[slot / 64] |= bit;
+	else
+		s->busy[slot / 64] &= ~bit;
+}
 
 static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv);
 
@@ -95,7 +108,7 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	q->gen = s->gen;
 	q->args.minorversion = s->minor;
 	q->t_sent = nc_now();
-	s->slots[slot].busy = true;
+	set_busy(s, slot, true);
 	memset(&q->ops[0], 0, sizeof(q->ops[0]));
 	q->ops[0].argop = OP_SEQUENCE;
 	sa->sa_sessionid = s->sid;
@@ -110,7 +123,7 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 			q->ops[i].u.opopen.owner.clientid = s->clientid;
 	r = nfsx_call(ctx, q->as ? q->as : &nfsx_nfs4_compound, &q->args, req_done, q);
 	if (r < 0)
-		s->slots[slot].busy = false;
+		set_busy(s, slot, false);
 	else
 		nc_list_add_tail(&s->sentq, &q->link);
 	return r;
@@ -255,7 +268,7 @@ static void req_done(struct nfsx_ctx *ctx, int err, void *res, void *priv)
 	if (cur && q->gen != cur->gen)
 		cur = NULL;
 	if (cur)
-		cur->slots[q->slot].busy = false;
+		set_busy(cur, q->slot, false);
 	if (!err)
 		err = nc4_check_reply(ctx, q->ops, q->args.nops, res, q->as);
 	if (!err && cur)
