@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs4/clients_internal.h"
 #include "nfs4/sessions.h"
 #include "../../tap.h"
 
@@ -436,6 +437,42 @@ static void test_sequence_nowait(void)
 	rm(&w);
 }
 
+/* A SEQUENCE renews its client's lease once a second, the lease's unit:
+ * in the second of the last renewal it does not ask the clients' table,
+ * unless a client record has gone since. */
+static void test_renew_once_a_second(void)
+{
+	struct world w = mk(64);
+	struct ex a = exid(&w, "c1", 1, &sys1, false, T0), b;
+	struct CREATE_SESSION4res r = cs(&w, a.x.clientid, 1, &sys1, T0);
+	const sessionid4 *id = &r.u.csr_resok4.csr_sessionid;
+	struct nfs4_slot_use q;
+	bool busy = true;
+
+	ok(seq_nowait(&w, id, 0, 1, T0, &q, &busy) == NFS4_OK && !busy, "seqid 1: OK");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	pthread_mutex_lock(&w.c->lock);
+	ok(seq_nowait(&w, id, 0, 2, T0, &q, &busy) == NFS4_OK && !busy,
+	   "seqid 2 in the same second, the clients' table locked: OK (renewed already)");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	ok(seq_nowait(&w, id, 0, 3, T0 + 1, &q, &busy) == NFS4ERR_DELAY && busy && !q.s,
+	   "seqid 3 a second later: the renewal needs the table (left to a worker)");
+	pthread_mutex_unlock(&w.c->lock);
+	ok(seq_nowait(&w, id, 0, 3, T0 + 1, &q, &busy) == NFS4_OK && !busy,
+	   "seqid 3 with the table free: OK");
+	nfs4_sessions_done(w.s, &q, NULL, 0);
+	/* the client reboots and its new record is confirmed in that second:
+	 * the old record goes */
+	b = exid(&w, "c1", 2, &sys1, false, T0 + 1);
+	ok(cs(&w, b.x.clientid, 1, &sys1, T0 + 1).csr_status == NFS4_OK,
+	   "the client's new incarnation confirmed in the same second");
+	ok(seq_nowait(&w, id, 0, 4, T0 + 1, &q, &busy) == NFS4ERR_DELAY && busy && !q.s,
+	   "the old session's seqid 4 in that second: its client is asked again (gone: a worker's)");
+	ok(seq_run(&w, id, 0, 4, NULL, T0 + 1) == NFS4ERR_BADSESSION,
+	   "the worker answers BADSESSION");
+	rm(&w);
+}
+
 static void test_destroy(void)
 {
 	struct world w = mk(64);
@@ -701,6 +738,7 @@ int main(void)
 	test_create_session();
 	test_sequence();
 	test_sequence_nowait();
+	test_renew_once_a_second();
 	test_destroy();
 	test_bounds();
 	test_client_bound();
