@@ -387,7 +387,8 @@ static int decode_results(struct nfsx_ctx *ctx, const struct nfsx_proc *p,
 		xdr_arena_init(&a, ctx->arena, ctx->arena_cap < need ? ctx->arena_cap : need);
 		d = *at;
 		d.arena = &a;
-		memset(ctx->res, 0, p->res_size);
+		if (!p->decode_inits)
+			memset(ctx->res, 0, p->res_size);
 		if (p->decode(&d, ctx->res))
 			return 0;
 		if (ctx->arena_cap >= need)

@@ -157,6 +157,10 @@ struct nfsx_proc {
 	nfsx_decode_fn decode;
 	size_t res_size;            /* sizeof the result struct */
 	bool idempotent;            /* informational; retransmission is by xid anyway */
+	/* @decode sets every field a caller may read (the COMPOUND's: its
+	 * head and the results it holds), so the core does not zero the
+	 * result first; otherwise the result starts zeroed */
+	bool decode_inits;
 };
 
 /*
@@ -231,7 +235,9 @@ int nfsx_mnt3_export(struct nfsx_ctx *c, nfsx_cb cb, void *priv);
  * A COMPOUND (procedure 1 of program 100003 version 4). Replies carry at
  * most NFSX4_MAX_OPS results: a reply with more, with results that do
  * not answer the operations sent in order, or that does not decode
- * exactly to its last byte fails with -EPROTO.
+ * exactly to its last byte fails with -EPROTO. In a struct nfsx4_res,
+ * ops[0] to ops[nops - 1] are the results; the entries after them are
+ * undefined.
  */
 #define NFSX4_MAX_OPS 16
 
