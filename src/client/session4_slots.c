@@ -108,6 +108,10 @@ int nc4_req_send(struct nfsx_ctx *ctx, struct nc4_req *q, uint32_t slot)
 	q->gen = s->gen;
 	q->args.minorversion = s->minor;
 	q->t_sent = nc_now();
+	/* NC4_RETRY's deadline, from submission: read here once, by the
+	 * first send (nc4_call_end reads the clock only to queue) */
+	if (!q->give_up)
+		q->give_up = q->t_sent + (uint64_t)ctx->o.timeo_ms * 1000000u;
 	set_busy(s, slot, true);
 	memset(&q->ops[0], 0, sizeof(q->ops[0]));
 	q->ops[0].argop = OP_SEQUENCE;
@@ -193,12 +197,13 @@ static int seq_result(struct nc4_session *s, struct nc4_req *q, const struct nfs
 static bool retry(struct nfsx_ctx *ctx, struct nc4_session *s, struct nc4_req *q, int err,
 		  const struct nfsx4_res *r)
 {
-	uint64_t now = nc_now();
+	uint64_t now;
 
 	if (err || ctx->dying)
 		return false;
 	switch (nc4_verdict(r)) {
 	case NC4_V_AGAIN:
+		now = nc_now();
 		if (now >= q->give_up)
 			return false;
 		if (r->status == NFS4ERR_GRACE && nc4_state_of(s))
@@ -317,11 +322,12 @@ int nc4_call_end(struct nfsx_ctx *c, struct nc4_req *q, const struct nfsx_proc *
 	q->as = as;
 	q->flags = flags;
 	q->backoff = DELAY_MIN_MS;
-	q->give_up = nc_now() + (uint64_t)c->o.timeo_ms * 1000000u;
+	q->give_up = 0;
 	q->cb = cb;
 	q->priv = priv;
 	slot = s->up && !s->recovering && nc_list_empty(&s->waitq) ? nc4_free_slot(s) : -1;
 	if (slot < 0) {
+		q->give_up = nc_now() + (uint64_t)c->o.timeo_ms * 1000000u;
 		nc_list_add_tail(&s->waitq, &q->link);
 		return 0;
 	}
