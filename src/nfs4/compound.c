@@ -564,6 +564,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	struct nfs4_res_head rh = { .status = NFS4_OK };
 	size_t head_len, arena_at;
 	size_t head_at;
+	uint32_t max_record;
 	enum nfsstat4 toobig;
 	bool cached = false;
 	uint64_t t_op;
@@ -598,7 +599,13 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		goto head;
 	}
 	if (req->on_loop) {
-		memset(pre, 0, h.nops * sizeof(pre[0]));
+		/* what nfs4_fh_clear and the PUTFHs read of an entry the
+		 * plan does not fill (the rest of the 300 bytes is only read
+		 * once kind says it was filled) */
+		for (i = 0; i < h.nops; i++) {
+			pre[i].kind = NFS4_FH_NONE;
+			pre[i].have_sid = false;
+		}
 		c.pre = pre;
 		c.planned = planned;
 		if (!inline_plan(&c, &h)) {
@@ -607,6 +614,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		}
 	}
 	arena_at = req->arena.used;
+	max_record = rpc_req_max_record(req);
 	/* the first operation's time from the handler's start */
 	t_op = !stats_on ? 0 : req->t_start ? req->t_start : stats_now_ns();
 	for (i = 0; i < h.nops; i++) {
@@ -682,7 +690,7 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 		/* the reply never outgrows the record limit: the result that
 		 * would make it do so is RESOURCE (REP_TOO_BIG) instead */
 		if (put_ok && rh.status == NFS4_OK &&
-		    reply_len(req) > rpc_req_max_record(req)) {
+		    reply_len(req) > max_record) {
 			rh.status = toobig;
 			too_big(req, at, &r, toobig);
 		}
