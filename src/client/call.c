@@ -249,6 +249,18 @@ int nfsx_call_owner(struct nfsx_ctx *ctx, unsigned owner, const struct nfsx_proc
 	return nc_call_submit(ctx, owner, p, args, cb, priv);
 }
 
+/* The status a result starts with (nfsx_proc.res_status): an enum, as
+ * wide as a uint32_t in every generated result. */
+static uint32_t res_status_of(const void *res)
+{
+	uint32_t v;
+
+	_Static_assert(sizeof(enum nfsstat3) == sizeof(v) && sizeof(enum nfsstat4) == sizeof(v) &&
+		       sizeof(enum mountstat3) == sizeof(v), "statuses are 32-bit enums");
+	memcpy(&v, res, sizeof(v));
+	return v;
+}
+
 void nc_call_complete(struct nfsx_ctx *ctx, struct nc_call *call, int err, void *res,
 		      uint64_t t_reply)
 {
@@ -264,7 +276,7 @@ void nc_call_complete(struct nfsx_ctx *ctx, struct nc_call *call, int err, void 
 	xid_remove(ctx, call);
 	ctx->pending--;
 	st->ops++;
-	if (err < 0)
+	if (err < 0 || (res && call->proc->res_status && res_status_of(res) != 0))
 		st->errors++;
 	if (t_reply && call->t_tx)
 		nc_stats_time(&st->rtt_ns, st->hist_rtt, now - call->t_tx);

@@ -7,8 +7,9 @@ NC_DEC(mountres3, struct mountres3)
 NC_DEC(mountlist3, mountlist3)
 NC_DEC(exports3, exports3)
 
+/* of MOUNT's results only MNT's starts with a status */
 #define P(NUM, NAME, ENC, DEC, RES, IDEM) \
-	NC_PROC(MOUNT3_PROGRAM, MOUNT_V3, NUM, NAME, ENC, DEC, RES, IDEM)
+	NC_PROC(MOUNT3_PROGRAM, MOUNT_V3, NUM, NAME, ENC, DEC, RES, IDEM, (NUM) == MOUNTPROC3_MNT)
 
 const struct nfsx_proc nfsx_mnt3_procs[MOUNTPROC3_EXPORT + 1] = {
 	P(MOUNTPROC3_NULL, "NULL", nc_enc_void, NULL, 0, true),

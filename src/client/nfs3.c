@@ -66,8 +66,9 @@ static bool enc_WRITE3args(void *e, const void *a)
 	return true;
 }
 
+/* every result of NFSv3 starts with its nfsstat3 */
 #define P(NUM, NAME, ENC, DEC, RES, IDEM) \
-	NC_PROC(NFS3_PROGRAM, NFS_V3, NUM, NAME, ENC, DEC, RES, IDEM)
+	NC_PROC(NFS3_PROGRAM, NFS_V3, NUM, NAME, ENC, DEC, RES, IDEM, (RES) != 0)
 
 const struct nfsx_proc nfsx_nfs3_procs[NFSPROC3_COMMIT + 1] = {
 	P(NFSPROC3_NULL, "NULL", nc_enc_void, NULL, 0, true),

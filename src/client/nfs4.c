@@ -93,6 +93,7 @@ const struct nfsx_proc nfsx_nfs4_compound = {
 	.prog = NFS4_PROGRAM, .vers = NFS_V4, .proc = NFSPROC4_COMPOUND,
 	.name = "COMPOUND", .encode = enc_compound, .decode = nfsx4_decode_res,
 	.res_size = sizeof(struct nfsx4_res), .idempotent = false, .decode_inits = true,
+	.res_status = true,
 };
 
 /*
@@ -107,7 +108,7 @@ const struct nfsx_proc nfsx_nfs4_compound = {
 			       .proc = NFSPROC4_COMPOUND, .name = (NAME), \
 			       .encode = enc_compound, .decode = nfsx4_decode_res, \
 			       .res_size = sizeof(struct nfsx4_res), .idempotent = false, \
-			       .decode_inits = true }
+			       .decode_inits = true, .res_status = true }
 
 const struct nfsx_proc nfsx_nfs4_ops[OP_REMOVEXATTR + 1] = {
 	O(OP_ACCESS, "ACCESS"), O(OP_CLOSE, "CLOSE"), O(OP_COMMIT, "COMMIT"),
@@ -166,11 +167,15 @@ int nc4_check_reply(struct nfsx_ctx *ctx, const struct nfs_argop4 *ops, uint32_t
 		uint32_t op = r->ops[i].resop;
 		struct nfsx_op_stats *st;
 
-		/* The COMPOUND's own descriptor was counted by the core. */
+		/* The COMPOUND's own descriptor was counted by the core
+		 * (its errors by the COMPOUND's status, res_status). */
 		if (op < sizeof(nfsx_nfs4_ops) / sizeof(nfsx_nfs4_ops[0]) && nfsx_nfs4_ops[op].name &&
 		    &nfsx_nfs4_ops[op] != as &&
-		    (st = nc_stats_for(&ctx->stats, &nfsx_nfs4_ops[op])) != NULL)
+		    (st = nc_stats_for(&ctx->stats, &nfsx_nfs4_ops[op])) != NULL) {
 			st->ops++;
+			if (nc4_op_status(&r->ops[i]) != NFS4_OK)
+				st->errors++;
+		}
 	}
 	nc4_deleg_note(ctx, ops, nops, r);
 	nc4_state_note(ctx, ops, nops, r);

@@ -161,6 +161,10 @@ struct nfsx_proc {
 	 * head and the results it holds), so the core does not zero the
 	 * result first; otherwise the result starts zeroed */
 	bool decode_inits;
+	/* the result starts with its status (nfsstat3, nfsstat4,
+	 * mountstat3): a call whose status is not 0 counts in errors, as
+	 * mountstats counts a call the server answered with an error */
+	bool res_status;
 };
 
 /*
@@ -856,7 +860,7 @@ struct nfsx_op_stats {
 	uint64_t ops;            /* calls completed (with any result) */
 	uint64_t trans;          /* transmissions, retransmissions included */
 	uint64_t timeouts;       /* retransmit timer expiries */
-	uint64_t errors;         /* calls completed with err < 0 */
+	uint64_t errors;         /* calls completed with err < 0 or an error status */
 	uint64_t bytes_sent;     /* call records incl. marker, per transmission */
 	uint64_t bytes_recv;     /* reply records incl. marker */
 	uint64_t queue_ns;       /* submitted -> first byte handed to the socket */

@@ -29,9 +29,10 @@ static inline bool nc_enc_void(void *e, const void *a)
 	return true;
 }
 
-#define NC_PROC(PROG, VERS, NUM, NAME, ENC, DEC, RES, IDEM) \
+/* STATUS: the result starts with its status (nfsx_proc.res_status) */
+#define NC_PROC(PROG, VERS, NUM, NAME, ENC, DEC, RES, IDEM, STATUS) \
 	[NUM] = { .prog = (PROG), .vers = (VERS), .proc = (NUM), .name = (NAME), \
 		  .encode = (ENC), .decode = (DEC), .res_size = (RES), \
-		  .idempotent = (IDEM) }
+		  .idempotent = (IDEM), .res_status = (STATUS) }
 
 #endif

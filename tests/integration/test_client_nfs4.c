@@ -19,6 +19,7 @@
  * Usage: test_client_nfs4 PORT BASE
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -853,8 +854,18 @@ int main(int argc, char **argv)
 	check_stat(c, "big");
 	r = nfsx_resolve(c, "deep/a/b/c/d/e/f/g/h/i/j/k/l/leaf", &fh, &a);
 	ok(r == 0 && a.size == 5, "a walk of 14 names over two COMPOUNDs: %s", nfsx_strerror(r));
-	r = nfsx_resolve(c, "dir/none", &fh, &a);
-	ok(r == NFS4ERR_NOENT, "a missing name: NFS4ERR_NOENT (%d)", r);
+	{
+		const struct nfsx_op_stats *st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_LOOKUP]);
+		const struct nfsx_op_stats *ps = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_PUTFH]);
+		uint64_t errs = st ? st->errors : 0, perrs = ps ? ps->errors : 0;
+
+		r = nfsx_resolve(c, "dir/none", &fh, &a);
+		ok(r == NFS4ERR_NOENT, "a missing name: NFS4ERR_NOENT (%d)", r);
+		st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_LOOKUP]);
+		ps = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_PUTFH]);
+		ok(st && st->errors == errs + 1 && ps && ps->errors == perrs,
+		   "  one LOOKUP error counted, none for the PUTFH before it");
+	}
 	r = nfsx_lookup(c, &c->root, "dir", &fh, &a);
 	ok(r == 0 && a.type == NF3DIR, "lookup dir: %s", nfsx_strerror(r));
 	test_listing(c);

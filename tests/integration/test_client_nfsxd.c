@@ -12,6 +12,7 @@
  * Usage: test_client_nfsxd NFSXD PORT RPCB_PORT RPCB_NFS_PORT RESTART_PORT BASE WORK
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -283,8 +284,14 @@ static void test_raw(void)
 	{
 		dirpath3 bad = str("/no/such/export/here");
 
+		const struct nfsx_op_stats *st = nfsx_stats_get(c, MNT(MNT));
+		uint64_t errs = st ? st->errors : 0;
+
 		r = acall(c, MNT(MNT), &bad, NULL);
 		ok(r->err == 0 && r->status == MNT3ERR_NOENT, "MOUNT MNT of no export: MNT3ERR_NOENT");
+		st = nfsx_stats_get(c, MNT(MNT));
+		ok(st && st->errors == errs + 1, "  counted in MNT's errors (%" PRIu64 " -> %" PRIu64 ")",
+		   errs, st ? st->errors : 0);
 	}
 	r = acall(c, MNT(UMNT), &dp, NULL);
 	ok(r->err == 0, "MOUNT UMNT");
@@ -324,9 +331,18 @@ static void test_raw(void)
 		ok(r->status == NFS3_OK && r->fh.len == file.len &&
 		   !memcmp(r->fh.data, file.data, file.len) && r->attr.fileid == fileid,
 		   "LOOKUP finds the same handle and fileid");
+		const struct nfsx_op_stats *st = nfsx_stats_get(c, NFS(LOOKUP));
+		uint64_t ops = st ? st->ops : 0, errs = st ? st->errors : 0;
+
 		a.what.name = str("no-such-name");
 		r = acall(c, NFS(LOOKUP), &a, NULL);
 		ok(r->err == 0 && r->status == NFS3ERR_NOENT, "LOOKUP of a missing name: NOENT");
+		st = nfsx_stats_get(c, NFS(LOOKUP));
+		ok(st && st->ops == ops + 1 && st->errors == errs + 1,
+		   "  counted as a LOOKUP and as an error, as mountstats counts one");
+		r = acall(c, NFS(LOOKUP), &(struct LOOKUP3args){ { fh3(&root), str("raw.txt") } }, NULL);
+		st = nfsx_stats_get(c, NFS(LOOKUP));
+		ok(r->status == NFS3_OK && st && st->errors == errs + 1, "  a LOOKUP that finds: no error");
 	}
 	{
 		static const char text[] = "written through the raw async API\n";
