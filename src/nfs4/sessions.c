@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NFSv4.1 sessions: see sessions.h. The slot rules follow RFC 8881
- * 2.10.6.1 and 18.46.3, with knfsd's nfsd4_sequence() and
- * check_slot_seqid() as the reference where the RFC leaves a choice.
+ * NFSv4.1 sessions: see sessions.h. The table, CREATE_SESSION, the
+ * DESTROYs, BIND_CONN_TO_SESSION and the back channel; the fore
+ * channel's slots (SEQUENCE) are sessions_seq.c's.
  */
 #include <pthread.h>
 #include <sodium.h>
@@ -10,61 +10,11 @@
 #include <string.h>
 
 #include "nfs4/sessions.h"
+#include "nfs4/sessions_internal.h"
 #include "util/lock.h"
 
 /* Dead sessions freed at most by one CREATE_SESSION on a full table. */
 #define SWEEP_MAX 16u
-#define BUCKETS 1024u
-
-struct slot {
-	sequenceid4 seqid;
-	bool used;                  /* a request ran on it: seqid is its */
-	bool busy;
-	bool cached;                /* reply holds that request's reply */
-	uint32_t len;
-	uint8_t *reply;             /* room of the session's cached max, once used */
-};
-
-struct nfs4_session {
-	struct nfs4_session *hnext;         /* chain of the id's hash */
-	struct nfs4_session *older, *newer; /* order of last use */
-	sessionid4 id;
-	clientid4 clientid;
-	uint32_t refs;              /* the table's while linked, and each busy slot's */
-	bool linked;
-	uint64_t used;
-	/* the last renewal of the client's lease by a SEQUENCE on it, and
-	 * nfs4_clients_drops() then: a renewal in the same second of a
-	 * client no record has gone from since would change nothing */
-	uint64_t renewed, drops;
-	uint32_t flags;
-	uint32_t cb_program;
-	uint32_t cb_minor;                  /* its CREATE_SESSION's minor version */
-	uint64_t back_conn;         /* 0: no back channel */
-	uint64_t back_seq;          /* when it was bound: the latest one wins */
-	void *back_ref;             /* its handle (nfs4_sessions_set_back_ref), or NULL */
-	void (*back_put)(void *ref);
-	bool back_down;             /* a callback on it failed: until the next bind */
-	uint32_t cb_flavor, cb_uid, cb_gid;   /* cb_sec_parms, as nfs4_cb_slot gives them */
-	uint32_t back_seqid[NFS4_BACK_SLOTS];
-	bool back_busy[NFS4_BACK_SLOTS];
-	struct channel_attrs4 fore, back;
-	uint32_t nslots;
-	struct slot slots[];
-};
-
-struct nfs4_sessions {
-	pthread_mutex_t lock;
-	struct nfs4_clients *clients;
-	uint32_t max, count;
-	uint32_t counter;           /* part of the next session id */
-	/* SEQUENCEs that were retransmissions, answered from the slot's
-	 * cached reply or with RETRY_UNCACHED_REP (nfs4_sessions_get_counts) */
-	uint64_t replays, uncached;
-	uint64_t back_seq;
-	struct nfs4_session *oldest, *newest;
-	struct nfs4_session *by_id[BUCKETS];
-};
 
 /*
  * The ids are the server's (clientid, counter, random bytes): the two
@@ -121,7 +71,7 @@ void nfs4_sessions_free(struct nfs4_sessions *t)
 	free(t);
 }
 
-static void lru_unlink(struct nfs4_sessions *t, struct nfs4_session *s)
+void ss_lru_unlink(struct nfs4_sessions *t, struct nfs4_session *s)
 {
 	if (s->older)
 		s->older->newer = s->newer;
@@ -134,7 +84,7 @@ static void lru_unlink(struct nfs4_sessions *t, struct nfs4_session *s)
 	s->older = s->newer = NULL;
 }
 
-static void lru_append(struct nfs4_sessions *t, struct nfs4_session *s)
+void ss_lru_append(struct nfs4_sessions *t, struct nfs4_session *s)
 {
 	s->older = t->newest;
 	s->newer = NULL;
@@ -145,28 +95,28 @@ static void lru_append(struct nfs4_sessions *t, struct nfs4_session *s)
 	t->newest = s;
 }
 
-static void put(struct nfs4_session *s)
+void ss_put(struct nfs4_session *s)
 {
 	if (--s->refs == 0)
 		session_free(s);
 }
 
 /* Take @s out of the table; it is freed once no slot of it is busy. */
-static void unlink_session(struct nfs4_sessions *t, struct nfs4_session *s)
+void ss_unlink(struct nfs4_sessions *t, struct nfs4_session *s)
 {
 	struct nfs4_session **p;
 
 	for (p = &t->by_id[hash_id(&s->id)]; *p != s; p = &(*p)->hnext)
 		;
 	*p = s->hnext;
-	lru_unlink(t, s);
+	ss_lru_unlink(t, s);
 	s->linked = false;
 	t->count--;
 	nfs4_clients_sessions(t->clients, s->clientid, -1);
-	put(s);
+	ss_put(s);
 }
 
-static struct nfs4_session *find(struct nfs4_sessions *t, const sessionid4 *id)
+struct nfs4_session *ss_find(struct nfs4_sessions *t, const sessionid4 *id)
 {
 	struct nfs4_session *s;
 
@@ -177,15 +127,15 @@ static struct nfs4_session *find(struct nfs4_sessions *t, const sessionid4 *id)
 }
 
 /* A live session @id, or NULL; a session whose client is gone is freed. */
-static struct nfs4_session *find_live(struct nfs4_sessions *t, const sessionid4 *id,
+struct nfs4_session *ss_find_live(struct nfs4_sessions *t, const sessionid4 *id,
 				      uint64_t now)
 {
-	struct nfs4_session *s = find(t, id);
+	struct nfs4_session *s = ss_find(t, id);
 
 	/* a courtesy client's call on its session revives it */
 	if (s && !nfs4_clients_alive(t->clients, s->clientid, now) &&
 	    !nfs4_clients_revive(t->clients, s->clientid, now)) {
-		unlink_session(t, s);
+		ss_unlink(t, s);
 		s = NULL;
 	}
 	return s;
@@ -201,10 +151,10 @@ static void sweep(struct nfs4_sessions *t, uint64_t now)
 		struct nfs4_session *s = t->oldest;
 
 		if (nfs4_clients_alive(t->clients, s->clientid, now)) {
-			lru_unlink(t, s);
-			lru_append(t, s);
+			ss_lru_unlink(t, s);
+			ss_lru_append(t, s);
 		} else {
-			unlink_session(t, s);
+			ss_unlink(t, s);
 		}
 	}
 }
@@ -312,7 +262,7 @@ static struct nfs4_session *back_of(struct nfs4_sessions *t, clientid4 cid)
 	return best;
 }
 
-static bool cb_up(struct nfs4_sessions *t, clientid4 cid)
+bool ss_cb_up(struct nfs4_sessions *t, clientid4 cid)
 {
 	return back_of(t, cid) != NULL;
 }
@@ -363,7 +313,7 @@ enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_
 	do {
 		r = randombytes_random();
 		memcpy(s->id.val + 12, &r, 4);
-	} while (find(t, &s->id));
+	} while (ss_find(t, &s->id));
 	s->clientid = a->csa_clientid;
 	s->fore = ok->csr_fore_chan_attrs;
 	s->back = ok->csr_back_chan_attrs;
@@ -392,7 +342,7 @@ enum nfsstat4 nfs4_sessions_create(struct nfs4_sessions *t, const struct CREATE_
 	b = &t->by_id[hash_id(&s->id)];
 	s->hnext = *b;
 	*b = s;
-	lru_append(t, s);
+	ss_lru_append(t, s);
 	t->count++;
 out:
 	if (st != NFS4_OK)
@@ -400,217 +350,6 @@ out:
 	res->csr_status = st;
 	pthread_mutex_unlock(&t->lock);
 	return st;
-}
-
-/* nfs4_sessions_sequence(); with @busy, on an event loop: a lock to
- * wait for, or a record to drop, sets *busy and changes nothing. */
-static enum nfsstat4 sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
-			      uint32_t req_len, uint32_t nops, uint32_t reply_len,
-			      uint64_t now, struct SEQUENCE4resok *res,
-			      struct nfs4_slot_use *q, bool *busy)
-{
-	struct nfs4_session *s;
-	struct slot *sl;
-	enum nfsstat4 st = NFS4_OK;
-	uint64_t drops;
-
-	memset(q, 0, sizeof(*q));
-	if (!busy) {
-		pthread_mutex_lock(&t->lock);
-		s = find_live(t, &a->sa_sessionid, now);
-	} else {
-		/* the lock is held across nfs4_clients_*(), whose lock a
-		 * worker may hold across a write of the restart record.
-		 * Whether the client lives is asked once: with the renewal
-		 * when every check passes, else at out: before an error is
-		 * answered here (a gone client's is a worker's to answer). */
-		if (!lock_try_short(&t->lock)) {
-			*busy = true;
-			return NFS4ERR_DELAY;
-		}
-		s = find(t, &a->sa_sessionid);
-	}
-	if (!s) {
-		st = NFS4ERR_BADSESSION;
-		goto out;
-	}
-	if (nops > s->fore.ca_maxoperations) {
-		st = NFS4ERR_TOO_MANY_OPS;
-		goto out;
-	}
-	if (req_len > s->fore.ca_maxrequestsize) {
-		st = NFS4ERR_REQ_TOO_BIG;
-		goto out;
-	}
-	if (a->sa_slotid >= s->nslots) {
-		st = NFS4ERR_BADSLOT;
-		goto out;
-	}
-	sl = &s->slots[a->sa_slotid];
-	if (a->sa_sequenceid == (sequenceid4)(sl->seqid + 1)) {
-		q->replay = NFS4_SEQ_NEW;
-	} else if (sl->used && a->sa_sequenceid == sl->seqid) {
-		q->replay = sl->cached ? NFS4_SEQ_CACHED : NFS4_SEQ_UNCACHED;
-	} else {
-		st = NFS4ERR_SEQ_MISORDERED;
-		goto out;
-	}
-	if (sl->busy) {
-		/* the request, or the one before, still runs */
-		st = NFS4ERR_DELAY;
-		goto out;
-	}
-	/* A new request whose reply cannot hold even SEQUENCE's result
-	 * fails before it takes the slot (as knfsd's). */
-	if (q->replay == NFS4_SEQ_NEW && reply_len > s->fore.ca_maxresponsesize) {
-		st = NFS4ERR_REP_TOO_BIG;
-		goto out;
-	}
-	if (q->replay == NFS4_SEQ_NEW && a->sa_cachethis &&
-	    reply_len > s->fore.ca_maxresponsesize_cached) {
-		st = NFS4ERR_REP_TOO_BIG_TO_CACHE;
-		goto out;
-	}
-	/* the client's lease, which the session's life is: renewed (and
-	 * the client's life asked) once a second, the lease's unit */
-	drops = nfs4_clients_drops(t->clients);
-	if (s->renewed != now || s->drops != drops) {
-		if (busy && nfs4_clients_renew_nowait(t->clients, s->clientid, true, now) < 0) {
-			*busy = true;
-			st = NFS4ERR_DELAY;
-			goto out;
-		}
-		if (!busy && nfs4_clients_renew(t->clients, s->clientid, now) != NFS4_OK) {
-			unlink_session(t, s);
-			st = NFS4ERR_BADSESSION;
-			goto out;
-		}
-		s->renewed = now;
-		s->drops = drops;
-	}
-	if (q->replay == NFS4_SEQ_NEW) {
-		sl->seqid = a->sa_sequenceid;
-		sl->used = true;
-		sl->cached = false;
-		sl->len = 0;
-	}
-	sl->busy = true;
-	/* counted once the replay is answered (nothing failed above) */
-	if (q->replay == NFS4_SEQ_CACHED)
-		t->replays++;
-	else if (q->replay == NFS4_SEQ_UNCACHED)
-		t->uncached++;
-	s->refs++;
-	if (s->used != now) {
-		/* the order of last use, in seconds as the sweep reads it */
-		s->used = now;
-		lru_unlink(t, s);
-		lru_append(t, s);
-	}
-	q->s = s;
-	q->sid = s->id;
-	q->slot = a->sa_slotid;
-	q->clientid = s->clientid;
-	q->cachethis = a->sa_cachethis;
-	q->max_resp = s->fore.ca_maxresponsesize;
-	q->max_resp_cached = s->fore.ca_maxresponsesize_cached;
-	res->sr_sessionid = s->id;
-	res->sr_sequenceid = a->sa_sequenceid;
-	res->sr_slotid = a->sa_slotid;
-	res->sr_highest_slotid = s->nslots - 1;
-	res->sr_target_highest_slotid = s->nslots - 1;
-	/* only once a callback failed on it (see sessions.h); revoked
-	 * state is the caller's to say */
-	res->sr_status_flags = s->back_down ? SEQ4_STATUS_CB_PATH_DOWN_SESSION : 0;
-	if (s->back_down && !cb_up(t, s->clientid))
-		res->sr_status_flags |= SEQ4_STATUS_CB_PATH_DOWN;
-out:
-	if (busy && st != NFS4_OK && !*busy && s &&
-	    nfs4_clients_renew_nowait(t->clients, s->clientid, false, now) < 0) {
-		*busy = true;
-		st = NFS4ERR_DELAY;
-	}
-	pthread_mutex_unlock(&t->lock);
-	return st;
-}
-
-enum nfsstat4 nfs4_sessions_sequence(struct nfs4_sessions *t, const struct SEQUENCE4args *a,
-				     uint32_t req_len, uint32_t nops, uint32_t reply_len,
-				     uint64_t now, struct SEQUENCE4resok *res,
-				     struct nfs4_slot_use *q)
-{
-	return sequence(t, a, req_len, nops, reply_len, now, res, q, NULL);
-}
-
-enum nfsstat4 nfs4_sessions_sequence_nowait(struct nfs4_sessions *t,
-					    const struct SEQUENCE4args *a, uint32_t req_len,
-					    uint32_t nops, uint32_t reply_len, uint64_t now,
-					    struct SEQUENCE4resok *res, struct nfs4_slot_use *q,
-					    bool *busy)
-{
-	*busy = false;
-	return sequence(t, a, req_len, nops, reply_len, now, res, q, busy);
-}
-
-const uint8_t *nfs4_seq_cached(const struct nfs4_slot_use *q, uint32_t *len)
-{
-	const struct slot *sl = &q->s->slots[q->slot];
-
-	/* the slot is busy, so this thread alone reads or writes it */
-	*len = sl->len;
-	return sl->reply;
-}
-
-void nfs4_sessions_done(struct nfs4_sessions *t, struct nfs4_slot_use *q,
-			const struct iovec *iov, int iovcnt)
-{
-	struct nfs4_session *s = q->s;
-	struct slot *sl;
-	size_t total = 0;
-	int i;
-
-	if (!s)
-		return;
-	sl = &s->slots[q->slot];
-	if (q->replay == NFS4_SEQ_NEW && q->cachethis && iov) {
-		for (i = 0; i < iovcnt; i++)
-			total += iov[i].iov_len;
-		/* Copied before the lock is taken: the busy slot is this
-		 * thread's alone. */
-		if (total <= s->fore.ca_maxresponsesize_cached) {
-			if (!sl->reply && s->fore.ca_maxresponsesize_cached)
-				sl->reply = malloc(s->fore.ca_maxresponsesize_cached);
-			if (sl->reply || total == 0) {
-				sl->len = 0;
-				for (i = 0; i < iovcnt; i++) {
-					if (iov[i].iov_len)
-						memcpy(sl->reply + sl->len, iov[i].iov_base,
-						       iov[i].iov_len);
-					sl->len += (uint32_t)iov[i].iov_len;
-				}
-				sl->cached = true;
-			}
-		}
-	}
-	pthread_mutex_lock(&t->lock);
-	sl->busy = false;
-	put(s);
-	pthread_mutex_unlock(&t->lock);
-	memset(q, 0, sizeof(*q));
-}
-
-void nfs4_sessions_abandon(struct nfs4_sessions *t, struct nfs4_slot_use *q)
-{
-	struct nfs4_session *s = q->s;
-
-	if (!s)
-		return;
-	if (q->replay == NFS4_SEQ_NEW) {
-		pthread_mutex_lock(&t->lock);
-		s->slots[q->slot].seqid--;
-		pthread_mutex_unlock(&t->lock);
-	}
-	nfs4_sessions_done(t, q, NULL, 0);
 }
 
 enum nfsstat4 nfs4_sessions_destroy(struct nfs4_sessions *t, const sessionid4 *id,
@@ -621,7 +360,7 @@ enum nfsstat4 nfs4_sessions_destroy(struct nfs4_sessions *t, const sessionid4 *i
 	uint32_t i;
 
 	pthread_mutex_lock(&t->lock);
-	s = find_live(t, id, now);
+	s = ss_find_live(t, id, now);
 	if (!s) {
 		st = NFS4ERR_BADSESSION;
 		goto out;
@@ -632,7 +371,7 @@ enum nfsstat4 nfs4_sessions_destroy(struct nfs4_sessions *t, const sessionid4 *i
 			goto out;
 		}
 	}
-	unlink_session(t, s);
+	ss_unlink(t, s);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
@@ -653,7 +392,7 @@ enum nfsstat4 nfs4_sessions_bind_conn(struct nfs4_sessions *t, const sessionid4 
 	default: return NFS4ERR_INVAL;
 	}
 	pthread_mutex_lock(&t->lock);
-	s = find_live(t, id, now);
+	s = ss_find_live(t, id, now);
 	if (!s) {
 		st = NFS4ERR_BADSESSION;
 	} else if (*granted != CDFS4_FORE) {
@@ -718,7 +457,7 @@ void nfs4_sessions_set_back_ref(struct nfs4_sessions *t, const sessionid4 *id, u
 	struct nfs4_session *s;
 
 	pthread_mutex_lock(&t->lock);
-	s = find(t, id);
+	s = ss_find(t, id);
 	if (s && s->back_conn == conn) {
 		if (s->back_ref)
 			s->back_put(s->back_ref);
@@ -737,7 +476,7 @@ bool nfs4_sessions_cb_up(struct nfs4_sessions *t, clientid4 clientid, uint64_t n
 	bool up;
 
 	pthread_mutex_lock(&t->lock);
-	up = nfs4_clients_alive(t->clients, clientid, now) && cb_up(t, clientid);
+	up = nfs4_clients_alive(t->clients, clientid, now) && ss_cb_up(t, clientid);
 	pthread_mutex_unlock(&t->lock);
 	return up;
 }
@@ -779,7 +518,7 @@ void nfs4_sessions_set_minor(struct nfs4_sessions *t, const sessionid4 *id, uint
 	struct nfs4_session *s;
 
 	pthread_mutex_lock(&t->lock);
-	s = find(t, id);
+	s = ss_find(t, id);
 	if (s)
 		s->cb_minor = minor;
 	pthread_mutex_unlock(&t->lock);
@@ -790,7 +529,7 @@ void nfs4_sessions_cb_end(struct nfs4_sessions *t, const struct nfs4_cb_slot *q,
 	struct nfs4_session *s;
 
 	pthread_mutex_lock(&t->lock);
-	s = find(t, &q->session);
+	s = ss_find(t, &q->session);
 	if (s && q->slot < NFS4_BACK_SLOTS && s->back_busy[q->slot]) {
 		s->back_busy[q->slot] = false;
 		/* never seen by the client: the seqid is still the next one */
@@ -809,7 +548,7 @@ enum nfsstat4 nfs4_sessions_backchannel_ctl(struct nfs4_sessions *t, const sessi
 	struct nfs4_session *s;
 
 	pthread_mutex_lock(&t->lock);
-	s = find(t, id);
+	s = ss_find(t, id);
 	if (s) {
 		s->cb_program = program;
 		cb_sec(s, parms, n);

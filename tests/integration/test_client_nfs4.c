@@ -864,7 +864,9 @@ int main(int argc, char **argv)
 		st = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_LOOKUP]);
 		ps = nfsx_stats_get(c, &nfsx_nfs4_ops[OP_PUTFH]);
 		ok(st && st->errors == errs + 1 && ps && ps->errors == perrs,
-		   "  one LOOKUP error counted, none for the PUTFH before it");
+		   "  one LOOKUP error counted, none for the PUTFH before it "
+		   "(LOOKUP %" PRIu64 " -> %" PRIu64 ", PUTFH %" PRIu64 " -> %" PRIu64 ")",
+		   errs, st ? st->errors : 0, perrs, ps ? ps->errors : 0);
 	}
 	r = nfsx_lookup(c, &c->root, "dir", &fh, &a);
 	ok(r == 0 && a.type == NF3DIR, "lookup dir: %s", nfsx_strerror(r));
