@@ -10,6 +10,7 @@
  * the table's counts for statistics (sessions, replays answered).
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +438,43 @@ static void test_sequence_nowait(void)
 	rm(&w);
 }
 
+/* Another thread holding the clients' table's lock (as a worker may)
+ * until released: the test's own thread never holds it, so the lock
+ * order stays the server's (sessions, then clients). */
+struct holder {
+	pthread_mutex_t *m;
+	sem_t held, release;
+	pthread_t th;
+};
+
+static void *hold_main(void *arg)
+{
+	struct holder *h = arg;
+
+	pthread_mutex_lock(h->m);
+	sem_post(&h->held);
+	sem_wait(&h->release);
+	pthread_mutex_unlock(h->m);
+	return NULL;
+}
+
+static void hold(struct holder *h, pthread_mutex_t *m)
+{
+	h->m = m;
+	sem_init(&h->held, 0, 0);
+	sem_init(&h->release, 0, 0);
+	pthread_create(&h->th, NULL, hold_main, h);
+	sem_wait(&h->held);
+}
+
+static void let_go(struct holder *h)
+{
+	sem_post(&h->release);
+	pthread_join(h->th, NULL);
+	sem_destroy(&h->held);
+	sem_destroy(&h->release);
+}
+
 /* A SEQUENCE renews its client's lease once a second, the lease's unit:
  * in the second of the last renewal it does not ask the clients' table,
  * unless a client record has gone since. */
@@ -447,17 +485,18 @@ static void test_renew_once_a_second(void)
 	struct CREATE_SESSION4res r = cs(&w, a.x.clientid, 1, &sys1, T0);
 	const sessionid4 *id = &r.u.csr_resok4.csr_sessionid;
 	struct nfs4_slot_use q;
+	struct holder h;
 	bool busy = true;
 
 	ok(seq_nowait(&w, id, 0, 1, T0, &q, &busy) == NFS4_OK && !busy, "seqid 1: OK");
 	nfs4_sessions_done(w.s, &q, NULL, 0);
-	pthread_mutex_lock(&w.c->lock);
+	hold(&h, &w.c->lock);
 	ok(seq_nowait(&w, id, 0, 2, T0, &q, &busy) == NFS4_OK && !busy,
 	   "seqid 2 in the same second, the clients' table locked: OK (renewed already)");
 	nfs4_sessions_done(w.s, &q, NULL, 0);
 	ok(seq_nowait(&w, id, 0, 3, T0 + 1, &q, &busy) == NFS4ERR_DELAY && busy && !q.s,
 	   "seqid 3 a second later: the renewal needs the table (left to a worker)");
-	pthread_mutex_unlock(&w.c->lock);
+	let_go(&h);
 	ok(seq_nowait(&w, id, 0, 3, T0 + 1, &q, &busy) == NFS4_OK && !busy,
 	   "seqid 3 with the table free: OK");
 	nfs4_sessions_done(w.s, &q, NULL, 0);
