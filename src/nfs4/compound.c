@@ -431,9 +431,8 @@ static bool on_disk(const struct nfs4_fh *f)
  * wait; on a disk only a READ_PLUS of a range its file's remembered map
  * says is all hole runs here (nfs4_read_plus_no_io: a hole-only reply,
  * no seek or read), as the worker's hand-off would be most of such a
- * call. SEQUENCE
- * itself may still find it would wait, before it changes anything
- * (nfs4_sessions_sequence_nowait).
+ * call. SEQUENCE itself may still find it would wait, before it changes
+ * anything (nfs4_sessions_sequence_nowait).
  * Return values: true, or false with nothing held.
  */
 static bool inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h)
@@ -600,8 +599,8 @@ static enum rpc_accept_stat nfs4_compound(struct rpc_req *req)
 	}
 	if (req->on_loop) {
 		/* what nfs4_fh_clear and the PUTFHs read of an entry the
-		 * plan does not fill (the rest of the 300 bytes is only read
-		 * once kind says it was filled) */
+		 * plan does not fill: the rest of an entry is read only once
+		 * its kind says a PUTFH filled it */
 		for (i = 0; i < h.nops; i++) {
 			pre[i].kind = NFS4_FH_NONE;
 			pre[i].have_sid = false;
