@@ -40,7 +40,7 @@ struct nfs4_fh {
 	struct stateid4 sid;
 };
 
-/* An operation inline_plan decoded, and where its arguments ended: the
+/* An operation nfs4_inline_plan decoded, and where its arguments ended: the
  * COMPOUND then runs it without decoding it again (compound.c). */
 struct nfs4_planned {
 	struct nfs_argop4 a;
@@ -70,15 +70,15 @@ struct nfs4_compound {
 	 * operation that names none (SETATTR, REMOVE) is known as that
 	 * client's and does not recall its own delegation. */
 	clientid4 named;
-	/* On an event loop (compound.c): the filehandles of the PUTFHs,
+	/* On an event loop (compound_plan.c): the filehandles of the PUTFHs,
 	 * resolved before anything ran, by operation index (NULL on a
 	 * worker); set by SEQUENCE when it would have to wait. */
 	struct nfs4_fh *pre;
-	/* On an event loop: the operations as inline_plan decoded them. */
+	/* On an event loop: the operations as nfs4_inline_plan decoded them. */
 	struct nfs4_planned *planned;
 	bool would_block;
 	/* On an event loop: the data bytes READ_PLUSes may still send
-	 * (inline_plan's budget less READs and WRITEs; nfs4_read_plus). */
+	 * (nfs4_inline_plan's budget less READs and WRITEs; nfs4_read_plus). */
 	uint32_t loop_rp_left;
 	/* The running operation's changes in flight (vfs/lease.h), marked
 	 * before it asks for recalls, ended when it returns. */
@@ -130,17 +130,27 @@ bool nfs4_put_result(struct rpc_req *req, struct nfs_resop4 *r, enum nfsstat4 to
 /* Hand the reply of a sequenced COMPOUND (from @head_at on) to its
  * slot; @ok false: there is none. */
 void nfs4_seq_done(struct nfs4_compound *c, size_t head_at, bool ok);
+
+/* compound_plan.c, for compound.c and write_bulk.c: */
 /* PUTFH's handle @fh, resolved into @f as it would be, from memory only:
  * a pseudo directory, or a cached object (of a memory-backed export when
  * @mem_only). Return values: false when that is not so (or the handle is
  * bad: a worker answers the error). */
 bool nfs4_pre_putfh(struct nfs4_compound *c, const nfs_fh4 *fh, struct nfs4_fh *f, bool mem_only);
+struct nfs4_args_head;
+/* May the COMPOUND whose head is @h run on this event loop? (See the
+ * function.) Return values: true, its operations decoded into
+ * c->planned and its handles resolved into c->pre; false with nothing
+ * held. */
+bool nfs4_inline_plan(struct nfs4_compound *c, const struct nfs4_args_head *h);
+/* Let go of the handles resolved for a COMPOUND on a loop (c->pre). */
+void nfs4_pre_clear(struct nfs4_compound *c);
 
 /* The highest minor version served (compound.c). */
 #define NFS4_MINOR_MAX 2u
 
 /* The most operations, and the most bytes its READs ask for, of a
- * COMPOUND that may run on an event loop (compound.c). */
+ * COMPOUND that may run on an event loop (compound_plan.c). */
 #define NFS4_INLINE_OPS 8u
 #define NFS4_INLINE_IO_MAX (128u * 1024u)
 

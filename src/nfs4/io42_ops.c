@@ -333,7 +333,7 @@ static unsigned int rp_fit(struct nfs4_rp_seg *segs, unsigned int n, size_t room
  * On an event loop: the segments cut so that their data stays within
  * @left bytes, less what they take (*left), the last data segment cut
  * short, what follows it dropped: a short reply, eof false, from which
- * the client asks for the rest (RFC 7862 15.10.3). inline_plan let the
+ * the client asks for the rest (RFC 7862 15.10.3). nfs4_inline_plan let the
  * call run here expecting the file's allocation to bound its data; a
  * file that gained data since, or stripes too fine for the map's seeks
  * (sent as data), would otherwise copy up to a whole reply on the loop.

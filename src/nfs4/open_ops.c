@@ -133,7 +133,7 @@ enum nfsstat4 nfs4_check_change(struct nfs4_compound *c, const struct stateid4 *
 	c->changed_data = true;
 	nfs4_file_id_of(&c->cur.o, &f);
 	vfs_change_mark(&c->changes, f.dev, f.ino);
-	/* a delegation granted since inline_plan() looked: a recall is a
+	/* a delegation granted since nfs4_inline_plan() looked: a recall is a
 	 * worker's, and SEQUENCE has run, so the client is asked to send
 	 * the call again (marked first, as the grant counts first) */
 	if (c->req->on_loop && vfs_leases_held())
@@ -150,7 +150,7 @@ enum nfsstat4 nfs4_check_read(struct nfs4_compound *c, const struct stateid4 *si
 	st = check_stateid(c, sid, false, &cid);
 	if (st != NFS4_OK || !nfs4_wdelegs_held())
 		return st;
-	/* granted since inline_plan() looked: a recall is a worker's, and
+	/* granted since nfs4_inline_plan() looked: a recall is a worker's, and
 	 * SEQUENCE has run, so the client is asked to send it again */
 	if (c->req->on_loop)
 		return NFS4ERR_DELAY;

@@ -16,13 +16,13 @@
  * - begin runs on the event loop with the record's first bytes. It first
  *   checks, changing nothing, what it can: the shape, the handle
  *   resolving from memory to an object of a memory-backed export (as
- *   the loop's own COMPOUNDs, compound.c inline_plan), the flavour, no
- *   special stateid (those wait for grace), no delegation anywhere (its
- *   recall is a worker's). Any of these failing declines: the record
- *   is received whole and runs the ordinary way, which answers every
- *   error. Then SEQUENCE runs (the non-waiting variant: a slot that
- *   would wait, a replay or an error also declines, with the slot left
- *   as it was). From there the call is ours: WRITE's own checks
+ *   the loop's own COMPOUNDs, compound_plan.c nfs4_inline_plan), the
+ *   flavour, no special stateid (those wait for grace), no delegation
+ *   anywhere (its recall is a worker's). Any of these failing declines:
+ *   the record is received whole and runs the ordinary way, which
+ *   answers every error. Then SEQUENCE runs (the non-waiting variant:
+ *   a slot that would wait, a replay or an error also declines, with
+ *   the slot left as it was). From there the call is ours: WRITE's own checks
  *   (stateid, read-only export, offsets) failing make its result that
  *   error and the data is discarded as it arrives, as the ordinary
  *   COMPOUND would have answered after SEQUENCE and PUTFH.
