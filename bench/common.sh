@@ -194,15 +194,26 @@ rpcbind_pid=
 # install Ganesha and each missing TOOL (or one the namespace needs) with
 # apt-get, exit if one is still missing.
 ganesha_prepare() {
-	local name=$1 t
-	shift
 	if [[ $(id -u) != 0 ]]; then
-		echo "$name: must run as root (private network namespace, rpcbind, Ganesha)" >&2
+		echo "$1: must run as root (private network namespace, rpcbind, Ganesha)" >&2
 		exit 2
 	fi
 	if ! command -v ganesha.nfsd >/dev/null || ! dpkg -s nfs-ganesha-vfs >/dev/null 2>&1; then
 		echo "installing nfs-ganesha nfs-ganesha-vfs" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get install -y nfs-ganesha nfs-ganesha-vfs >&2
+	fi
+	netns_prepare "$@"
+}
+
+# netns_prepare NAME TOOL...: outside the namespace: exit unless root,
+# install each missing TOOL (or one the namespace needs: rpcbind, unshare,
+# ip) with apt-get, exit if one is still missing.
+netns_prepare() {
+	local name=$1 t
+	shift
+	if [[ $(id -u) != 0 ]]; then
+		echo "$name: must run as root (private network namespace, rpcbind)" >&2
+		exit 2
 	fi
 	for t in rpcbind unshare ip "$@"; do
 		command -v "$t" >/dev/null && continue
@@ -255,4 +266,57 @@ launch_ganesha() {
 	sed -e "s/@NFS_PORT@/$1/" -e "s/@MNT_PORT@/$gan_mnt_port/" \
 		-e "s#@EXPORT_DIR@#$gan_dir#" "$bench_dir/ganesha/ganesha.conf.in" >"$work/ganesha.conf"
 	ganesha.nfsd -F -f "$work/ganesha.conf" -L "$2" -p "$work/ganesha.pid" -N NIV_EVENT &
+}
+
+# ---- Linux's NFS server (knfsd) beside nfsxd, in a guest (bench/read-plus) ----
+#
+# knfsd runs in the kernel, so it is measured in a guest (bench/vm/in-vm)
+# that boots a Debian kernel and sees this machine's tree. Its user-space
+# half (rpc.nfsd, rpc.mountd, exportfs) is this machine's if installed,
+# else Debian's nfs-kernel-server unpacked by bench/vm/fetch-knfsd.sh.
+
+knfsd_sbin=
+
+# knfsd_prepare NAME: outside the guest: set knfsd_sbin to a directory with
+# rpc.nfsd, rpc.mountd and exportfs; exit if there is none.
+knfsd_prepare() {
+	local dir
+	if command -v rpc.nfsd >/dev/null && command -v rpc.mountd >/dev/null && command -v exportfs >/dev/null; then
+		knfsd_sbin=$(dirname "$(command -v rpc.nfsd)")
+		return 0
+	fi
+	dir=${NFSX_CACHE:-/var/cache/nfsx}/nfs-kernel-server
+	"$bench_dir/vm/fetch-knfsd.sh" "$dir" >&2 || { echo "$1: no knfsd tools" >&2; exit 2; }
+	knfsd_sbin=$dir/root/usr/sbin
+}
+
+# launch_knfsd PORT LOG: a start_server launcher, in the guest's network
+# namespace: knfsd serving NFSv4.1 and 4.2 only (no MOUNT, no rpcbind) on
+# 127.0.0.1:PORT, exporting $knfsd_dir as the NFSv4 root (fsid=0: a tmpfs
+# has no UUID to name it by), with a 10 s grace period ended at once (no
+# client has state to reclaim). rpc.mountd, which answers the kernel's
+# export lookups, runs in the foreground: its pid is the one tracked.
+# shellcheck disable=SC2154 # knfsd_dir is the caller's
+launch_knfsd() {
+	local port=$1 log=$2
+	{
+		mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+		echo 10 >/proc/fs/nfsd/nfsv4gracetime
+		# as nfsxd's: the largest READ the bench asks for (knfsd's
+		# default is smaller on a guest of less than 4 GiB)
+		echo 1048576 >/proc/fs/nfsd/max_block_size
+		"$knfsd_sbin/exportfs" -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 "127.0.0.1:$knfsd_dir"
+		"$knfsd_sbin/rpc.nfsd" -H 127.0.0.1 -p "$port" -N 3 -N 4.0 -V 4.1 -V 4.2 8
+		echo Y >/proc/fs/nfsd/v4_end_grace
+	} >"$log" 2>&1
+	"$knfsd_sbin/rpc.mountd" -F -N 2 -N 3 --no-udp >>"$log" 2>&1 &
+}
+
+# knfsd_stop: stop knfsd's threads and unexport (rpc.mountd is stopped with
+# the other servers).
+knfsd_stop() {
+	[[ -e /proc/fs/nfsd/threads ]] || return 0
+	"$knfsd_sbin/rpc.nfsd" 0 2>/dev/null || true
+	"$knfsd_sbin/exportfs" -ua 2>/dev/null || true
+	umount /proc/fs/nfsd 2>/dev/null || true
 }

@@ -49,6 +49,16 @@ guest_kernel() {
 		echo "nfsx: WARNING: no backports guest kernel: the kernel-nfs42-bpo suites will be skipped" >&2
 }
 
+# Linux's own NFS server's programs (rpc.nfsd, rpc.mountd, exportfs),
+# unpacked (not installed: that would make this machine an NFS server at
+# boot) by bench/vm/fetch-knfsd.sh, for bench/read-plus PEERS=knfsd, which
+# runs knfsd in a guest, and its test. Without them that test says SKIP.
+knfsd_tools() {
+	[ "${1:-build}" = test ] && [ "$(id -u)" -eq 0 ] || return 0
+	"$(dirname "$0")/../bench/vm/fetch-knfsd.sh" >/dev/null ||
+		echo "nfsx: WARNING: no knfsd programs: the knfsd run of bench-read-plus will be skipped" >&2
+}
+
 missing=()
 for p in "${want[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -56,6 +66,7 @@ for p in "${want[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	guest_kernel "${1:-build}"
+	knfsd_tools "${1:-build}"
 	exit 0
 fi
 
@@ -83,4 +94,5 @@ if [[ " ${missing[*]} " == *" nfs-ganesha "* ]] && command -v systemctl >/dev/nu
 	systemctl disable nfs-ganesha.service >/dev/null 2>&1 || true
 fi
 guest_kernel "${1:-build}"
+knfsd_tools "${1:-build}"
 exit 0
