@@ -39,6 +39,8 @@ tap_check "SIZE not a size: refused" refused "is not a size" SIZE=lots
 tap_check "RUNS=0: refused" refused "RUNS is a positive integer" RUNS=0
 tap_check "FS=xfs: refused" refused "FS holds tmpfs and/or ext4" FS=xfs
 tap_check "NOISE not a number: refused" refused "NOISE is a number" NOISE=abc
+tap_check "PEERS=nfsd: refused" refused "PEERS holds ganesha and/or knfsd" PEERS=nfsd
+tap_check "LAYOUTS=mixed-2d: refused" refused "LAYOUTS holds some of" LAYOUTS=mixed-2d
 
 if [ "$(id -u)" -ne 0 ]; then
 	tap_skip "tiny run" "needs root (network namespace, rpcbind, Ganesha)"
