@@ -156,6 +156,14 @@ static void send_one(struct rpc_loop *loop, struct rpc_bcall *b)
 	rpc_req_reset(req);
 	req->conn = c;
 	req->peer = &c->peer;
+	/* Ours, not a call received: no procedure, no statistics row. A
+	 * request from the loop's pool still holds its last call's (or, new,
+	 * nothing defined), which the reply's accounting reads. */
+	req->proc = NULL;
+	req->stat_row = -1;
+	req->stat_status = 0;
+	req->stat_in = 0;
+	req->t_rx = req->t_start = req->t_done = 0;
 	if (rpc_req_reply_reserve(req, b->len) < 0)
 		goto fail;
 	p = xdr_enc_reserve(&req->enc, b->len);
